@@ -1,0 +1,77 @@
+# onnx_pg: a PostgreSQL extension (PGXS) wrapped around a PostgreSQL-independent
+# inference engine.  The engine objects also build into build/libox.a, which
+# the unit tests, the conformance runner and the benchmarks link.
+#
+#   make && make install        build and install the extension
+#   make unit                   engine unit tests (no server)
+#   make installcheck           pg_regress suites in sql/ against a running server
+#   make tools                  standalone engine tools (build/ox_run, ...)
+
+EXTENSION = onnx_pg
+EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" onnx_pg.control)
+MODULE_big = onnx_pg
+
+PG_CONFIG ?= pg_config
+
+# Every C file of these engine folders is part of the engine.
+ENGINE_DIRS = src/util src/model src/model/passes src/kernels src/kernels/cpu src/runtime
+ENGINE_SRCS = $(foreach d,$(ENGINE_DIRS),$(wildcard $(d)/*.c))
+ENGINE_OBJS = $(ENGINE_SRCS:.c=.o) build/proto/onnx.pb-c.o
+PG_SRCS = $(wildcard src/pg/*.c)
+PG_OBJS = $(PG_SRCS:.c=.o)
+
+OBJS = $(ENGINE_OBJS) $(PG_OBJS)
+
+DATA_built = build/$(EXTENSION)--$(EXTVERSION).sql
+REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+EXTRA_CLEAN = build src/*/*.o src/*/*/*.o
+
+PG_CPPFLAGS = -Isrc -Ibuild -Ibuild/proto
+SHLIB_LINK = -lprotobuf-c -lopenblas -lm -lpthread
+
+# The engine is C11 and declares variables where they are used.
+ENGINE_CFLAGS = -std=gnu11 -Wno-declaration-after-statement -fPIC
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(ENGINE_OBJS): CFLAGS += $(ENGINE_CFLAGS)
+$(ENGINE_OBJS) $(PG_OBJS): build/proto/onnx.pb-c.h
+
+build/proto/onnx.pb-c.c build/proto/onnx.pb-c.h: proto/onnx.proto
+	@mkdir -p build/proto
+	protoc-c --proto_path=proto --c_out=build/proto proto/onnx.proto
+
+build/proto/onnx.pb-c.o: build/proto/onnx.pb-c.c
+	$(CC) $(CFLAGS) $(ENGINE_CFLAGS) -Ibuild/proto -c -o $@ $<
+
+build/$(EXTENSION)--$(EXTVERSION).sql: src/pg/$(EXTENSION).sql
+	@mkdir -p build
+	cp $< $@
+
+# ---- standalone engine library and tools --------------------------------
+TOOL_CFLAGS = $(ENGINE_CFLAGS) -O2 -g -Wall -Isrc -Ibuild -Ibuild/proto
+TOOL_LIBS = build/libox.a -lprotobuf-c -lopenblas -lm -lpthread
+
+build/libox.a: $(ENGINE_OBJS)
+	@mkdir -p build
+	rm -f $@
+	$(AR) rcs $@ $^
+
+UNIT_SRCS = $(wildcard test/unit/test_*.c)
+UNIT_BINS = $(patsubst test/unit/%.c,build/unit/%,$(UNIT_SRCS))
+
+build/unit/%: test/unit/%.c build/libox.a test/unit/kernel_test.h
+	@mkdir -p build/unit
+	$(CC) $(TOOL_CFLAGS) -Itest/unit -o $@ $< $(TOOL_LIBS)
+
+build/ox_run: tools/ox_run.c build/libox.a
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIBS)
+
+tools: build/ox_run
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
+
+.PHONY: tools unit

@@ -1,0 +1,143 @@
+/*
+ * kernel.h
+ *	  The contract between the executor and operator kernels.
+ *
+ * A kernel is a row in a family table (ox_kernels_<family>[]): domain, op
+ * type, the first opset version it serves, and up to three functions:
+ *
+ *	 prepare(pc)	once per session: validate attributes, parse them into a
+ *					state struct, pre-pack constant weights.  Optional.
+ *	 run(ctx)		every execution: read ctx inputs, allocate outputs with
+ *					ox_out_tensor (or fill ox_out_value), compute.
+ *	 free_state(s)	release what prepare built.  Optional.
+ *
+ * Rules for kernel code: never abort, exit or print; report errors with
+ * ox_fail(ctx->st, ...) and return its code; treat every input as hostile
+ * (check ranks, dims, dtypes and index values before touching memory).  A
+ * kernel may be run with different input shapes on every call.
+ *
+ * The registry picks, for a node, the entry with the highest since_version
+ * not above the opset the model imports for the node's domain.  A kernel
+ * that changes behaviour across versions reads node->opset.
+ */
+#ifndef OX_KERNEL_H
+#define OX_KERNEL_H
+
+#include "model/ir.h"
+#include "util/status.h"
+#include "util/tensor.h"
+
+typedef struct ox_kernel_ctx ox_kernel_ctx;
+
+typedef struct ox_prepare_ctx
+{
+	const ox_node *node;
+	const ox_graph *graph;
+	void	   *state;			/* out: kernel state handed to run() */
+	ox_status  *st;
+} ox_prepare_ctx;
+
+typedef struct ox_kernel_def
+{
+	const char *domain;			/* "" (ai.onnx), "ai.onnx.ml", "com.microsoft" */
+	const char *op_type;
+	int			since_version;
+	ox_code		(*prepare) (ox_prepare_ctx *pc);
+	ox_code		(*run) (ox_kernel_ctx *ctx);
+	void		(*free_state) (void *state);
+} ox_kernel_def;
+
+/* Runs a subgraph (If/Loop/Scan bodies); implemented by the executor. */
+typedef ox_code (*ox_subgraph_runner) (ox_kernel_ctx *ctx, const ox_graph *g,
+									   ox_value *const *inputs, int n_inputs,
+									   ox_value *outputs, ox_status *st);
+
+struct ox_kernel_ctx
+{
+	const ox_node *node;
+	const ox_graph *graph;
+	ox_value  **in;				/* n_in entries; NULL for an omitted input */
+	int			n_in;
+	ox_value  **out;			/* n_out entries, never NULL (see ox_has_output) */
+	int			n_out;
+	void	   *state;			/* from prepare */
+	ox_status  *st;
+	int			nthreads;		/* intra-op threads the kernel may use */
+	ox_subgraph_runner run_subgraph;
+	void	   *exec;			/* executor private */
+	/* executor hook: give a released buffer to an empty output tensor */
+	void		(*supply_buffer) (void *exec, ox_tensor *t, size_t bytes);
+	bool		(*should_abort) (void *arg);
+	void	   *abort_arg;
+};
+
+/* input i as a tensor, or NULL when omitted (or not a tensor) */
+static inline const ox_tensor *
+ox_in_tensor(const ox_kernel_ctx *ctx, int i)
+{
+	if (i < 0 || i >= ctx->n_in || !ctx->in[i] || ctx->in[i]->kind != OX_VALUE_TENSOR)
+		return 0;
+	return &ctx->in[i]->tensor;
+}
+
+static inline bool
+ox_has_input(const ox_kernel_ctx *ctx, int i)
+{
+	return i >= 0 && i < ctx->n_in && ctx->in[i] && ctx->in[i]->kind != OX_VALUE_NONE;
+}
+
+/* whether the model asked for output i (omitted optional outputs still get a
+ * scratch slot, so kernels may always write every output) */
+static inline bool
+ox_has_output(const ox_kernel_ctx *ctx, int i)
+{
+	return i >= 0 && i < ctx->n_out && i < ctx->node->n_outputs && ctx->node->outputs[i] >= 0;
+}
+
+/*
+ * Allocate output i as a tensor of the given type and shape (reusing the
+ * slot's buffer when large enough) and return it; NULL with ctx->st set on
+ * failure.  For an omitted optional output it returns a scratch tensor the
+ * executor discards, so kernels need not special-case omitted outputs.
+ */
+ox_tensor  *ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank,
+						  const int64_t *dims);
+/* output i as a raw value to fill (sequences, maps, optionals) */
+ox_value   *ox_out_value(ox_kernel_ctx *ctx, int i);
+
+/* true when the session's abort callback asks to stop; long kernels poll it */
+bool		ox_kernel_should_abort(ox_kernel_ctx *ctx);
+
+/*
+ * Split [0, n) into chunks and call fn(arg, begin, end) for each, on up to
+ * ctx->nthreads threads.  fn must be pure computation.
+ */
+typedef void (*ox_range_fn) (void *arg, int64_t begin, int64_t end);
+void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
+							ox_range_fn fn, void *arg);
+
+/* registry */
+const ox_kernel_def *ox_kernel_find(const char *domain, const char *op_type, int opset);
+/* iterate all kernels (for docs and inspection) */
+int			ox_kernel_count(void);
+const ox_kernel_def *ox_kernel_at(int i);
+
+/* family tables, defined in src/kernels/cpu/<family>.c */
+#define OX_DECLARE_KERNEL_FAMILY(fam) \
+	extern const ox_kernel_def ox_kernels_##fam[]; \
+	extern const int ox_kernels_##fam##_count
+
+OX_DECLARE_KERNEL_FAMILY(elementwise);
+OX_DECLARE_KERNEL_FAMILY(activation);
+OX_DECLARE_KERNEL_FAMILY(reduce);
+OX_DECLARE_KERNEL_FAMILY(gemm);
+OX_DECLARE_KERNEL_FAMILY(conv);
+OX_DECLARE_KERNEL_FAMILY(pool);
+OX_DECLARE_KERNEL_FAMILY(norm);
+OX_DECLARE_KERNEL_FAMILY(tensor);
+OX_DECLARE_KERNEL_FAMILY(ml_tree);
+OX_DECLARE_KERNEL_FAMILY(ml_misc);
+
+#define OX_KERNEL_COUNT(table) ((int) (sizeof(table) / sizeof((table)[0])))
+
+#endif							/* OX_KERNEL_H */

@@ -1,0 +1,81 @@
+/*
+ * registry.c
+ *	  The one kernel table: family tables concatenated, looked up by
+ *	  (domain, op type, opset).
+ */
+#include "kernels/kernel.h"
+
+#include <string.h>
+
+typedef struct kernel_family
+{
+	const ox_kernel_def *table;
+	const int  *count;
+} kernel_family;
+
+static const kernel_family families[] = {
+	{ox_kernels_elementwise, &ox_kernels_elementwise_count},
+	{ox_kernels_activation, &ox_kernels_activation_count},
+	{ox_kernels_reduce, &ox_kernels_reduce_count},
+	{ox_kernels_gemm, &ox_kernels_gemm_count},
+	{ox_kernels_conv, &ox_kernels_conv_count},
+	{ox_kernels_pool, &ox_kernels_pool_count},
+	{ox_kernels_norm, &ox_kernels_norm_count},
+	{ox_kernels_tensor, &ox_kernels_tensor_count},
+	{ox_kernels_ml_tree, &ox_kernels_ml_tree_count},
+	{ox_kernels_ml_misc, &ox_kernels_ml_misc_count},
+};
+
+static bool
+domain_equal(const char *a, const char *b)
+{
+	if (!a || strcmp(a, "ai.onnx") == 0)
+		a = "";
+	if (!b || strcmp(b, "ai.onnx") == 0)
+		b = "";
+	return strcmp(a, b) == 0;
+}
+
+const ox_kernel_def *
+ox_kernel_find(const char *domain, const char *op_type, int opset)
+{
+	const ox_kernel_def *best = NULL;
+
+	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
+	{
+		for (int i = 0; i < *families[f].count; i++)
+		{
+			const ox_kernel_def *k = &families[f].table[i];
+
+			if (strcmp(k->op_type, op_type) != 0 || !domain_equal(k->domain, domain))
+				continue;
+			if (k->since_version > opset)
+				continue;
+			if (!best || k->since_version > best->since_version)
+				best = k;
+		}
+	}
+	return best;
+}
+
+int
+ox_kernel_count(void)
+{
+	int			n = 0;
+
+	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
+		n += *families[f].count;
+	return n;
+}
+
+const ox_kernel_def *
+ox_kernel_at(int i)
+{
+	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
+	{
+		if (i < *families[f].count)
+			return &families[f].table[i];
+		i -= *families[f].count;
+	}
+	return NULL;
+}

@@ -1,0 +1,53 @@
+/*
+ * kernel_ctx.c
+ *	  Services the executor offers kernels: output allocation, abort
+ *	  polling, parallel loops.
+ */
+#include "kernels/kernel.h"
+
+ox_tensor *
+ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *dims)
+{
+	ox_value   *v;
+
+	if (i < 0 || i >= ctx->n_out || !ctx->out[i])
+	{
+		ox_fail(ctx->st, OX_INTERNAL, "kernel wrote output %d of %d", i, ctx->n_out);
+		return NULL;
+	}
+	v = ctx->out[i];
+	if (v->kind != OX_VALUE_TENSOR)
+	{
+		ox_value_release(v);
+		v->kind = OX_VALUE_TENSOR;
+	}
+	if (ctx->supply_buffer && !v->tensor.data && dt != OX_STRING)
+	{
+		int64_t		n = ox_shape_numel(rank, dims);
+
+		if (n > 0)
+			ctx->supply_buffer(ctx->exec, &v->tensor, (size_t) n * ox_dtype_size(dt));
+	}
+	if (ox_tensor_alloc(&v->tensor, dt, rank, dims, ctx->st) != OX_OK)
+		return NULL;
+	return &v->tensor;
+}
+
+ox_value *
+ox_out_value(ox_kernel_ctx *ctx, int i)
+{
+	if (i < 0 || i >= ctx->n_out || !ctx->out[i])
+	{
+		ox_fail(ctx->st, OX_INTERNAL, "kernel wrote output %d of %d", i, ctx->n_out);
+		return NULL;
+	}
+	ox_value_release(ctx->out[i]);
+	ctx->out[i]->kind = OX_VALUE_TENSOR;
+	return ctx->out[i];
+}
+
+bool
+ox_kernel_should_abort(ox_kernel_ctx *ctx)
+{
+	return ctx->should_abort && ctx->should_abort(ctx->abort_arg);
+}

@@ -1,0 +1,119 @@
+/*
+ * onnx_engine.h
+ *	  The public API of the onnx_pg inference engine.
+ *
+ * The engine is a PostgreSQL-independent C library: the extension, the unit
+ * tests, the conformance runner and the benchmarks all link it.  Every
+ * fallible call fills an ox_status; nothing aborts, exits or prints.
+ *
+ *	 model   = ox_model_load(bytes, len, &st)		parse + validate
+ *	 session = ox_session_create(model, &opts, &st) optimize + prepare kernels
+ *	 ox_session_run(session, inputs, &st)			execute
+ *	 ox_session_output(session, i)					read results
+ *
+ * A session owns the model it was created from.  Outputs stay valid until
+ * the next run or ox_session_free.  Sessions are not thread-safe: one
+ * caller at a time (a PostgreSQL backend is single-threaded).
+ */
+#ifndef OX_ONNX_ENGINE_H
+#define OX_ONNX_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/ir.h"
+#include "util/status.h"
+#include "util/tensor.h"
+
+#define OX_ENGINE_VERSION "0.1.0"
+
+typedef enum ox_opt_level
+{
+	OX_OPT_DISABLE = 0,
+	OX_OPT_BASIC = 1,			/* constant folding, Identity/Dropout removal,
+								 * Conv+BatchNorm folding */
+	OX_OPT_EXTENDED = 2,		/* + fusions */
+	OX_OPT_ALL = 3				/* + layout transforms */
+} ox_opt_level;
+
+typedef struct ox_load_options
+{
+	size_t		max_model_bytes;	/* 0 = no limit */
+} ox_load_options;
+
+typedef struct ox_session_options
+{
+	int			intra_op_threads;	/* <= 0: 1 */
+	ox_opt_level opt_level;
+	const char *providers;		/* "cpu", "cuda,cpu", ...; NULL = "cpu" */
+	size_t		max_run_memory; /* bytes of tensors one run may hold; 0 = no limit */
+	/* polled between nodes and inside long kernels; true = cancel */
+	bool		(*should_abort) (void *arg);
+	void	   *abort_arg;
+} ox_session_options;
+
+typedef struct ox_session ox_session;
+
+/* Parse and validate an ONNX model (structure, types, opsets).  NULL on error. */
+ox_model   *ox_model_load(const void *bytes, size_t len, const ox_load_options *opts,
+						  ox_status *st);
+/* ox_model_free is declared in model/ir.h */
+
+/*
+ * Check that every node has a kernel.  On failure the message lists every
+ * unsupported operator once, e.g. "unsupported operators: Foo (opset 13),
+ * ai.onnx.ml.Bar (opset 3)".
+ */
+ox_code		ox_model_check_kernels(const ox_model *m, ox_status *st);
+
+/* Graph inputs the caller must feed (those without a default initializer). */
+int			ox_model_feed_count(const ox_model *m);
+const ox_value_def *ox_model_feed(const ox_model *m, int i);
+
+/*
+ * Optimize, plan and prepare.  Takes ownership of the model whether it
+ * succeeds or not.  NULL on error.
+ */
+ox_session *ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st);
+void		ox_session_free(ox_session *s);
+
+/* the (optimized) model the session runs */
+const ox_model *ox_session_model(const ox_session *s);
+
+int			ox_session_input_count(const ox_session *s);
+const ox_value_def *ox_session_input(const ox_session *s, int i);
+int			ox_session_find_input(const ox_session *s, const char *name);
+int			ox_session_output_count(const ox_session *s);
+const ox_value_def *ox_session_output(const ox_session *s, int i);
+int			ox_session_find_output(const ox_session *s, const char *name);
+
+/*
+ * Run the model.  inputs has ox_session_input_count entries in input order;
+ * tensors are borrowed (not copied) for the duration of the call and are
+ * checked against the declared element type and static dimensions.
+ */
+ox_code		ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st);
+/* result i of the last successful run; valid until the next run or free */
+const ox_value *ox_session_result(const ox_session *s, int i);
+
+/* statistics */
+typedef struct ox_session_stats
+{
+	int64_t		runs;
+	size_t		tensor_bytes;	/* bytes currently held by value buffers */
+	size_t		peak_tensor_bytes;
+	size_t		weight_bytes;	/* initializers after optimization */
+	int			nodes_before_opt;
+	int			nodes_after_opt;
+	double		create_ms;
+} ox_session_stats;
+
+void		ox_session_get_stats(const ox_session *s, ox_session_stats *out);
+
+/* provider names the engine was built with, e.g. "cpu" or "cpu,cuda" */
+const char *ox_available_providers(void);
+/* Validate a provider list; returns the providers that will actually run */
+ox_code		ox_parse_providers(const char *list, bool *want_cuda, ox_status *st);
+
+#endif							/* OX_ONNX_ENGINE_H */
