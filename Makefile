@@ -52,7 +52,8 @@ build/$(EXTENSION)--$(EXTVERSION).sql: src/pg/$(EXTENSION).sql
 
 # ---- standalone engine library and tools --------------------------------
 TOOL_CFLAGS = $(ENGINE_CFLAGS) -O2 -g -Wall -Isrc -Ibuild -Ibuild/proto
-TOOL_LIBS = build/libox.a -lprotobuf-c -lopenblas -lm -lpthread
+# whole-archive: kernel families register through tables nothing references by name
+TOOL_LIBS = -Wl,--whole-archive build/libox.a -Wl,--no-whole-archive -lprotobuf-c -lopenblas -lm -lpthread
 
 build/libox.a: $(ENGINE_OBJS)
 	@mkdir -p build
@@ -75,3 +76,15 @@ unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done
 
 .PHONY: tools unit
+
+# ---- conformance (ONNX backend node tests) -------------------------------
+ONNX_NODE_TESTS ?= $(shell python3 -c "import onnx, os; print(os.path.join(os.path.dirname(onnx.__file__), 'backend/test/data/node'))" 2>/dev/null)
+CONFORMANCE_FLOOR := $(shell cat test/conformance/floor 2>/dev/null || echo 0)
+
+build/ox_conformance: test/conformance/runner.c build/libox.a
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIBS)
+
+conformance: build/ox_conformance
+	build/ox_conformance --floor $(CONFORMANCE_FLOOR) --report build/conformance.tsv $(ONNX_NODE_TESTS)
+
+.PHONY: conformance

@@ -7,6 +7,25 @@
 
 #include <string.h>
 
+/*
+ * Empty weak tables stand in for families whose kernels are not linked, so
+ * that a family can be developed (or left out) without breaking the link.
+ */
+#define OX_WEAK_FAMILY(fam) \
+	__attribute__((weak)) const ox_kernel_def ox_kernels_##fam[1] = {{"", "", 1 << 30, 0, 0, 0}}; \
+	__attribute__((weak)) const int ox_kernels_##fam##_count = 0
+
+OX_WEAK_FAMILY(elementwise);
+OX_WEAK_FAMILY(activation);
+OX_WEAK_FAMILY(reduce);
+OX_WEAK_FAMILY(gemm);
+OX_WEAK_FAMILY(conv);
+OX_WEAK_FAMILY(pool);
+OX_WEAK_FAMILY(norm);
+OX_WEAK_FAMILY(tensor);
+OX_WEAK_FAMILY(ml_tree);
+OX_WEAK_FAMILY(ml_misc);
+
 typedef struct kernel_family
 {
 	const ox_kernel_def *table;

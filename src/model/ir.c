@@ -42,6 +42,7 @@ ox_model_free(ox_model *m)
 		{
 			free(g->nodes[n].inputs);
 			free(g->nodes[n].outputs);
+			free(g->nodes[n].implicit_inputs);
 		}
 		free(g->values);
 		free(g->nodes);
@@ -211,6 +212,7 @@ ox_graph_analyze(ox_graph *g, ox_status *st)
 		{
 			free(g->nodes[i].inputs);
 			free(g->nodes[i].outputs);
+			free(g->nodes[i].implicit_inputs);
 			continue;
 		}
 		if (i != n_live)

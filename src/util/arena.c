@@ -84,12 +84,14 @@ ox_arena_strndup(ox_arena *a, const char *s, size_t len)
 {
 	char	   *p;
 
-	if (!s)
+	/* protobuf gives empty byte strings as (NULL, 0) */
+	if (!s && len > 0)
 		return NULL;
 	p = ox_arena_alloc(a, len + 1);
 	if (!p)
 		return NULL;
-	memcpy(p, s, len);
+	if (len)
+		memcpy(p, s, len);
 	p[len] = '\0';
 	return p;
 }

@@ -1,0 +1,101 @@
+/*
+ * eliminate.c
+ *	  Identity/Dropout removal and dead-node elimination.
+ */
+#include "model/passes/passes.h"
+
+#include <string.h>
+
+static bool
+is_passthrough(const ox_graph *g, const ox_node *n)
+{
+	if (n->domain[0] != '\0' || n->n_inputs < 1 || n->inputs[0] < 0)
+		return false;
+	if (strcmp(n->op_type, "Identity") == 0)
+		return n->n_outputs == 1;
+	if (strcmp(n->op_type, "Dropout") == 0)
+	{
+		/* inference Dropout is the identity when its mask is not used and
+		 * training_mode is absent or a constant false */
+		if (n->n_outputs > 1 && n->outputs[1] >= 0 &&
+			(g->values[n->outputs[1]].n_consumers > 0 || g->values[n->outputs[1]].is_output))
+			return false;
+		if (n->n_inputs >= 3 && n->inputs[2] >= 0)
+		{
+			const ox_tensor *t = ox_node_const_input(g, n, 2);
+
+			if (!t || t->dtype != OX_BOOL || ox_tensor_numel(t) != 1 || ((uint8_t *) t->data)[0])
+				return false;
+		}
+		if (n->opset < 7 && ox_attr_int(n, "is_test", 0) == 0)
+			return false;
+		return true;
+	}
+	return false;
+}
+
+ox_code
+ox_pass_eliminate_identity(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
+{
+	(void) st;
+	for (int k = 0; k < g->n_nodes; k++)
+	{
+		ox_node    *n = &g->nodes[k];
+		int			out;
+
+		if (n->dead || !is_passthrough(g, n))
+			continue;
+		out = n->outputs[0];
+		if (out < 0)
+			continue;
+		/* graph outputs keep their names: leave those nodes in place */
+		if (g->values[out].is_output)
+			continue;
+		ox_graph_replace_uses(g, out, n->inputs[0]);
+		n->dead = true;
+		pc->changes++;
+	}
+	return OX_OK;
+}
+
+/* ops whose removal is observable even when nothing reads their outputs */
+static bool
+has_side_effects(const ox_node *n)
+{
+	return n->domain[0] == '\0' &&
+		(strncmp(n->op_type, "Random", 6) == 0 || strcmp(n->op_type, "Multinomial") == 0);
+}
+
+ox_code
+ox_pass_eliminate_dead(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
+{
+	bool		changed = true;
+
+	while (changed)
+	{
+		changed = false;
+		OX_TRY(ox_graph_analyze(g, st));
+		for (int k = g->n_nodes - 1; k >= 0; k--)
+		{
+			ox_node    *n = &g->nodes[k];
+			bool		used = false;
+
+			if (n->dead || has_side_effects(n))
+				continue;
+			for (int o = 0; o < n->n_outputs && !used; o++)
+			{
+				int			v = n->outputs[o];
+
+				if (v >= 0 && (g->values[v].n_consumers > 0 || g->values[v].is_output))
+					used = true;
+			}
+			if (!used)
+			{
+				n->dead = true;
+				changed = true;
+				pc->changes++;
+			}
+		}
+	}
+	return OX_OK;
+}

@@ -1,0 +1,99 @@
+/*
+ * manager.c
+ *	  The pass manager and helpers shared by passes.
+ */
+#include "model/passes/passes.h"
+
+#include <string.h>
+
+static const ox_pass passes[] = {
+	{"constant_fold", 1, ox_pass_constant_fold},
+	{"eliminate_identity", 1, ox_pass_eliminate_identity},
+	{"fold_conv_bn", 1, ox_pass_fold_conv_bn},
+	{"eliminate_dead", 1, ox_pass_eliminate_dead},
+};
+
+/* a few rounds reach the fixed point on real models; more would only hide a bug */
+#define MAX_ROUNDS 4
+
+ox_code
+ox_optimize(ox_pass_ctx *pc, int level, ox_status *st)
+{
+	ox_model   *m = pc->model;
+
+	for (int round = 0; round < MAX_ROUNDS; round++)
+	{
+		int			before = pc->changes;
+
+		/* graphs are never added by passes, so the list is stable */
+		for (int gi = 0; gi < m->n_graphs; gi++)
+		{
+			for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]); p++)
+			{
+				if (passes[p].level > level)
+					continue;
+				OX_TRY(passes[p].run(pc, m->graphs[gi], st));
+				OX_TRY(ox_graph_analyze(m->graphs[gi], st));
+			}
+		}
+		if (pc->changes == before)
+			break;
+	}
+	return OX_OK;
+}
+
+void
+ox_graph_replace_uses(ox_graph *g, int from, int to)
+{
+	for (int k = 0; k < g->n_nodes; k++)
+	{
+		ox_node    *n = &g->nodes[k];
+
+		if (n->dead)
+			continue;
+		for (int i = 0; i < n->n_inputs; i++)
+			if (n->inputs[i] == from)
+				n->inputs[i] = to;
+		for (int i = 0; i < n->n_implicit; i++)
+			if (n->implicit_inputs[i] == from)
+				n->implicit_inputs[i] = to;
+	}
+}
+
+int
+ox_graph_sole_consumer(const ox_graph *g, int v)
+{
+	int			found = -1;
+
+	for (int k = 0; k < g->n_nodes; k++)
+	{
+		const ox_node *n = &g->nodes[k];
+
+		if (n->dead)
+			continue;
+		for (int i = 0; i < n->n_inputs + n->n_implicit; i++)
+		{
+			int			in = i < n->n_inputs ? n->inputs[i] : n->implicit_inputs[i - n->n_inputs];
+
+			if (in != v)
+				continue;
+			if (found >= 0 && found != k)
+				return -1;
+			if (i >= n->n_inputs)
+				return -1;		/* used by a subgraph: not a plain consumer */
+			found = k;
+		}
+	}
+	return found;
+}
+
+const ox_tensor *
+ox_node_const_input(const ox_graph *g, const ox_node *n, int i)
+{
+	if (i < 0 || i >= n->n_inputs || n->inputs[i] < 0)
+		return NULL;
+	/* an initializer that is also a graph input can be overridden: not constant */
+	if (g->values[n->inputs[i]].is_input)
+		return NULL;
+	return g->values[n->inputs[i]].init;
+}

@@ -1,0 +1,59 @@
+/*
+ * passes.h
+ *	  Graph optimizer: passes over the IR grouped in levels like
+ *	  onnxruntime's (disable / basic / extended / all).  Every pass keeps
+ *	  the graph's outputs unchanged for every input.
+ *
+ * Constant folding needs to execute kernels, which live above the model
+ * layer; the runtime hands the pass manager an evaluator callback instead
+ * of the model layer calling upward.
+ */
+#ifndef OX_PASSES_H
+#define OX_PASSES_H
+
+#include "model/ir.h"
+
+/*
+ * Evaluate node (all of whose inputs are constants) and store its outputs
+ * into outs[0..node->n_outputs-1] (tensors owned by the callee's caller).
+ * Returns OX_UNSUPPORTED when the node cannot be evaluated (the pass then
+ * leaves it alone).
+ */
+typedef ox_code (*ox_eval_node_fn) (void *arg, const ox_graph *g, const ox_node *node,
+									ox_value *outs, ox_status *st);
+
+typedef struct ox_pass_ctx
+{
+	ox_model   *model;
+	ox_eval_node_fn eval;
+	void	   *eval_arg;
+	int			changes;		/* passes count their rewrites here */
+} ox_pass_ctx;
+
+typedef ox_code (*ox_pass_fn) (ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+
+typedef struct ox_pass
+{
+	const char *name;
+	int			level;			/* lowest optimization level that runs it */
+	ox_pass_fn	run;
+} ox_pass;
+
+/* run every pass up to level, to a fixed point (bounded), on every graph */
+ox_code		ox_optimize(ox_pass_ctx *pc, int level, ox_status *st);
+
+/* individual passes, for tests */
+ox_code		ox_pass_eliminate_identity(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_constant_fold(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_eliminate_dead(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+
+/* helpers shared by passes */
+/* replace every use of value `from` by `to` (node inputs, graph outputs keep names) */
+void		ox_graph_replace_uses(ox_graph *g, int from, int to);
+/* the single node consuming value v, or -1 when it has 0 or >1 consumers */
+int			ox_graph_sole_consumer(const ox_graph *g, int v);
+/* constant tensor behind node input i, or NULL */
+const ox_tensor *ox_node_const_input(const ox_graph *g, const ox_node *n, int i);
+
+#endif							/* OX_PASSES_H */

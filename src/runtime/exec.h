@@ -1,0 +1,83 @@
+/*
+ * exec.h
+ *	  Runtime internals: per-graph plans, execution environments and the
+ *	  buffer pool.  Private to src/runtime.
+ *
+ * A plan is built once per graph (the main graph and every subgraph) when a
+ * session is created: the kernel and prepared state of each node, and for
+ * each node the values whose last use it is.  An environment holds one
+ * ox_value slot per graph value; slots keep their buffers across runs, and
+ * a value's buffer goes back to the pool after its last use so the next
+ * node can reuse it.  With repeating shapes a run allocates nothing.
+ */
+#ifndef OX_EXEC_H
+#define OX_EXEC_H
+
+#include "kernels/kernel.h"
+#include "runtime/onnx_engine.h"
+
+typedef struct ox_buffer
+{
+	void	   *ptr;
+	size_t		cap;
+} ox_buffer;
+
+typedef struct ox_pool
+{
+	ox_buffer  *bufs;
+	int			n;
+	int			cap;
+	size_t		bytes;
+} ox_pool;
+
+typedef struct ox_plan ox_plan;
+
+typedef struct ox_env
+{
+	ox_value   *vals;			/* one slot per graph value */
+	bool	   *borrowed;		/* slot is a view of someone else's value */
+	ox_value   *scratch;		/* one per omitted node output */
+	ox_value ***in_ptrs;		/* per node: pointers into vals (NULL = omitted) */
+	ox_value ***out_ptrs;
+	struct ox_env *parent;		/* env of the enclosing graph while running */
+} ox_env;
+
+struct ox_plan
+{
+	const ox_graph *graph;
+	const ox_kernel_def **kernels;
+	void	  **states;
+	int		   *rel_start;		/* CSR: values released after node k */
+	int		   *rel_ids;
+	int		   *outer_parent;	/* per g->outer[i]: value id in the parent graph */
+	ox_env		env;
+	bool		running;		/* guards against re-entrance */
+};
+
+struct ox_session
+{
+	ox_model   *model;
+	ox_session_options opts;
+	char	   *providers;
+	ox_plan    *plans;			/* one per model graph, same order as model->graphs */
+	int			n_plans;
+	ox_plan    *main;
+	ox_pool		pool;
+	int		   *feed_ids;		/* value ids of the inputs the caller feeds */
+	int			n_feeds;
+	ox_session_stats stats;
+	ox_status  *run_status;		/* status of the run in progress */
+};
+
+ox_code		ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st);
+void		ox_plan_free(ox_plan *p);
+ox_code		ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st);
+ox_plan    *ox_session_plan_for(ox_session *s, const ox_graph *g);
+
+void		ox_pool_put(ox_pool *pool, ox_tensor *t);
+void		ox_pool_free(ox_pool *pool);
+
+/* release a slot: buffers of owned tensors go to the pool */
+void		ox_env_release_slot(ox_session *s, ox_env *env, int id);
+
+#endif							/* OX_EXEC_H */

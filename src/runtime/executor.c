@@ -1,0 +1,450 @@
+/*
+ * executor.c
+ *	  Plans and the execution loop, including subgraph runs for control
+ *	  flow kernels.
+ */
+#include "runtime/exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- buffer pool ------------------------------------------------------ */
+
+void
+ox_pool_put(ox_pool *pool, ox_tensor *t)
+{
+	if (!t->owns || !t->data || t->dtype == OX_STRING)
+	{
+		ox_tensor_release(t);
+		return;
+	}
+	if (pool->n == pool->cap)
+	{
+		int			cap = pool->cap ? pool->cap * 2 : 16;
+		ox_buffer  *b = realloc(pool->bufs, sizeof(ox_buffer) * cap);
+
+		if (!b)
+		{
+			ox_tensor_release(t);
+			return;
+		}
+		pool->bufs = b;
+		pool->cap = cap;
+	}
+	pool->bufs[pool->n].ptr = t->data;
+	pool->bufs[pool->n].cap = t->capacity;
+	pool->n++;
+	pool->bytes += t->capacity;
+	t->data = NULL;
+	t->capacity = 0;
+	t->owns = false;
+}
+
+void
+ox_pool_free(ox_pool *pool)
+{
+	for (int i = 0; i < pool->n; i++)
+		ox_aligned_free(pool->bufs[i].ptr);
+	free(pool->bufs);
+	memset(pool, 0, sizeof(*pool));
+}
+
+/* Best fit among buffers that ox_tensor_alloc will keep (not > 4x + 4 KiB). */
+static void
+pool_supply(void *exec, ox_tensor *t, size_t bytes)
+{
+	ox_session *s = exec;
+	ox_pool    *pool = &s->pool;
+	int			best = -1;
+
+	for (int i = 0; i < pool->n; i++)
+	{
+		size_t		cap = pool->bufs[i].cap;
+
+		if (cap >= bytes && cap <= 4 * bytes + 4096 &&
+			(best < 0 || cap < pool->bufs[best].cap))
+			best = i;
+	}
+	if (best < 0)
+		return;
+	ox_tensor_release(t);
+	t->data = pool->bufs[best].ptr;
+	t->capacity = pool->bufs[best].cap;
+	t->owns = true;
+	pool->bytes -= pool->bufs[best].cap;
+	pool->bufs[best] = pool->bufs[--pool->n];
+}
+
+void
+ox_env_release_slot(ox_session *s, ox_env *env, int id)
+{
+	ox_value   *v = &env->vals[id];
+
+	if (env->borrowed[id])
+	{
+		memset(v, 0, sizeof(*v));
+		env->borrowed[id] = false;
+		return;
+	}
+	if (v->kind == OX_VALUE_TENSOR)
+		ox_pool_put(&s->pool, &v->tensor);
+	ox_value_release(v);
+	v->kind = OX_VALUE_TENSOR;
+}
+
+/* ---- plans ------------------------------------------------------------ */
+
+ox_plan *
+ox_session_plan_for(ox_session *s, const ox_graph *g)
+{
+	for (int i = 0; i < s->n_plans; i++)
+		if (s->plans[i].graph == g)
+			return &s->plans[i];
+	return NULL;
+}
+
+static void
+bind_constants(ox_plan *p)
+{
+	const ox_graph *g = p->graph;
+
+	for (int v = 0; v < g->n_values; v++)
+		if (g->values[v].init)
+		{
+			ox_value_init_tensor(&p->env.vals[v]);
+			ox_tensor_view(&p->env.vals[v].tensor, g->values[v].init);
+			p->env.borrowed[v] = true;
+		}
+}
+
+ox_code
+ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
+{
+	int			n = g->n_nodes;
+	int		   *last_use = NULL;
+	int			n_scratch = 0;
+	int			k_scratch = 0;
+
+	memset(p, 0, sizeof(*p));
+	p->graph = g;
+	p->kernels = calloc(n + 1, sizeof(*p->kernels));
+	p->states = calloc(n + 1, sizeof(void *));
+	p->rel_start = calloc(n + 2, sizeof(int));
+	p->rel_ids = calloc(g->n_values + 1, sizeof(int));
+	p->outer_parent = calloc(g->n_outer + 1, sizeof(int));
+	p->env.vals = calloc(g->n_values + 1, sizeof(ox_value));
+	p->env.borrowed = calloc(g->n_values + 1, sizeof(bool));
+	p->env.in_ptrs = calloc(n + 1, sizeof(ox_value **));
+	p->env.out_ptrs = calloc(n + 1, sizeof(ox_value **));
+	last_use = malloc(sizeof(int) * (g->n_values + 1));
+	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->outer_parent ||
+		!p->env.vals || !p->env.borrowed || !p->env.in_ptrs || !p->env.out_ptrs || !last_use)
+		goto oom;
+
+	for (int i = 0; i < g->n_outer; i++)
+	{
+		const ox_value_def *ov = &g->values[g->outer[i]];
+
+		p->outer_parent[i] = g->parent ? ox_graph_find_value(g->parent, ov->name) : -1;
+		if (p->outer_parent[i] < 0)
+		{
+			free(last_use);
+			return ox_fail(st, OX_INVALID_MODEL, "subgraph value \"%s\" is not defined in an enclosing graph",
+						   ov->name);
+		}
+	}
+	for (int v = 0; v < g->n_values; v++)
+		ox_value_init_tensor(&p->env.vals[v]);
+	bind_constants(p);
+
+	/* kernels and prepared states */
+	for (int k = 0; k < n; k++)
+	{
+		const ox_node *node = &g->nodes[k];
+		ox_prepare_ctx pc;
+
+		p->kernels[k] = ox_kernel_find(node->domain, node->op_type, node->opset);
+		if (!p->kernels[k])
+		{
+			free(last_use);
+			return ox_fail(st, OX_UNSUPPORTED, "operator %s%s%s (opset %d) is not supported",
+						   node->domain[0] ? node->domain : "", node->domain[0] ? "." : "",
+						   node->op_type, node->opset);
+		}
+		if (p->kernels[k]->prepare)
+		{
+			memset(&pc, 0, sizeof(pc));
+			pc.node = node;
+			pc.graph = g;
+			pc.st = st;
+			if (p->kernels[k]->prepare(&pc) != OX_OK)
+			{
+				free(last_use);
+				if (st->code == OX_OK)
+					ox_fail(st, OX_INTERNAL, "kernel prepare failed without a message");
+				ox_status_set_node(st, node->name, node->op_type);
+				return st->code;
+			}
+			p->states[k] = pc.state;
+		}
+		for (int o = 0; o < node->n_outputs; o++)
+			if (node->outputs[o] < 0)
+				n_scratch++;
+	}
+	p->env.scratch = calloc(n_scratch + 1, sizeof(ox_value));
+	if (!p->env.scratch)
+		goto oom;
+
+	/* pointer tables so that a run does no per-node setup */
+	for (int k = 0; k < n; k++)
+	{
+		const ox_node *node = &g->nodes[k];
+
+		p->env.in_ptrs[k] = calloc(node->n_inputs + 1, sizeof(ox_value *));
+		p->env.out_ptrs[k] = calloc(node->n_outputs + 1, sizeof(ox_value *));
+		if (!p->env.in_ptrs[k] || !p->env.out_ptrs[k])
+			goto oom;
+		for (int i = 0; i < node->n_inputs; i++)
+			p->env.in_ptrs[k][i] = node->inputs[i] >= 0 ? &p->env.vals[node->inputs[i]] : NULL;
+		for (int o = 0; o < node->n_outputs; o++)
+		{
+			if (node->outputs[o] >= 0)
+				p->env.out_ptrs[k][o] = &p->env.vals[node->outputs[o]];
+			else
+			{
+				ox_value_init_tensor(&p->env.scratch[k_scratch]);
+				p->env.out_ptrs[k][o] = &p->env.scratch[k_scratch++];
+			}
+		}
+	}
+
+	/*
+	 * Last use of each node-produced value: the last node reading it
+	 * (explicitly or from a subgraph), or its producer when nothing reads it.
+	 * Graph outputs are never released: the caller reads them.
+	 */
+	for (int v = 0; v < g->n_values; v++)
+		last_use[v] = -1;
+	for (int k = 0; k < n; k++)
+	{
+		const ox_node *node = &g->nodes[k];
+
+		for (int i = 0; i < node->n_inputs + node->n_implicit; i++)
+		{
+			int			v = i < node->n_inputs ? node->inputs[i] : node->implicit_inputs[i - node->n_inputs];
+
+			if (v >= 0)
+				last_use[v] = k;
+		}
+		for (int o = 0; o < node->n_outputs; o++)
+			if (node->outputs[o] >= 0 && last_use[node->outputs[o]] < k)
+				last_use[node->outputs[o]] = k;
+	}
+	for (int v = 0; v < g->n_values; v++)
+		if (g->values[v].producer >= 0 && !g->values[v].is_output && last_use[v] >= 0)
+			p->rel_start[last_use[v] + 1]++;
+	for (int k = 0; k < n; k++)
+		p->rel_start[k + 1] += p->rel_start[k];
+	{
+		int		   *fill = calloc(n + 1, sizeof(int));
+
+		if (!fill)
+			goto oom;
+		for (int v = 0; v < g->n_values; v++)
+			if (g->values[v].producer >= 0 && !g->values[v].is_output && last_use[v] >= 0)
+				p->rel_ids[p->rel_start[last_use[v]] + fill[last_use[v]]++] = v;
+		free(fill);
+	}
+	free(last_use);
+	(void) s;
+	return OX_OK;
+
+oom:
+	free(last_use);
+	return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate an execution plan");
+}
+
+void
+ox_plan_free(ox_plan *p)
+{
+	const ox_graph *g = p->graph;
+
+	if (!g)
+		return;
+	for (int k = 0; k < g->n_nodes; k++)
+	{
+		if (p->states && p->states[k] && p->kernels[k] && p->kernels[k]->free_state)
+			p->kernels[k]->free_state(p->states[k]);
+		if (p->env.in_ptrs)
+			free(p->env.in_ptrs[k]);
+		if (p->env.out_ptrs)
+		{
+			for (int o = 0; o < g->nodes[k].n_outputs; o++)
+				if (g->nodes[k].outputs[o] < 0 && p->env.out_ptrs[k] && p->env.out_ptrs[k][o])
+					ox_value_release(p->env.out_ptrs[k][o]);
+			free(p->env.out_ptrs[k]);
+		}
+	}
+	if (p->env.vals)
+		for (int v = 0; v < g->n_values; v++)
+			if (!p->env.borrowed[v])
+				ox_value_release(&p->env.vals[v]);
+	free(p->env.vals);
+	free(p->env.borrowed);
+	free(p->env.scratch);
+	free(p->env.in_ptrs);
+	free(p->env.out_ptrs);
+	free(p->kernels);
+	free(p->states);
+	free(p->rel_start);
+	free(p->rel_ids);
+	free(p->outer_parent);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- execution -------------------------------------------------------- */
+
+static ox_code run_subgraph(ox_kernel_ctx *ctx, const ox_graph *g, ox_value *const *inputs,
+							int n_inputs, ox_value *outputs, ox_status *st);
+
+typedef struct exec_frame
+{
+	ox_session *s;
+	ox_env	   *env;
+} exec_frame;
+
+static void
+frame_supply(void *exec, ox_tensor *t, size_t bytes)
+{
+	pool_supply(((exec_frame *) exec)->s, t, bytes);
+}
+
+ox_code
+ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
+{
+	const ox_graph *g = p->graph;
+	ox_env	   *env = &p->env;
+	exec_frame	frame;
+	ox_kernel_ctx ctx;
+
+	frame.s = s;
+	frame.env = env;
+	env->parent = parent;
+
+	/* outer-scope values: views of the enclosing environment's slots */
+	for (int i = 0; i < g->n_outer; i++)
+	{
+		int			id = g->outer[i];
+
+		if (!parent)
+			return ox_fail(st, OX_INTERNAL, "subgraph run without an enclosing environment");
+		if (!env->borrowed[id])
+			ox_value_release(&env->vals[id]);
+		env->vals[id] = parent->vals[p->outer_parent[i]];
+		env->vals[id].tensor.owns = false;
+		env->vals[id].tensor.capacity = 0;
+		env->borrowed[id] = true;
+	}
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.graph = g;
+	ctx.st = st;
+	ctx.nthreads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1;
+	ctx.run_subgraph = run_subgraph;
+	ctx.exec = &frame;
+	ctx.supply_buffer = frame_supply;
+	ctx.should_abort = s->opts.should_abort;
+	ctx.abort_arg = s->opts.abort_arg;
+
+	for (int k = 0; k < g->n_nodes; k++)
+	{
+		const ox_node *node = &g->nodes[k];
+		ox_code		rc;
+
+		if (s->opts.should_abort && s->opts.should_abort(s->opts.abort_arg))
+			return ox_fail(st, OX_CANCELED, "the run was canceled");
+		ctx.node = node;
+		ctx.in = env->in_ptrs[k];
+		ctx.n_in = node->n_inputs;
+		ctx.out = env->out_ptrs[k];
+		ctx.n_out = node->n_outputs;
+		ctx.state = p->states[k];
+		rc = p->kernels[k]->run(&ctx);
+		if (rc != OX_OK)
+		{
+			if (st->code == OX_OK)
+				ox_fail(st, rc, "kernel failed without a message");
+			ox_status_set_node(st, node->name, node->op_type);
+			return st->code;
+		}
+		for (int r = p->rel_start[k]; r < p->rel_start[k + 1]; r++)
+			ox_env_release_slot(s, env, p->rel_ids[r]);
+	}
+	if (s->opts.max_run_memory && s->pool.bytes > s->opts.max_run_memory)
+		ox_pool_free(&s->pool);
+	return OX_OK;
+}
+
+/*
+ * Run a subgraph for a control-flow kernel.  Inputs are bound as views;
+ * outputs are moved out (or copied when the subgraph merely passes through a
+ * value it does not own).
+ */
+static ox_code
+run_subgraph(ox_kernel_ctx *ctx, const ox_graph *g, ox_value *const *inputs, int n_inputs,
+			 ox_value *outputs, ox_status *st)
+{
+	exec_frame *frame = ctx->exec;
+	ox_session *s = frame->s;
+	ox_plan    *p = ox_session_plan_for(s, g);
+	ox_code		rc;
+
+	if (!p)
+		return ox_fail(st, OX_INTERNAL, "no plan for subgraph \"%s\"", g->name);
+	if (p->running)
+		return ox_fail(st, OX_INVALID_MODEL, "subgraph \"%s\" runs itself recursively", g->name);
+	if (n_inputs > g->n_inputs)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "subgraph \"%s\" takes %d inputs, got %d",
+					   g->name, g->n_inputs, n_inputs);
+	for (int i = 0; i < g->n_inputs; i++)
+	{
+		int			id = g->inputs[i];
+
+		if (!p->env.borrowed[id])
+			ox_value_release(&p->env.vals[id]);
+		if (i < n_inputs && inputs[i])
+		{
+			p->env.vals[id] = *inputs[i];
+			p->env.vals[id].tensor.owns = false;
+			p->env.vals[id].tensor.capacity = 0;
+			p->env.vals[id].seq_cap = 0;
+		}
+		else
+		{
+			memset(&p->env.vals[id], 0, sizeof(ox_value));
+			p->env.vals[id].kind = OX_VALUE_NONE;
+		}
+		p->env.borrowed[id] = true;
+	}
+	p->running = true;
+	rc = ox_plan_run(s, p, frame->env, st);
+	p->running = false;
+	if (rc != OX_OK)
+		return rc;
+	for (int i = 0; i < g->n_outputs; i++)
+	{
+		int			id = g->outputs[i];
+
+		if (p->env.borrowed[id])
+			OX_TRY(ox_value_copy(&outputs[i], &p->env.vals[id], st));
+		else
+		{
+			ox_value_release(&outputs[i]);
+			outputs[i] = p->env.vals[id];
+			memset(&p->env.vals[id], 0, sizeof(ox_value));
+			p->env.vals[id].kind = OX_VALUE_TENSOR;
+		}
+	}
+	/* the same value may be listed twice as an output: moved once, now empty */
+	return OX_OK;
+}

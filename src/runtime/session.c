@@ -1,0 +1,463 @@
+/*
+ * session.c
+ *	  Session lifetime: optimize, check kernels, plan; run with input
+ *	  validation; statistics; providers.
+ */
+#include "runtime/exec.h"
+#include "model/passes/passes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+const char *
+ox_available_providers(void)
+{
+#ifdef OX_WITH_CUDA
+	return "cpu,cuda";
+#else
+	return "cpu";
+#endif
+}
+
+ox_code
+ox_parse_providers(const char *list, bool *want_cuda, ox_status *st)
+{
+	const char *p = list ? list : "cpu";
+
+	if (want_cuda)
+		*want_cuda = false;
+	while (*p)
+	{
+		const char *start;
+		size_t		len;
+
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		start = p;
+		while (*p && *p != ',' && *p != ' ' && *p != '\t')
+			p++;
+		len = (size_t) (p - start);
+		if (len == 0)
+			continue;
+		if (len == 3 && strncmp(start, "cpu", 3) == 0)
+			continue;
+		if (len == 4 && strncmp(start, "cuda", 4) == 0)
+		{
+			if (want_cuda)
+				*want_cuda = true;
+			continue;
+		}
+		return ox_fail(st, OX_NOT_FOUND, "unknown execution provider \"%.*s\"; valid providers are: cpu, cuda",
+					   (int) len, start);
+	}
+	return OX_OK;
+}
+
+ox_code
+ox_model_check_kernels(const ox_model *m, ox_status *st)
+{
+	char		list[OX_STATUS_MSG_LEN];
+	size_t		off = 0;
+	int			missing = 0;
+
+	list[0] = '\0';
+	for (int gi = 0; gi < m->n_graphs; gi++)
+	{
+		const ox_graph *g = m->graphs[gi];
+
+		for (int k = 0; k < g->n_nodes; k++)
+		{
+			const ox_node *n = &g->nodes[k];
+			char		item[192];
+
+			if (ox_kernel_find(n->domain, n->op_type, n->opset))
+				continue;
+			snprintf(item, sizeof(item), "%s%s%s (opset %d)", n->domain[0] ? n->domain : "",
+					 n->domain[0] ? "." : "", n->op_type, n->opset);
+			/* list each operator once */
+			if (strstr(list, item))
+				continue;
+			if (off < sizeof(list))
+				off += snprintf(list + off, sizeof(list) - off, "%s%s", missing ? ", " : "", item);
+			missing++;
+		}
+	}
+	if (missing)
+		return ox_fail(st, OX_UNSUPPORTED, "unsupported operator%s: %s", missing > 1 ? "s" : "", list);
+	return OX_OK;
+}
+
+/* constant folding evaluator: run one node through its kernel */
+static ox_code
+eval_node(void *arg, const ox_graph *g, const ox_node *node, ox_value *outs, ox_status *st)
+{
+	const ox_kernel_def *k = ox_kernel_find(node->domain, node->op_type, node->opset);
+	ox_prepare_ctx pc;
+	ox_kernel_ctx ctx;
+	ox_value   *in[64];
+	ox_value	in_vals[64];
+	ox_value   *out[64];
+	ox_code		rc;
+
+	(void) arg;
+	if (!k || node->n_inputs > 64 || node->n_outputs > 64 || node->n_implicit > 0)
+		return OX_UNSUPPORTED;
+	for (int i = 0; i < node->n_inputs; i++)
+	{
+		in[i] = NULL;
+		if (node->inputs[i] >= 0)
+		{
+			const ox_tensor *t = g->values[node->inputs[i]].init;
+
+			if (!t)
+				return OX_UNSUPPORTED;
+			ox_value_init_tensor(&in_vals[i]);
+			ox_tensor_view(&in_vals[i].tensor, t);
+			in[i] = &in_vals[i];
+		}
+	}
+	for (int o = 0; o < node->n_outputs; o++)
+		out[o] = &outs[o];
+	memset(&pc, 0, sizeof(pc));
+	pc.node = node;
+	pc.graph = g;
+	pc.st = st;
+	if (k->prepare && (rc = k->prepare(&pc)) != OX_OK)
+		return rc;
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.node = node;
+	ctx.graph = g;
+	ctx.in = in;
+	ctx.n_in = node->n_inputs;
+	ctx.out = out;
+	ctx.n_out = node->n_outputs;
+	ctx.state = pc.state;
+	ctx.st = st;
+	ctx.nthreads = 1;
+	rc = k->run(&ctx);
+	if (k->free_state && pc.state)
+		k->free_state(pc.state);
+	return rc;
+}
+
+ox_session *
+ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
+{
+	ox_session *s;
+	double		t0 = now_ms();
+	int			nodes_before = 0;
+
+	if (!m)
+	{
+		ox_fail(st, OX_INVALID_ARGUMENT, "no model given");
+		return NULL;
+	}
+	s = calloc(1, sizeof(ox_session));
+	if (!s)
+	{
+		ox_model_free(m);
+		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a session");
+		return NULL;
+	}
+	s->model = m;
+	if (opts)
+		s->opts = *opts;
+	else
+		s->opts.opt_level = OX_OPT_ALL;
+	s->providers = strdup(s->opts.providers ? s->opts.providers : "cpu");
+	if (!s->providers)
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a session");
+		goto fail;
+	}
+	s->opts.providers = s->providers;
+	if (ox_parse_providers(s->providers, NULL, st) != OX_OK)
+		goto fail;
+
+	for (int gi = 0; gi < m->n_graphs; gi++)
+		nodes_before += m->graphs[gi]->n_nodes;
+	if (ox_model_check_kernels(m, st) != OX_OK)
+		goto fail;
+	if (s->opts.opt_level > OX_OPT_DISABLE)
+	{
+		ox_pass_ctx pc;
+
+		memset(&pc, 0, sizeof(pc));
+		pc.model = m;
+		pc.eval = eval_node;
+		if (ox_optimize(&pc, s->opts.opt_level, st) != OX_OK)
+			goto fail;
+	}
+
+	s->plans = calloc(m->n_graphs + 1, sizeof(ox_plan));
+	if (!s->plans)
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a session");
+		goto fail;
+	}
+	for (int gi = 0; gi < m->n_graphs; gi++)
+	{
+		s->n_plans++;
+		if (ox_plan_build(s, &s->plans[gi], m->graphs[gi], st) != OX_OK)
+			goto fail;
+		if (m->graphs[gi] == m->graph)
+			s->main = &s->plans[gi];
+	}
+	if (!s->main)
+	{
+		ox_fail(st, OX_INTERNAL, "the model has no main graph");
+		goto fail;
+	}
+
+	s->n_feeds = ox_model_feed_count(m);
+	s->feed_ids = calloc(s->n_feeds + 1, sizeof(int));
+	if (!s->feed_ids)
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a session");
+		goto fail;
+	}
+	for (int i = 0, k = 0; i < m->graph->n_inputs; i++)
+		if (!m->graph->values[m->graph->inputs[i]].init)
+			s->feed_ids[k++] = m->graph->inputs[i];
+
+	s->stats.nodes_before_opt = nodes_before;
+	for (int gi = 0; gi < m->n_graphs; gi++)
+	{
+		const ox_graph *g = m->graphs[gi];
+
+		s->stats.nodes_after_opt += g->n_nodes;
+		for (int v = 0; v < g->n_values; v++)
+			if (g->values[v].init && g->values[v].init->data)
+				s->stats.weight_bytes += (size_t) ox_tensor_numel(g->values[v].init) *
+					ox_dtype_size(g->values[v].init->dtype);
+	}
+	s->stats.create_ms = now_ms() - t0;
+	return s;
+
+fail:
+	ox_session_free(s);
+	return NULL;
+}
+
+void
+ox_session_free(ox_session *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->n_plans; i++)
+		ox_plan_free(&s->plans[i]);
+	free(s->plans);
+	ox_pool_free(&s->pool);
+	free(s->feed_ids);
+	free(s->providers);
+	ox_model_free(s->model);
+	free(s);
+}
+
+const ox_model *
+ox_session_model(const ox_session *s)
+{
+	return s->model;
+}
+
+int
+ox_session_input_count(const ox_session *s)
+{
+	return s->n_feeds;
+}
+
+const ox_value_def *
+ox_session_input(const ox_session *s, int i)
+{
+	if (i < 0 || i >= s->n_feeds)
+		return NULL;
+	return &s->model->graph->values[s->feed_ids[i]];
+}
+
+int
+ox_session_find_input(const ox_session *s, const char *name)
+{
+	for (int i = 0; i < s->n_feeds; i++)
+		if (strcmp(s->model->graph->values[s->feed_ids[i]].name, name) == 0)
+			return i;
+	return -1;
+}
+
+int
+ox_session_output_count(const ox_session *s)
+{
+	return s->model->graph->n_outputs;
+}
+
+const ox_value_def *
+ox_session_output(const ox_session *s, int i)
+{
+	if (i < 0 || i >= s->model->graph->n_outputs)
+		return NULL;
+	return &s->model->graph->values[s->model->graph->outputs[i]];
+}
+
+int
+ox_session_find_output(const ox_session *s, const char *name)
+{
+	for (int i = 0; i < s->model->graph->n_outputs; i++)
+		if (strcmp(s->model->graph->values[s->model->graph->outputs[i]].name, name) == 0)
+			return i;
+	return -1;
+}
+
+static const char *
+declared_shape_str(const ox_type *t, char *buf, size_t len)
+{
+	size_t		off = 0;
+
+	off += snprintf(buf + off, len - off, "[");
+	for (int i = 0; i < t->rank && off < len; i++)
+	{
+		if (t->dims[i].value >= 0)
+			off += snprintf(buf + off, len - off, "%s%lld", i ? ", " : "", (long long) t->dims[i].value);
+		else
+			off += snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+							t->dims[i].param ? t->dims[i].param : "?");
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "]");
+	return buf;
+}
+
+static ox_code
+check_input(const ox_value_def *def, const ox_value *v, ox_status *st)
+{
+	const ox_type *t = &def->type;
+	char		want[256];
+	char		got[256];
+
+	if (t->kind == OX_TYPE_UNKNOWN)
+		return OX_OK;
+	if (t->kind == OX_TYPE_TENSOR)
+	{
+		const ox_tensor *x = &v->tensor;
+
+		if (v->kind != OX_VALUE_TENSOR)
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects a tensor", def->name);
+		if (t->elem != OX_UNDEFINED && x->dtype != t->elem)
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects element type %s but got %s",
+						   def->name, ox_dtype_name(t->elem), ox_dtype_name(x->dtype));
+		if (x->rank < 0 || x->rank > OX_MAX_RANK)
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has invalid rank %d", def->name, x->rank);
+		if (ox_tensor_numel(x) < 0)
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has an invalid shape", def->name);
+		if (ox_tensor_numel(x) > 0 && !x->data)
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has no data", def->name);
+		if (t->rank < 0)
+			return OX_OK;
+		if (x->rank != t->rank)
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects shape %s but got %s",
+						   def->name, declared_shape_str(t, want, sizeof(want)),
+						   ox_shape_str(x->rank, x->dims, got, sizeof(got)));
+		for (int i = 0; i < t->rank; i++)
+			if (t->dims[i].value >= 0 && t->dims[i].value != x->dims[i])
+				return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects shape %s but got %s",
+							   def->name, declared_shape_str(t, want, sizeof(want)),
+							   ox_shape_str(x->rank, x->dims, got, sizeof(got)));
+		return OX_OK;
+	}
+	if (t->kind == OX_TYPE_SEQUENCE && v->kind != OX_VALUE_SEQUENCE)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects a sequence", def->name);
+	if (t->kind == OX_TYPE_MAP && v->kind != OX_VALUE_MAP)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects a map", def->name);
+	return OX_OK;
+}
+
+ox_code
+ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st)
+{
+	ox_env	   *env = &s->main->env;
+	ox_code		rc;
+
+	for (int i = 0; i < s->n_feeds; i++)
+	{
+		int			id = s->feed_ids[i];
+		const ox_value_def *def = &s->model->graph->values[id];
+
+		OX_TRY(check_input(def, &inputs[i], st));
+		if (!env->borrowed[id])
+			ox_value_release(&env->vals[id]);
+		env->vals[id] = inputs[i];
+		env->vals[id].tensor.owns = false;
+		env->vals[id].tensor.capacity = 0;
+		env->vals[id].seq_cap = 0;
+		env->borrowed[id] = true;
+	}
+	rc = ox_plan_run(s, s->main, NULL, st);
+	/* drop the views of caller memory: it may be gone after we return */
+	for (int i = 0; i < s->n_feeds; i++)
+	{
+		int			id = s->feed_ids[i];
+
+		if (!s->model->graph->values[id].is_output)
+		{
+			memset(&env->vals[id], 0, sizeof(ox_value));
+			env->borrowed[id] = false;
+		}
+	}
+	if (rc == OX_OK)
+	{
+		s->stats.runs++;
+		/* graph outputs that are inputs: copy them, the caller's memory may go */
+		for (int o = 0; o < s->model->graph->n_outputs; o++)
+		{
+			int			id = s->model->graph->outputs[o];
+
+			if (s->model->graph->values[id].is_input && env->borrowed[id] &&
+				!s->model->graph->values[id].init)
+			{
+				ox_value	copy;
+
+				ox_value_init_tensor(&copy);
+				OX_TRY(ox_value_copy(&copy, &env->vals[id], st));
+				env->vals[id] = copy;
+				env->borrowed[id] = false;
+			}
+		}
+	}
+	return rc;
+}
+
+const ox_value *
+ox_session_result(const ox_session *s, int i)
+{
+	if (i < 0 || i >= s->model->graph->n_outputs)
+		return NULL;
+	return &s->main->env.vals[s->model->graph->outputs[i]];
+}
+
+void
+ox_session_get_stats(const ox_session *s, ox_session_stats *out)
+{
+	size_t		bytes = s->pool.bytes;
+
+	*out = s->stats;
+	for (int p = 0; p < s->n_plans; p++)
+	{
+		const ox_plan *plan = &s->plans[p];
+
+		for (int v = 0; v < plan->graph->n_values; v++)
+			if (!plan->env.borrowed[v] && plan->env.vals[v].tensor.owns)
+				bytes += plan->env.vals[v].tensor.capacity;
+	}
+	out->tensor_bytes = bytes;
+	if (bytes > out->peak_tensor_bytes)
+		out->peak_tensor_bytes = bytes;
+}

@@ -1,0 +1,475 @@
+/*
+ * runner.c
+ *	  The ONNX backend node-test runner: loads each test folder's model.onnx
+ *	  through the engine API, feeds test_data_set_N/input_K.pb and compares
+ *	  the results with output_*.pb.
+ *
+ *	  ox_conformance [--filter SUBSTR] [--floor N] [--timeout SEC] [--list-failures]
+ *	                 [--opt-level N] [--report FILE] DIR...
+ *
+ *	  DIR is a folder of test folders (backend/test/data/node) or one test
+ *	  folder.  Each test runs in a child process with a time limit, so a
+ *	  crash or hang is reported as that test's failure and the run goes on.
+ *	  Prints one line per test and a closing summary; exits 1 when the pass
+ *	  count is below --floor.  --report writes "name<TAB>status<TAB>detail"
+ *	  lines for the operator coverage generator.
+ */
+#include "model/loader.h"
+#include "runtime/onnx_engine.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RTOL 1e-3
+#define ATOL 1e-7
+
+static int	opt_level = OX_OPT_ALL;
+
+static unsigned char *
+read_file(const char *path, size_t *len)
+{
+	FILE	   *f = fopen(path, "rb");
+	unsigned char *buf;
+	long		n;
+
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(n > 0 ? n : 1);
+	if (buf && n > 0 && fread(buf, 1, n, f) != (size_t) n)
+	{
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	*len = n > 0 ? (size_t) n : 0;
+	return buf;
+}
+
+/* Parse a test-data file according to the declared type of the value. */
+static ox_code
+read_value(const char *path, const ox_type *type, ox_value *v, ox_status *st)
+{
+	size_t		len;
+	unsigned char *buf = read_file(path, &len);
+	ox_code		rc = OX_OK;
+
+	if (!buf)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "cannot read %s", path);
+	ox_value_init_tensor(v);
+	if (type->kind == OX_TYPE_SEQUENCE)
+	{
+		Onnx__SequenceProto *sp = onnx__sequence_proto__unpack(NULL, len, buf);
+
+		rc = sp ? ox_value_from_sequence_proto(v, sp, 0, st) :
+			ox_fail(st, OX_INVALID_ARGUMENT, "bad sequence file %s", path);
+		if (sp)
+			onnx__sequence_proto__free_unpacked(sp, NULL);
+	}
+	else if (type->kind == OX_TYPE_MAP)
+	{
+		Onnx__MapProto *mp = onnx__map_proto__unpack(NULL, len, buf);
+
+		rc = mp ? ox_value_from_map_proto(v, mp, st) :
+			ox_fail(st, OX_INVALID_ARGUMENT, "bad map file %s", path);
+		if (mp)
+			onnx__map_proto__free_unpacked(mp, NULL);
+	}
+	else if (type->kind == OX_TYPE_OPTIONAL)
+	{
+		Onnx__OptionalProto *op = onnx__optional_proto__unpack(NULL, len, buf);
+
+		rc = op ? ox_value_from_optional_proto(v, op, 0, st) :
+			ox_fail(st, OX_INVALID_ARGUMENT, "bad optional file %s", path);
+		if (op)
+			onnx__optional_proto__free_unpacked(op, NULL);
+	}
+	else
+	{
+		Onnx__TensorProto *tp = onnx__tensor_proto__unpack(NULL, len, buf);
+
+		rc = tp ? ox_tensor_from_proto(&v->tensor, tp, path, st) :
+			ox_fail(st, OX_INVALID_ARGUMENT, "bad tensor file %s", path);
+		if (tp)
+			onnx__tensor_proto__free_unpacked(tp, NULL);
+	}
+	free(buf);
+	return rc;
+}
+
+static bool
+compare_tensor(const ox_tensor *got, const ox_tensor *want, char *why, size_t len)
+{
+	int64_t		n = ox_tensor_numel(want);
+	double		worst = 0;
+	int64_t		worst_at = -1;
+	char		a[128],
+				b[128];
+
+	if (got->dtype != want->dtype)
+	{
+		snprintf(why, len, "element type %s, expected %s", ox_dtype_name(got->dtype),
+				 ox_dtype_name(want->dtype));
+		return false;
+	}
+	if (!ox_shape_equal(got->rank, got->dims, want->rank, want->dims))
+	{
+		snprintf(why, len, "shape %s, expected %s", ox_shape_str(got->rank, got->dims, a, sizeof(a)),
+				 ox_shape_str(want->rank, want->dims, b, sizeof(b)));
+		return false;
+	}
+	for (int64_t i = 0; i < n; i++)
+	{
+		if (want->dtype == OX_STRING)
+		{
+			const ox_string *g = &((ox_string *) got->data)[i];
+			const ox_string *w = &((ox_string *) want->data)[i];
+
+			if (g->len != w->len || memcmp(g->data, w->data, w->len) != 0)
+			{
+				snprintf(why, len, "string %lld is \"%.40s\", expected \"%.40s\"", (long long) i,
+						 g->data, w->data);
+				return false;
+			}
+			continue;
+		}
+		{
+			double		g = ox_tensor_get_double(got, i);
+			double		w = ox_tensor_get_double(want, i);
+			double		err;
+
+			if (ox_dtype_is_int(want->dtype) && want->dtype != OX_BOOL)
+			{
+				if (ox_tensor_get_int64(got, i) != ox_tensor_get_int64(want, i))
+				{
+					snprintf(why, len, "element %lld is %lld, expected %lld", (long long) i,
+							 (long long) ox_tensor_get_int64(got, i), (long long) ox_tensor_get_int64(want, i));
+					return false;
+				}
+				continue;
+			}
+			if (isnan(w) && isnan(g))
+				continue;
+			if (isinf(w) && g == w)
+				continue;
+			err = fabs(g - w);
+			if (!(err <= ATOL + RTOL * fabs(w)))
+			{
+				if (worst_at < 0 || err > worst || isnan(err))
+				{
+					worst = err;
+					worst_at = i;
+				}
+			}
+		}
+	}
+	if (worst_at >= 0)
+	{
+		snprintf(why, len, "element %lld is %.9g, expected %.9g (abs error %.3g)", (long long) worst_at,
+				 ox_tensor_get_double(got, worst_at), ox_tensor_get_double(want, worst_at), worst);
+		return false;
+	}
+	return true;
+}
+
+static bool
+compare_value(const ox_value *got, const ox_value *want, char *why, size_t len)
+{
+	if (want->kind == OX_VALUE_NONE || got->kind == OX_VALUE_NONE)
+	{
+		if (want->kind != got->kind)
+		{
+			snprintf(why, len, "optional presence differs");
+			return false;
+		}
+		return true;
+	}
+	if (got->kind != want->kind)
+	{
+		snprintf(why, len, "value kind %d, expected %d", got->kind, want->kind);
+		return false;
+	}
+	switch (want->kind)
+	{
+		case OX_VALUE_TENSOR:
+			return compare_tensor(&got->tensor, &want->tensor, why, len);
+		case OX_VALUE_SEQUENCE:
+			if (got->seq_len != want->seq_len)
+			{
+				snprintf(why, len, "sequence of %d items, expected %d", got->seq_len, want->seq_len);
+				return false;
+			}
+			for (int i = 0; i < want->seq_len; i++)
+				if (!compare_value(&got->seq_items[i], &want->seq_items[i], why, len))
+					return false;
+			return true;
+		case OX_VALUE_MAP:
+			return compare_tensor(&got->map_keys, &want->map_keys, why, len) &&
+				compare_tensor(&got->map_values, &want->map_values, why, len);
+		default:
+			return true;
+	}
+}
+
+/* Runs one test folder; prints nothing; returns 0 pass, 1 fail, 2 unsupported. */
+static int
+run_test(const char *dir, char *why, size_t why_len)
+{
+	char		path[4096];
+	size_t		len;
+	unsigned char *bytes;
+	ox_status	st;
+	ox_model   *m;
+	ox_session *s;
+	ox_session_options opts;
+	int			result = 0;
+	int			sets = 0;
+
+	ox_status_clear(&st);
+	snprintf(path, sizeof(path), "%s/model.onnx", dir);
+	bytes = read_file(path, &len);
+	if (!bytes)
+	{
+		snprintf(why, why_len, "no model.onnx");
+		return 1;
+	}
+	m = ox_model_load(bytes, len, NULL, &st);
+	free(bytes);
+	if (!m)
+	{
+		snprintf(why, why_len, "load: %s", st.msg);
+		return st.code == OX_UNSUPPORTED ? 2 : 1;
+	}
+	memset(&opts, 0, sizeof(opts));
+	opts.opt_level = opt_level;
+	opts.intra_op_threads = 1;
+	s = ox_session_create(m, &opts, &st);
+	if (!s)
+	{
+		snprintf(why, why_len, "session: %s%s%s", st.node[0] ? st.node : "", st.node[0] ? ": " : "", st.msg);
+		return st.code == OX_UNSUPPORTED ? 2 : 1;
+	}
+	for (int set = 0; result == 0; set++)
+	{
+		struct stat sb;
+		int			nin = ox_session_input_count(s);
+		int			nout = ox_session_output_count(s);
+		ox_value   *inputs;
+		ox_value	want;
+
+		snprintf(path, sizeof(path), "%s/test_data_set_%d", dir, set);
+		if (stat(path, &sb) != 0)
+			break;
+		sets++;
+		inputs = calloc(nin + 1, sizeof(ox_value));
+		for (int i = 0; i < nin && result == 0; i++)
+		{
+			snprintf(path, sizeof(path), "%s/test_data_set_%d/input_%d.pb", dir, set, i);
+			if (stat(path, &sb) != 0)
+			{
+				/* an omitted optional input */
+				ox_value_init_tensor(&inputs[i]);
+				inputs[i].kind = OX_VALUE_NONE;
+				continue;
+			}
+			if (read_value(path, &ox_session_input(s, i)->type, &inputs[i], &st) != OX_OK)
+			{
+				snprintf(why, why_len, "input %d: %s", i, st.msg);
+				result = 1;
+			}
+		}
+		if (result == 0 && ox_session_run(s, inputs, &st) != OX_OK)
+		{
+			snprintf(why, why_len, "run: %s%s%s", st.node[0] ? st.node : "", st.node[0] ? ": " : "", st.msg);
+			result = st.code == OX_UNSUPPORTED ? 2 : 1;
+		}
+		for (int o = 0; o < nout && result == 0; o++)
+		{
+			const ox_value_def *def = ox_session_output(s, o);
+
+			snprintf(path, sizeof(path), "%s/test_data_set_%d/output_%d.pb", dir, set, o);
+			if (read_value(path, &def->type, &want, &st) != OX_OK)
+			{
+				snprintf(why, why_len, "expected output %d: %s", o, st.msg);
+				result = 1;
+				break;
+			}
+			{
+				char		detail[512];
+
+				if (!compare_value(ox_session_result(s, o), &want, detail, sizeof(detail)))
+				{
+					snprintf(why, why_len, "output %d (%s): %s", o, def->name, detail);
+					result = 1;
+				}
+			}
+			ox_value_release(&want);
+		}
+		for (int i = 0; i < nin; i++)
+			ox_value_release(&inputs[i]);
+		free(inputs);
+	}
+	ox_session_free(s);
+	if (result == 0 && sets == 0)
+	{
+		snprintf(why, why_len, "no test data");
+		return 1;
+	}
+	return result;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *) a, *(char *const *) b);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *filter = NULL;
+	const char *report_path = NULL;
+	int			floor_count = -1;
+	int			timeout_s = 60;
+	int			counts[4] = {0, 0, 0, 0};	/* pass, fail, unsupported, crash */
+	char	  **tests = NULL;
+	int			n_tests = 0;
+	FILE	   *report = NULL;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--filter") == 0 && i + 1 < argc)
+			filter = argv[++i];
+		else if (strcmp(argv[i], "--floor") == 0 && i + 1 < argc)
+			floor_count = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc)
+			timeout_s = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--opt-level") == 0 && i + 1 < argc)
+			opt_level = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
+			report_path = argv[++i];
+		else if (strcmp(argv[i], "--help") == 0)
+		{
+			printf("usage: %s [--filter SUBSTR] [--floor N] [--timeout SEC] [--opt-level 0-3] [--report FILE] DIR...\n",
+				   argv[0]);
+			return 0;
+		}
+		else
+		{
+			char		path[4096];
+			struct stat sb;
+
+			snprintf(path, sizeof(path), "%s/model.onnx", argv[i]);
+			if (stat(path, &sb) == 0)
+			{
+				tests = realloc(tests, sizeof(char *) * (n_tests + 1));
+				tests[n_tests++] = strdup(argv[i]);
+				continue;
+			}
+			{
+				DIR		   *d = opendir(argv[i]);
+				struct dirent *e;
+
+				if (!d)
+				{
+					fprintf(stderr, "cannot open %s: %s\n", argv[i], strerror(errno));
+					return 2;
+				}
+				while ((e = readdir(d)))
+				{
+					if (e->d_name[0] == '.')
+						continue;
+					snprintf(path, sizeof(path), "%s/%s/model.onnx", argv[i], e->d_name);
+					if (stat(path, &sb) != 0)
+						continue;
+					snprintf(path, sizeof(path), "%s/%s", argv[i], e->d_name);
+					tests = realloc(tests, sizeof(char *) * (n_tests + 1));
+					tests[n_tests++] = strdup(path);
+				}
+				closedir(d);
+			}
+		}
+	}
+	if (n_tests == 0)
+	{
+		fprintf(stderr, "no tests found\n");
+		return 2;
+	}
+	qsort(tests, n_tests, sizeof(char *), cmp_str);
+	if (report_path && !(report = fopen(report_path, "w")))
+	{
+		fprintf(stderr, "cannot write %s\n", report_path);
+		return 2;
+	}
+
+	for (int t = 0; t < n_tests; t++)
+	{
+		const char *name = strrchr(tests[t], '/') ? strrchr(tests[t], '/') + 1 : tests[t];
+		int			fds[2];
+		pid_t		pid;
+		char		why[1024] = "";
+		int			status = 0;
+		int			result;
+		static const char *const labels[] = {"PASS", "FAIL", "UNSUPPORTED", "CRASH"};
+
+		if (filter && !strstr(name, filter))
+			continue;
+		fflush(stdout);
+		if (pipe(fds) != 0)
+			return 2;
+		pid = fork();
+		if (pid == 0)
+		{
+			int			r;
+
+			close(fds[0]);
+			alarm(timeout_s);
+			r = run_test(tests[t], why, sizeof(why));
+			if (write(fds[1], why, strlen(why) + 1) < 0)
+				_exit(3);
+			_exit(r);
+		}
+		close(fds[1]);
+		{
+			ssize_t		got = read(fds[0], why, sizeof(why) - 1);
+
+			why[got > 0 ? got : 0] = '\0';
+		}
+		close(fds[0]);
+		waitpid(pid, &status, 0);
+		if (WIFEXITED(status) && WEXITSTATUS(status) <= 2)
+			result = WEXITSTATUS(status);
+		else
+		{
+			result = 3;
+			if (WIFSIGNALED(status))
+				snprintf(why, sizeof(why), "%s (signal %d)",
+						 WTERMSIG(status) == SIGALRM ? "timed out" : "crashed", WTERMSIG(status));
+		}
+		counts[result]++;
+		printf("%s %s%s%s\n", labels[result], name, why[0] ? ": " : "", why);
+		if (report)
+			fprintf(report, "%s\t%s\t%s\n", name, labels[result], why);
+	}
+	if (report)
+		fclose(report);
+	printf("conformance: %d passed, %d failed, %d unsupported, %d crashed, %d total\n",
+		   counts[0], counts[1], counts[2], counts[3], counts[0] + counts[1] + counts[2] + counts[3]);
+	if (floor_count >= 0 && counts[0] < floor_count)
+	{
+		printf("conformance: %d passed is below the floor of %d\n", counts[0], floor_count);
+		return 1;
+	}
+	return 0;
+}
