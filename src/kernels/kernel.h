@@ -139,6 +139,8 @@ OX_DECLARE_KERNEL_FAMILY(norm);
 OX_DECLARE_KERNEL_FAMILY(tensor);
 OX_DECLARE_KERNEL_FAMILY(ml_tree);
 OX_DECLARE_KERNEL_FAMILY(ml_misc);
+OX_DECLARE_KERNEL_FAMILY(control);
+OX_DECLARE_KERNEL_FAMILY(sequence);
 
 #define OX_KERNEL_COUNT(table) ((int) (sizeof(table) / sizeof((table)[0])))
 

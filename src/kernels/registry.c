@@ -25,6 +25,8 @@ OX_WEAK_FAMILY(norm);
 OX_WEAK_FAMILY(tensor);
 OX_WEAK_FAMILY(ml_tree);
 OX_WEAK_FAMILY(ml_misc);
+OX_WEAK_FAMILY(control);
+OX_WEAK_FAMILY(sequence);
 
 typedef struct kernel_family
 {
@@ -43,6 +45,8 @@ static const kernel_family families[] = {
 	{ox_kernels_tensor, &ox_kernels_tensor_count},
 	{ox_kernels_ml_tree, &ox_kernels_ml_tree_count},
 	{ox_kernels_ml_misc, &ox_kernels_ml_misc_count},
+	{ox_kernels_control, &ox_kernels_control_count},
+	{ox_kernels_sequence, &ox_kernels_sequence_count},
 };
 
 static bool
