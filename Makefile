@@ -88,3 +88,10 @@ conformance: build/ox_conformance
 	build/ox_conformance --floor $(CONFORMANCE_FLOOR) --report build/conformance.tsv $(ONNX_NODE_TESTS)
 
 .PHONY: conformance
+
+operators-doc: build/ox_conformance
+	build/ox_conformance --report build/conformance.tsv $(ONNX_NODE_TESTS) > build/conformance.log || true
+	python3 test/conformance/gen_operators.py --runner build/ox_conformance --report build/conformance.tsv \
+		--tests $(ONNX_NODE_TESTS) --out docs/operators.md
+
+.PHONY: operators-doc

@@ -4,8 +4,9 @@
  *	  through the engine API, feeds test_data_set_N/input_K.pb and compares
  *	  the results with output_*.pb.
  *
- *	  ox_conformance [--filter SUBSTR] [--floor N] [--timeout SEC] [--list-failures]
- *	                 [--opt-level N] [--report FILE] DIR...
+ *	  ox_conformance [--filter SUBSTR] [--floor N] [--timeout SEC] [--opt-level N]
+ *	                 [--report FILE] DIR...
+ *	  ox_conformance --list-kernels
  *
  *	  DIR is a folder of test folders (backend/test/data/node) or one test
  *	  folder.  Each test runs in a child process with a time limit, so a
@@ -15,6 +16,7 @@
  *	  lines for the operator coverage generator.
  */
 #include "model/loader.h"
+#include "kernels/kernel.h"
 #include "runtime/onnx_engine.h"
 
 #include <dirent.h>
@@ -359,6 +361,18 @@ main(int argc, char **argv)
 			opt_level = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--report") == 0 && i + 1 < argc)
 			report_path = argv[++i];
+		else if (strcmp(argv[i], "--list-kernels") == 0)
+		{
+			/* the registry, for the operator coverage document */
+			for (int k = 0; k < ox_kernel_count(); k++)
+			{
+				const ox_kernel_def *kd = ox_kernel_at(k);
+
+				printf("%s\t%s\t%d\n", kd->domain[0] ? kd->domain : "ai.onnx", kd->op_type,
+					   kd->since_version);
+			}
+			return 0;
+		}
 		else if (strcmp(argv[i], "--help") == 0)
 		{
 			printf("usage: %s [--filter SUBSTR] [--floor N] [--timeout SEC] [--opt-level 0-3] [--report FILE] DIR...\n",
