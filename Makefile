@@ -5,7 +5,7 @@
 #   make && make install        build and install the extension
 #   make unit                   engine unit tests (no server)
 #   make installcheck           pg_regress suites in sql/ against a running server
-#   make tools                  standalone engine tools (build/ox_run, ...)
+#   make tools                  standalone engine tools (conformance runner, C API library)
 
 EXTENSION = onnx_pg
 EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" onnx_pg.control)
@@ -67,10 +67,10 @@ build/unit/%: test/unit/%.c build/libox.a test/unit/kernel_test.h
 	@mkdir -p build/unit
 	$(CC) $(TOOL_CFLAGS) -Itest/unit -o $@ $< $(TOOL_LIBS)
 
-build/ox_run: tools/ox_run.c build/libox.a
-	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIBS)
+build/libox_capi.so: tools/ox_capi.c build/libox.a
+	$(CC) $(TOOL_CFLAGS) -shared -o $@ $< $(TOOL_LIBS)
 
-tools: build/ox_run
+tools: build/libox_capi.so build/ox_conformance
 
 unit: $(UNIT_BINS)
 	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; $$t; done

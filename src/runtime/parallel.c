@@ -1,15 +1,154 @@
 /*
  * parallel.c
- *	  ox_parallel_for.  For now it runs the range on the calling thread in
- *	  one chunk; the intra-op pool replaces the body without changing callers.
+ *	  The intra-op thread pool behind ox_parallel_for.
+ *
+ * One pool per process, created lazily by the first parallel loop that
+ * asks for more than one thread (never at library load, so a PostgreSQL
+ * postmaster that preloads the library has no threads to lose at fork).
+ * Workers sleep on a condition variable between loops: nothing spins while
+ * a backend idles.  Workers run pure computation handed to them by kernels;
+ * they never call back into the caller's environment.
+ *
+ * A fork() child must not use a pool inherited from its parent (its
+ * threads did not survive); the pool records its owner pid and a child
+ * simply builds its own.
  */
 #include "kernels/kernel.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define OX_MAX_THREADS 64
+
+typedef struct pool_job
+{
+	ox_range_fn fn;
+	void	   *arg;
+	int64_t		n;
+	int64_t		chunk;
+	int64_t		next;			/* next unclaimed index, under lock */
+	int			active;			/* workers still inside the job */
+	uint64_t	generation;
+} pool_job;
+
+typedef struct thread_pool
+{
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_cond_t done;
+	pthread_t	threads[OX_MAX_THREADS];
+	int			n_threads;		/* workers, not counting the caller */
+	pool_job	job;
+	pid_t		owner;
+} thread_pool;
+
+static thread_pool *pool;
+
+static bool
+claim(pool_job *job, int64_t *begin, int64_t *end)
+{
+	if (job->next >= job->n)
+		return false;
+	*begin = job->next;
+	*end = job->next + job->chunk < job->n ? job->next + job->chunk : job->n;
+	job->next = *end;
+	return true;
+}
+
+static void *
+worker_main(void *arg)
+{
+	thread_pool *p = arg;
+	uint64_t	seen = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;)
+	{
+		int64_t		b,
+					e;
+
+		while (p->job.generation == seen)
+			pthread_cond_wait(&p->wake, &p->lock);
+		seen = p->job.generation;
+		p->job.active++;
+		while (claim(&p->job, &b, &e))
+		{
+			pthread_mutex_unlock(&p->lock);
+			p->job.fn(p->job.arg, b, e);
+			pthread_mutex_lock(&p->lock);
+		}
+		if (--p->job.active == 0)
+			pthread_cond_signal(&p->done);
+	}
+	return NULL;
+}
+
+static thread_pool *
+get_pool(int want_workers)
+{
+	if (pool && pool->owner != getpid())
+		pool = NULL;			/* inherited across fork: its threads are gone */
+	if (want_workers > OX_MAX_THREADS)
+		want_workers = OX_MAX_THREADS;
+	if (!pool)
+	{
+		pool = calloc(1, sizeof(thread_pool));
+		if (!pool)
+			return NULL;
+		pthread_mutex_init(&pool->lock, NULL);
+		pthread_cond_init(&pool->wake, NULL);
+		pthread_cond_init(&pool->done, NULL);
+		pool->owner = getpid();
+	}
+	pthread_mutex_lock(&pool->lock);
+	while (pool->n_threads < want_workers)
+	{
+		if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, pool) != 0)
+			break;
+		pool->n_threads++;
+	}
+	pthread_mutex_unlock(&pool->lock);
+	return pool;
+}
 
 void
 ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn, void *arg)
 {
-	(void) ctx;
-	(void) min_chunk;
-	if (n > 0)
+	int			threads = ctx ? ctx->nthreads : 1;
+	thread_pool *p;
+	int64_t		b,
+				e;
+
+	if (n <= 0)
+		return;
+	if (min_chunk < 1)
+		min_chunk = 1;
+	if (threads <= 1 || n <= min_chunk || !(p = get_pool(threads - 1)) || p->n_threads == 0)
+	{
 		fn(arg, 0, n);
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	p->job.fn = fn;
+	p->job.arg = arg;
+	p->job.n = n;
+	/* a few chunks per thread balance uneven work without much locking */
+	p->job.chunk = (n + threads * 4 - 1) / (threads * 4);
+	if (p->job.chunk < min_chunk)
+		p->job.chunk = min_chunk;
+	p->job.next = 0;
+	p->job.active = 1;			/* the caller */
+	p->job.generation++;
+	pthread_cond_broadcast(&p->wake);
+	while (claim(&p->job, &b, &e))
+	{
+		pthread_mutex_unlock(&p->lock);
+		fn(arg, b, e);
+		pthread_mutex_lock(&p->lock);
+	}
+	p->job.active--;
+	while (p->job.active > 0 || p->job.next < p->job.n)
+		pthread_cond_wait(&p->done, &p->lock);
+	pthread_mutex_unlock(&p->lock);
 }

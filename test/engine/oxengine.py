@@ -1,0 +1,106 @@
+"""ctypes binding of the engine's flat C API (build/libox_capi.so), for engine
+tests and benchmarks that run without a PostgreSQL server."""
+import ctypes
+import os
+
+import numpy as np
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_LIB_PATH = os.environ.get("OX_CAPI_LIB", os.path.join(_HERE, "..", "..", "build", "libox_capi.so"))
+
+# onnx TensorProto element types <-> numpy
+_NP_OF = {1: np.float32, 2: np.uint8, 3: np.int8, 4: np.uint16, 5: np.int16, 6: np.int32,
+          7: np.int64, 9: np.bool_, 10: np.float16, 11: np.float64, 12: np.uint32, 13: np.uint64}
+_CODE_OF = {np.dtype(v): k for k, v in _NP_OF.items()}
+
+_lib = None
+
+
+def lib():
+    global _lib
+    if _lib is None:
+        _lib = ctypes.CDLL(_LIB_PATH)
+        _lib.oxc_create.restype = ctypes.c_void_p
+        _lib.oxc_create.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                                    ctypes.c_char_p, ctypes.c_size_t]
+        _lib.oxc_free.argtypes = [ctypes.c_void_p]
+        for f in ("oxc_input_count", "oxc_output_count"):
+            getattr(_lib, f).argtypes = [ctypes.c_void_p]
+        for f in ("oxc_input_name", "oxc_output_name"):
+            getattr(_lib, f).argtypes = [ctypes.c_void_p, ctypes.c_int]
+            getattr(_lib, f).restype = ctypes.c_char_p
+        run_args = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int),
+                    ctypes.POINTER(ctypes.c_int64), ctypes.POINTER(ctypes.c_void_p),
+                    ctypes.c_char_p, ctypes.c_size_t]
+        _lib.oxc_run.argtypes = run_args
+        _lib.oxc_run_repeat.argtypes = [ctypes.c_void_p, ctypes.c_int] + run_args[1:]
+        _lib.oxc_output.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                    ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int64),
+                                    ctypes.POINTER(ctypes.c_void_p)]
+        _lib.oxc_stat.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        _lib.oxc_stat.restype = ctypes.c_int64
+    return _lib
+
+
+class EngineError(RuntimeError):
+    pass
+
+
+class Session:
+    def __init__(self, model_bytes, opt_level=3, threads=1):
+        if not isinstance(model_bytes, (bytes, bytearray)):
+            model_bytes = model_bytes.SerializeToString()
+        err = ctypes.create_string_buffer(2048)
+        self._h = lib().oxc_create(bytes(model_bytes), len(model_bytes), opt_level, threads, err, 2048)
+        if not self._h:
+            raise EngineError(err.value.decode())
+        self.input_names = [lib().oxc_input_name(self._h, i).decode() for i in range(lib().oxc_input_count(self._h))]
+        self.output_names = [lib().oxc_output_name(self._h, i).decode() for i in range(lib().oxc_output_count(self._h))]
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib().oxc_free(self._h)
+            self._h = None
+
+    def stat(self, what):
+        return lib().oxc_stat(self._h, what.encode())
+
+    def _bind(self, feeds):
+        arrays = [np.ascontiguousarray(feeds[name]) for name in self.input_names]
+        n = len(arrays)
+        dtypes = (ctypes.c_int * max(n, 1))(*[_CODE_OF[a.dtype] for a in arrays])
+        ranks = (ctypes.c_int * max(n, 1))(*[a.ndim for a in arrays])
+        flat = [d for a in arrays for d in a.shape]
+        dims = (ctypes.c_int64 * max(len(flat), 1))(*flat)
+        data = (ctypes.c_void_p * max(n, 1))(*[a.ctypes.data for a in arrays])
+        return arrays, dtypes, ranks, dims, data
+
+    def run(self, feeds):
+        arrays, dtypes, ranks, dims, data = self._bind(feeds)
+        err = ctypes.create_string_buffer(2048)
+        rc = lib().oxc_run(self._h, dtypes, ranks, dims, data, err, 2048)
+        if rc:
+            raise EngineError(err.value.decode())
+        return [self._output(i) for i in range(len(self.output_names))]
+
+    def run_repeat(self, feeds, n):
+        arrays, dtypes, ranks, dims, data = self._bind(feeds)
+        err = ctypes.create_string_buffer(2048)
+        rc = lib().oxc_run_repeat(self._h, n, dtypes, ranks, dims, data, err, 2048)
+        if rc:
+            raise EngineError(err.value.decode())
+
+    def _output(self, i):
+        dtype, rank = ctypes.c_int(), ctypes.c_int()
+        dims = (ctypes.c_int64 * 16)()
+        ptr = ctypes.c_void_p()
+        kind = lib().oxc_output(self._h, i, ctypes.byref(dtype), ctypes.byref(rank), dims, ctypes.byref(ptr))
+        if kind != 0:
+            return None  # sequences and maps are not exposed through this API
+        shape = tuple(dims[k] for k in range(rank.value))
+        npt = np.dtype(_NP_OF[dtype.value])
+        n = int(np.prod(shape)) if shape else 1
+        if n == 0:
+            return np.zeros(shape, npt)
+        buf = (ctypes.c_char * (n * npt.itemsize)).from_address(ptr.value)
+        return np.frombuffer(buf, dtype=npt).reshape(shape).copy()

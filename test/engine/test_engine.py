@@ -1,0 +1,212 @@
+"""Engine tests without a server: loader errors on hostile bytes, optimizer
+passes (same outputs before and after), control flow with outer scopes, and
+agreement with onnxruntime on small graphs.  Tolerances: rtol 1e-4, atol 1e-5
+for float32 unless stated."""
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from oxengine import EngineError, Session
+
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def make_model(nodes, inputs, outputs, initializers=(), opset=17, extra_opsets=()):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(initializers))
+    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in extra_opsets]
+    model = helper.make_model(graph, opset_imports=opsets, ir_version=8)
+    return model
+
+
+def ort_run(model, feeds):
+    sess = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return sess.run(None, feeds)
+
+
+def check_all_levels(model, feeds, rtol=RTOL, atol=ATOL):
+    """Every optimization level gives onnxruntime's answer."""
+    want = ort_run(model, feeds)
+    for level in (0, 1, 2, 3):
+        got = Session(model, opt_level=level).run(feeds)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"opt level {level}")
+
+
+def conv_bn_model():
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    b = numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b")
+    scale = numpy_helper.from_array(rng.uniform(0.5, 1.5, 4).astype(np.float32), "scale")
+    bias = numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "bias")
+    mean = numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "mean")
+    var = numpy_helper.from_array(rng.uniform(0.5, 2, 4).astype(np.float32), "var")
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c", "scale", "bias", "mean", "var"], ["y0"], epsilon=1e-3),
+        helper.make_node("Identity", ["y0"], ["y1"]),
+        helper.make_node("Relu", ["y1"], ["y"]),
+    ]
+    return make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+                      [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                      [w, b, scale, bias, mean, var])
+
+
+def test_conv_bn_fold_same_outputs_and_fewer_nodes():
+    model = conv_bn_model()
+    x = np.random.default_rng(1).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    check_all_levels(model, {"x": x})
+    plain = Session(model, opt_level=0)
+    opt = Session(model, opt_level=1)
+    assert plain.stat("nodes_after") == 4
+    assert opt.stat("nodes_after") == 2  # Conv(+BN folded) and Relu
+
+
+def test_constant_folding_and_identity_removal():
+    c = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "c")
+    nodes = [
+        helper.make_node("Constant", [], ["k"], value=numpy_helper.from_array(np.full((2, 3), 2.0, np.float32))),
+        helper.make_node("Mul", ["c", "k"], ["ck"]),          # constant: folded
+        helper.make_node("Dropout", ["ck"], ["ckd"]),          # inference: removed
+        helper.make_node("Add", ["x", "ckd"], ["y"]),
+    ]
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3])], [c])
+    x = np.ones((2, 3), np.float32)
+    check_all_levels(model, {"x": x})
+    assert Session(model, opt_level=1).stat("nodes_after") == 1
+
+
+def test_if_with_outer_scope_values():
+    then_g = helper.make_graph([helper.make_node("Add", ["x", "x"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", TensorProto.FLOAT, [3])])
+    else_g = helper.make_graph([helper.make_node("Mul", ["x", "x"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", TensorProto.FLOAT, [3])])
+    nodes = [helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g)]
+    model = make_model(nodes, [helper.make_tensor_value_info("cond", TensorProto.BOOL, []),
+                               helper.make_tensor_value_info("x", TensorProto.FLOAT, [3])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3])])
+    x = np.array([1, 2, 3], np.float32)
+    for cond in (True, False):
+        check_all_levels(model, {"cond": np.array(cond), "x": x})
+
+
+def test_loop_accumulates():
+    body = helper.make_graph(
+        [helper.make_node("Add", ["acc_in", "step"], ["acc_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, [2]),
+         helper.make_tensor_value_info("scan_out", TensorProto.FLOAT, [2])])
+    nodes = [helper.make_node("Loop", ["M", "", "acc0"], ["acc", "scan"], body=body)]
+    model = make_model(nodes, [helper.make_tensor_value_info("M", TensorProto.INT64, []),
+                               helper.make_tensor_value_info("acc0", TensorProto.FLOAT, [2]),
+                               helper.make_tensor_value_info("step", TensorProto.FLOAT, [2])],
+                       [helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2]),
+                        helper.make_tensor_value_info("scan", TensorProto.FLOAT, [None, 2])])
+    feeds = {"M": np.array(5, np.int64), "acc0": np.zeros(2, np.float32), "step": np.array([1, 2], np.float32)}
+    check_all_levels(model, feeds)
+
+
+def test_repeated_runs_reuse_buffers_and_stay_correct():
+    model = conv_bn_model()
+    s = Session(model)
+    rng = np.random.default_rng(2)
+    for batch in (1, 4, 1, 3):
+        x = rng.standard_normal((batch, 3, 8, 8)).astype(np.float32)
+        np.testing.assert_allclose(s.run({"x": x})[0], ort_run(model, {"x": x})[0], rtol=RTOL, atol=ATOL)
+
+
+# ---- hostile models: each a clear error, never a crash -------------------
+
+def error_of(data):
+    with pytest.raises(EngineError) as e:
+        Session(data)
+    return str(e.value)
+
+
+def test_empty_and_random_bytes():
+    assert "empty" in error_of(b"")
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        Session_or_error(rng.bytes(int(rng.integers(1, 300))))
+
+
+def Session_or_error(data):
+    try:
+        Session(data)
+    except EngineError:
+        pass
+
+
+def test_truncated_models():
+    data = conv_bn_model().SerializeToString()
+    for cut in range(1, len(data), max(1, len(data) // 97)):
+        Session_or_error(data[:cut])
+
+
+def test_deep_nesting_is_refused():
+    # a chain of nested length-delimited fields: graph(7) -> node(1) -> attribute(5) -> g(6) ...
+    inner = b""
+    for _ in range(5000):
+        inner = b"\x32" + _varint(len(inner)) + inner  # field 6 (g) inside AttributeProto
+        inner = b"\x2a" + _varint(len(inner)) + inner  # field 5 (attribute) inside NodeProto
+        inner = b"\x0a" + _varint(len(inner)) + inner  # field 1 (node) inside GraphProto
+    data = b"\x08\x08" + b"\x3a" + _varint(len(inner)) + inner
+    assert "deep" in error_of(data)
+
+
+def _varint(n):
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def test_structural_faults():
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    cyclic = make_model([helper.make_node("Add", ["x", "b"], ["a"]), helper.make_node("Relu", ["a"], ["b"]),
+                         helper.make_node("Relu", ["a"], ["y"])], [x], [y])
+    assert "cycle" in error_of(cyclic.SerializeToString())
+    dup = make_model([helper.make_node("Relu", ["x"], ["y"]), helper.make_node("Relu", ["x"], ["y"])], [x], [y])
+    assert "more than once" in error_of(dup.SerializeToString())
+    missing = make_model([helper.make_node("Add", ["x", "nope"], ["y"])], [x], [y])
+    assert "nope" in error_of(missing.SerializeToString())
+    unknown = make_model([helper.make_node("NoSuchOp", ["x"], ["y"]), ], [x], [y])
+    assert "NoSuchOp" in error_of(unknown.SerializeToString())
+    two = make_model([helper.make_node("FooA", ["x"], ["a"]), helper.make_node("FooB", ["a"], ["y"])], [x], [y])
+    msg = error_of(two.SerializeToString())
+    assert "FooA" in msg and "FooB" in msg
+    short = numpy_helper.from_array(np.zeros(4, np.float32), "w")
+    short.raw_data = short.raw_data[:7]
+    bad_init = make_model([helper.make_node("Add", ["x", "w"], ["y"])], [x], [y], [short])
+    assert "bytes of data" in error_of(bad_init.SerializeToString())
+    ext = numpy_helper.from_array(np.zeros(2, np.float32), "w")
+    ext.data_location = TensorProto.EXTERNAL
+    ext.ClearField("raw_data")
+    ext.external_data.add(key="location", value="weights.bin")
+    ext_model = make_model([helper.make_node("Add", ["x", "w"], ["y"])], [x], [y], [ext])
+    assert "external" in error_of(ext_model.SerializeToString())
+    neg = make_model([helper.make_node("Relu", ["x"], ["y"])],
+                     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [-3])], [y])
+    assert "negative" in error_of(neg.SerializeToString())
+
+
+def test_wrong_inputs_are_errors():
+    model = conv_bn_model()
+    s = Session(model)
+    with pytest.raises(EngineError, match="expects shape"):
+        s.run({"x": np.zeros((1, 2, 8, 8), np.float32)})
+    with pytest.raises(EngineError, match="element type"):
+        s.run({"x": np.zeros((1, 3, 8, 8), np.float64)})

@@ -1,0 +1,198 @@
+/*
+ * ox_capi.c
+ *	  A flat C API over the engine for foreign-function callers (the Python
+ *	  engine tests and benchmarks load it with ctypes as build/libox_capi.so).
+ *	  Tensors only; values are passed as (dtype, rank, dims, data) tuples.
+ */
+#include "runtime/onnx_engine.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct oxc_session
+{
+	ox_session *s;
+	ox_value   *inputs;
+	int			n_inputs;
+} oxc_session;
+
+static void
+copy_error(const ox_status *st, char *err, size_t errlen)
+{
+	if (err && errlen)
+		snprintf(err, errlen, "%s%s%s", st->node[0] ? st->node : "", st->node[0] ? ": " : "", st->msg);
+}
+
+void	   *oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen);
+void		oxc_free(void *h);
+int			oxc_input_count(void *h);
+const char *oxc_input_name(void *h, int i);
+int			oxc_output_count(void *h);
+const char *oxc_output_name(void *h, int i);
+int			oxc_run(void *h, const int *dtypes, const int *ranks, const int64_t *dims,
+					void *const *data, char *err, size_t errlen);
+int			oxc_output(void *h, int i, int *dtype, int *rank, int64_t *dims, const void **data);
+int			oxc_run_repeat(void *h, int n, const int *dtypes, const int *ranks, const int64_t *dims,
+						   void *const *data, char *err, size_t errlen);
+int64_t		oxc_stat(void *h, const char *what);
+
+void *
+oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen)
+{
+	ox_status	st;
+	ox_model   *m;
+	ox_session_options opts;
+	oxc_session *h;
+
+	ox_status_clear(&st);
+	m = ox_model_load(bytes, len, NULL, &st);
+	if (!m)
+	{
+		copy_error(&st, err, errlen);
+		return NULL;
+	}
+	memset(&opts, 0, sizeof(opts));
+	opts.opt_level = opt_level;
+	opts.intra_op_threads = threads;
+	h = calloc(1, sizeof(oxc_session));
+	if (!h)
+		return NULL;
+	h->s = ox_session_create(m, &opts, &st);
+	if (!h->s)
+	{
+		copy_error(&st, err, errlen);
+		free(h);
+		return NULL;
+	}
+	h->n_inputs = ox_session_input_count(h->s);
+	h->inputs = calloc(h->n_inputs + 1, sizeof(ox_value));
+	return h;
+}
+
+void
+oxc_free(void *p)
+{
+	oxc_session *h = p;
+
+	if (!h)
+		return;
+	ox_session_free(h->s);
+	free(h->inputs);
+	free(h);
+}
+
+int
+oxc_input_count(void *h)
+{
+	return ox_session_input_count(((oxc_session *) h)->s);
+}
+
+const char *
+oxc_input_name(void *h, int i)
+{
+	return ox_session_input(((oxc_session *) h)->s, i)->name;
+}
+
+int
+oxc_output_count(void *h)
+{
+	return ox_session_output_count(((oxc_session *) h)->s);
+}
+
+const char *
+oxc_output_name(void *h, int i)
+{
+	return ox_session_output(((oxc_session *) h)->s, i)->name;
+}
+
+static void
+bind_inputs(oxc_session *h, const int *dtypes, const int *ranks, const int64_t *dims, void *const *data)
+{
+	const int64_t *d = dims;
+
+	for (int i = 0; i < h->n_inputs; i++)
+	{
+		ox_value   *v = &h->inputs[i];
+
+		memset(v, 0, sizeof(*v));
+		v->kind = OX_VALUE_TENSOR;
+		v->tensor.dtype = (ox_dtype) dtypes[i];
+		v->tensor.rank = ranks[i];
+		for (int k = 0; k < ranks[i] && k < OX_MAX_RANK; k++)
+			v->tensor.dims[k] = d[k];
+		d += ranks[i];
+		v->tensor.data = data[i];
+	}
+}
+
+int
+oxc_run(void *p, const int *dtypes, const int *ranks, const int64_t *dims, void *const *data,
+		char *err, size_t errlen)
+{
+	oxc_session *h = p;
+	ox_status	st;
+
+	ox_status_clear(&st);
+	bind_inputs(h, dtypes, ranks, dims, data);
+	if (ox_session_run(h->s, h->inputs, &st) != OX_OK)
+	{
+		copy_error(&st, err, errlen);
+		return (int) st.code;
+	}
+	return 0;
+}
+
+/* n runs back to back, for benchmarks without per-call foreign-call cost */
+int
+oxc_run_repeat(void *p, int n, const int *dtypes, const int *ranks, const int64_t *dims,
+			   void *const *data, char *err, size_t errlen)
+{
+	for (int i = 0; i < n; i++)
+	{
+		int			rc = oxc_run(p, dtypes, ranks, dims, data, err, errlen);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* output i: returns its kind (0 tensor, 1 sequence, 2 map, 3 none) */
+int
+oxc_output(void *p, int i, int *dtype, int *rank, int64_t *dims, const void **data)
+{
+	oxc_session *h = p;
+	const ox_value *v = ox_session_result(h->s, i);
+
+	if (!v)
+		return -1;
+	if (v->kind == OX_VALUE_TENSOR)
+	{
+		*dtype = v->tensor.dtype;
+		*rank = v->tensor.rank;
+		memcpy(dims, v->tensor.dims, sizeof(int64_t) * v->tensor.rank);
+		*data = v->tensor.data;
+	}
+	return (int) v->kind;
+}
+
+int64_t
+oxc_stat(void *p, const char *what)
+{
+	oxc_session *h = p;
+	ox_session_stats s;
+
+	ox_session_get_stats(h->s, &s);
+	if (strcmp(what, "nodes_before") == 0)
+		return s.nodes_before_opt;
+	if (strcmp(what, "nodes_after") == 0)
+		return s.nodes_after_opt;
+	if (strcmp(what, "tensor_bytes") == 0)
+		return (int64_t) s.tensor_bytes;
+	if (strcmp(what, "weight_bytes") == 0)
+		return (int64_t) s.weight_bytes;
+	if (strcmp(what, "create_us") == 0)
+		return (int64_t) (s.create_ms * 1000);
+	return -1;
+}
