@@ -510,9 +510,9 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 				!mp->has_ir_version ? "IR version" : "graph");
 		goto fail;
 	}
-	if (mp->ir_version < 1 || mp->ir_version > 11)
+	if (mp->ir_version < 1 || mp->ir_version > 13)
 	{
-		ox_fail(st, OX_UNSUPPORTED, "IR version %lld is not supported (1 to 11 are)",
+		ox_fail(st, OX_UNSUPPORTED, "IR version %lld is not supported (1 to 13 are)",
 				(long long) mp->ir_version);
 		goto fail;
 	}
