@@ -558,7 +558,11 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 		}
 		if (ox_model_opset(m, d) >= 0)
 		{
-			ox_fail(st, OX_INVALID_MODEL, "the model imports domain \"%s\" twice", d[0] ? d : "ai.onnx");
+			/* some converters (skl2onnx) repeat an import: harmless when it agrees */
+			if (ox_model_opset(m, d) == op->version)
+				continue;
+			ox_fail(st, OX_INVALID_MODEL, "the model imports domain \"%s\" twice, as versions %lld and %lld",
+					d[0] ? d : "ai.onnx", (long long) ox_model_opset(m, d), (long long) op->version);
 			goto fail;
 		}
 		m->opsets[m->n_opsets].domain = ox_arena_strdup(&m->arena, d);

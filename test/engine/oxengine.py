@@ -66,7 +66,7 @@ class Session:
         return lib().oxc_stat(self._h, what.encode())
 
     def _bind(self, feeds):
-        arrays = [np.ascontiguousarray(feeds[name]) for name in self.input_names]
+        arrays = [np.require(feeds[name], requirements="C") for name in self.input_names]
         n = len(arrays)
         dtypes = (ctypes.c_int * max(n, 1))(*[_CODE_OF[a.dtype] for a in arrays])
         ranks = (ctypes.c_int * max(n, 1))(*[a.ndim for a in arrays])
