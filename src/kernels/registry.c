@@ -27,6 +27,14 @@ OX_WEAK_FAMILY(ml_tree);
 OX_WEAK_FAMILY(ml_misc);
 OX_WEAK_FAMILY(control);
 OX_WEAK_FAMILY(sequence);
+OX_WEAK_FAMILY(rnn);
+OX_WEAK_FAMILY(quant);
+OX_WEAK_FAMILY(vision);
+OX_WEAK_FAMILY(transformer);
+OX_WEAK_FAMILY(loss);
+OX_WEAK_FAMILY(signal);
+OX_WEAK_FAMILY(text);
+OX_WEAK_FAMILY(random);
 
 typedef struct kernel_family
 {
@@ -47,6 +55,14 @@ static const kernel_family families[] = {
 	{ox_kernels_ml_misc, &ox_kernels_ml_misc_count},
 	{ox_kernels_control, &ox_kernels_control_count},
 	{ox_kernels_sequence, &ox_kernels_sequence_count},
+	{ox_kernels_rnn, &ox_kernels_rnn_count},
+	{ox_kernels_quant, &ox_kernels_quant_count},
+	{ox_kernels_vision, &ox_kernels_vision_count},
+	{ox_kernels_transformer, &ox_kernels_transformer_count},
+	{ox_kernels_loss, &ox_kernels_loss_count},
+	{ox_kernels_signal, &ox_kernels_signal_count},
+	{ox_kernels_text, &ox_kernels_text_count},
+	{ox_kernels_random, &ox_kernels_random_count},
 };
 
 static bool

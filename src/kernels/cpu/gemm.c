@@ -1,0 +1,607 @@
+/*
+ * gemm.c
+ *	  Gemm and MatMul, the BLAS wrappers the other nn families use, and the
+ *	  gemm family table (MatMulInteger, QLinearMatMul and Einsum live in
+ *	  gemm_quant.c and gemm_einsum.c).
+ *
+ * float32 and double go to OpenBLAS; float16 and bfloat16 are staged through
+ * float32; integer types use a plain i-k-j loop that the compiler
+ * vectorizes, with wrap-around arithmetic done in the unsigned type so that
+ * overflow is defined.
+ */
+#include "kernels/cpu/nn.h"
+
+#include <cblas.h>
+#include <string.h>
+
+/* ---- BLAS wrappers ------------------------------------------------------ */
+
+/*
+ * OpenBLAS reports bad arguments by printing, so degenerate sizes (an empty
+ * output, or k == 0, where the leading dimension may legally be 0) are
+ * handled here instead of reaching it.
+ */
+void
+nn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+		 const float *a, int64_t lda, const float *b, int64_t ldb,
+		 float beta, float *c, int64_t ldc)
+{
+	if (m == 0 || n == 0)
+		return;
+	if (k == 0)
+	{
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++)
+				c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];
+		return;
+	}
+	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+				(int) m, (int) n, (int) k, alpha, a, (int) lda, b, (int) ldb, beta, c, (int) ldc);
+}
+
+void
+nn_dgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
+		 const double *a, int64_t lda, const double *b, int64_t ldb,
+		 double beta, double *c, int64_t ldc)
+{
+	if (m == 0 || n == 0)
+		return;
+	if (k == 0)
+	{
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++)
+				c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];
+		return;
+	}
+	cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+				(int) m, (int) n, (int) k, alpha, a, (int) lda, b, (int) ldb, beta, c, (int) ldc);
+}
+
+/* ---- integer products --------------------------------------------------- */
+
+/* y[m, n] = op(a) op(b); a is [m, k] (or [k, m] when ta), b is [k, n] (or [n, k]) */
+#define DEFINE_INT_MATMUL(NAME, T, U) \
+static void \
+NAME(const T *a, const T *b, T *y, int64_t m, int64_t n, int64_t k, bool ta, bool tb) \
+{ \
+	for (int64_t i = 0; i < m; i++) \
+	{ \
+		T		   *yr = y + i * n; \
+		for (int64_t j = 0; j < n; j++) \
+			yr[j] = 0; \
+		for (int64_t p = 0; p < k; p++) \
+		{ \
+			U			av = (U) (ta ? a[p * m + i] : a[i * k + p]); \
+			if (!tb) \
+			{ \
+				const T    *br = b + p * n; \
+				for (int64_t j = 0; j < n; j++) \
+					yr[j] = (T) ((U) yr[j] + av * (U) br[j]); \
+			} \
+			else \
+			{ \
+				for (int64_t j = 0; j < n; j++) \
+					yr[j] = (T) ((U) yr[j] + av * (U) b[j * k + p]); \
+			} \
+		} \
+	} \
+}
+
+DEFINE_INT_MATMUL(matmul_i32, int32_t, uint32_t)
+DEFINE_INT_MATMUL(matmul_i64, int64_t, uint64_t)
+DEFINE_INT_MATMUL(matmul_u32, uint32_t, uint32_t)
+DEFINE_INT_MATMUL(matmul_u64, uint64_t, uint64_t)
+
+/* the arithmetic a (Mat)Mul runs in, chosen once per call from the dtype */
+typedef enum mm_kind
+{
+	MM_F32,
+	MM_F64,
+	MM_STAGED,					/* float16/bfloat16 through float32 */
+	MM_I32,
+	MM_I64,
+	MM_U32,
+	MM_U64,
+	MM_NONE
+} mm_kind;
+
+static mm_kind
+mm_kind_of(ox_dtype dt)
+{
+	switch (dt)
+	{
+		case OX_FLOAT:
+			return MM_F32;
+		case OX_DOUBLE:
+			return MM_F64;
+		case OX_FLOAT16:
+		case OX_BFLOAT16:
+			return MM_STAGED;
+		case OX_INT32:
+			return MM_I32;
+		case OX_INT64:
+			return MM_I64;
+		case OX_UINT32:
+			return MM_U32;
+		case OX_UINT64:
+			return MM_U64;
+		default:
+			return MM_NONE;
+	}
+}
+
+/* one product of matrices at element offsets; integer and float kinds */
+static void
+mm_int_product(mm_kind kind, const void *a, const void *b, void *y, int64_t m, int64_t n,
+			   int64_t k, bool ta, bool tb)
+{
+	switch (kind)
+	{
+		case MM_I32:
+			matmul_i32(a, b, y, m, n, k, ta, tb);
+			break;
+		case MM_I64:
+			matmul_i64(a, b, y, m, n, k, ta, tb);
+			break;
+		case MM_U32:
+			matmul_u32(a, b, y, m, n, k, ta, tb);
+			break;
+		case MM_U64:
+			matmul_u64(a, b, y, m, n, k, ta, tb);
+			break;
+		default:
+			break;
+	}
+}
+
+/* ---- Gemm --------------------------------------------------------------- */
+
+/*
+ * Attributes parsed once.  packed_b is where a pre-packed constant B will
+ * go (prepare knows whether B is an initializer); run() already reads B only
+ * through gemm_b_operand so that adding packing touches one place.
+ */
+typedef struct gemm_state
+{
+	bool		trans_a;
+	bool		trans_b;
+	float		alpha;
+	float		beta;
+	bool		b_is_constant;
+	void	   *packed_b;		/* reserved: not built yet */
+} gemm_state;
+
+static ox_code
+gemm_prepare(ox_prepare_ctx *pc)
+{
+	const ox_node *node = pc->node;
+	gemm_state *s;
+	int64_t		ta = ox_attr_int(node, "transA", 0);
+	int64_t		tb = ox_attr_int(node, "transB", 0);
+	int64_t		bc = ox_attr_int(node, "broadcast", 0);
+	const ox_value_def *bdef;
+
+	if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
+		return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+					   "Gemm: transA and transB must be 0 or 1, got %lld and %lld",
+					   (long long) ta, (long long) tb);
+	if (bc != 0 && bc != 1)
+		return ox_fail(pc->st, OX_INVALID_ARGUMENT, "Gemm: broadcast must be 0 or 1, got %lld",
+					   (long long) bc);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "Gemm: could not allocate state");
+	s->trans_a = ta == 1;
+	s->trans_b = tb == 1;
+	s->alpha = ox_attr_float(node, "alpha", 1.0f);
+	s->beta = ox_attr_float(node, "beta", 1.0f);
+	bdef = pc->graph ? ox_node_input_def(pc->graph, node, 1) : NULL;
+	s->b_is_constant = bdef && bdef->init;
+	pc->state = s;
+	return OX_OK;
+}
+
+static void
+gemm_free(void *state)
+{
+	gemm_state *s = state;
+
+	if (s)
+		free(s->packed_b);
+	free(s);
+}
+
+/* C broadcast to [m, n]: element (i, j) is c[i * ci + j * cj] */
+static ox_code
+gemm_c_strides(const ox_tensor *c, int64_t m, int64_t n, int64_t *ci, int64_t *cj,
+			   ox_status *st)
+{
+	int64_t		cm = 1,
+				cn = 1;
+	char		buf[NN_SHAPE_LEN];
+
+	if (c->rank > 2)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "Gemm: C has shape %s, expected rank <= 2",
+					   nn_shape(c, buf));
+	if (c->rank >= 1)
+		cn = c->dims[c->rank - 1];
+	if (c->rank == 2)
+		cm = c->dims[0];
+	if ((cm != 1 && cm != m) || (cn != 1 && cn != n))
+		return ox_fail(st, OX_INVALID_ARGUMENT,
+					   "Gemm: C has shape %s, which does not broadcast to [%lld, %lld]",
+					   nn_shape(c, buf), (long long) m, (long long) n);
+	*ci = cm == 1 ? 0 : cn;
+	*cj = cn == 1 ? 0 : 1;
+	return OX_OK;
+}
+
+#define DEFINE_FILL_C(NAME, T) \
+static void \
+NAME(T *y, const T *c, int64_t m, int64_t n, int64_t ci, int64_t cj) \
+{ \
+	for (int64_t i = 0; i < m; i++) \
+		for (int64_t j = 0; j < n; j++) \
+			y[i * n + j] = c[i * ci + j * cj]; \
+}
+DEFINE_FILL_C(fill_c_f32, float)
+DEFINE_FILL_C(fill_c_f64, double)
+
+/* integer Gemm: y = alpha * y + beta * c, computed in double unless trivial */
+#define DEFINE_INT_EPILOGUE(NAME, T) \
+static void \
+NAME(T *y, const T *c, int64_t m, int64_t n, int64_t ci, int64_t cj, double alpha, double beta) \
+{ \
+	for (int64_t i = 0; i < m; i++) \
+		for (int64_t j = 0; j < n; j++) \
+		{ \
+			T			cv = c ? c[i * ci + j * cj] : 0; \
+			if (alpha == 1 && (beta == 1 || !c)) \
+				y[i * n + j] = (T) (y[i * n + j] + cv); \
+			else \
+				y[i * n + j] = (T) (alpha * (double) y[i * n + j] + beta * (double) cv); \
+		} \
+}
+DEFINE_INT_EPILOGUE(epilogue_i32, int32_t)
+DEFINE_INT_EPILOGUE(epilogue_i64, int64_t)
+DEFINE_INT_EPILOGUE(epilogue_u32, uint32_t)
+DEFINE_INT_EPILOGUE(epilogue_u64, uint64_t)
+
+static ox_code
+gemm_run(ox_kernel_ctx *ctx)
+{
+	const gemm_state *s = ctx->state;
+	const ox_tensor *a = ox_in_tensor(ctx, 0);
+	const ox_tensor *b = ox_in_tensor(ctx, 1);
+	const ox_tensor *c = ox_in_tensor(ctx, 2);
+	char		sa[NN_SHAPE_LEN],
+				sb[NN_SHAPE_LEN];
+	int64_t		m,
+				k,
+				kb,
+				n,
+				ci = 0,
+				cj = 0,
+				dims[2];
+	mm_kind		kind;
+	ox_tensor  *y;
+	bool		use_c;
+
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "Gemm: not prepared");
+	if (!a || !b)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Gemm: inputs A and B are required");
+	if (a->rank != 2 || b->rank != 2)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Gemm: A has shape %s and B has shape %s, expected 2-D",
+					   nn_shape(a, sa), nn_shape(b, sb));
+	if (a->dtype != b->dtype || (c && c->dtype != a->dtype))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Gemm: input types differ (%s, %s, %s)",
+					   ox_dtype_name(a->dtype), ox_dtype_name(b->dtype),
+					   c ? ox_dtype_name(c->dtype) : "none");
+	kind = mm_kind_of(a->dtype);
+	if (kind == MM_NONE)
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "Gemm: type %s is not supported",
+					   ox_dtype_name(a->dtype));
+	m = s->trans_a ? a->dims[1] : a->dims[0];
+	k = s->trans_a ? a->dims[0] : a->dims[1];
+	kb = s->trans_b ? b->dims[1] : b->dims[0];
+	n = s->trans_b ? b->dims[0] : b->dims[1];
+	if (k != kb)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "Gemm: A has shape %s but B has shape %s (transA=%d, transB=%d): inner dimensions %lld and %lld differ",
+					   nn_shape(a, sa), nn_shape(b, sb), s->trans_a, s->trans_b,
+					   (long long) k, (long long) kb);
+	if (!nn_blas_fits(m, n, k))
+		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "Gemm: dimensions %lld x %lld x %lld are too large",
+					   (long long) m, (long long) n, (long long) k);
+	use_c = c && s->beta != 0;
+	if (c)
+		OX_TRY(gemm_c_strides(c, m, n, &ci, &cj, ctx->st));
+	dims[0] = m;
+	dims[1] = n;
+	if (!(y = ox_out_tensor(ctx, 0, a->dtype, 2, dims)))
+		return ctx->st->code;
+	if (m * n == 0)
+		return OX_OK;
+
+	switch (kind)
+	{
+		case MM_F32:
+			if (use_c)
+				fill_c_f32(y->data, c->data, m, n, ci, cj);
+			nn_sgemm(s->trans_a, s->trans_b, m, n, k, s->alpha, a->data, a->dims[1],
+					 b->data, b->dims[1], use_c ? s->beta : 0.0f, y->data, n);
+			break;
+		case MM_F64:
+			if (use_c)
+				fill_c_f64(y->data, c->data, m, n, ci, cj);
+			nn_dgemm(s->trans_a, s->trans_b, m, n, k, s->alpha, a->data, a->dims[1],
+					 b->data, b->dims[1], use_c ? s->beta : 0.0, y->data, n);
+			break;
+		case MM_STAGED:
+			{
+				float	   *fa = nn_to_float(a, ctx->st),
+						   *fb = fa ? nn_to_float(b, ctx->st) : NULL,
+						   *fc = (fb && use_c) ? nn_to_float(c, ctx->st) : NULL,
+						   *fy = (fb && (!use_c || fc)) ? nn_scratch(m * n, sizeof(float), ctx->st, "Gemm") : NULL;
+				ox_code		rc = ctx->st->code;
+
+				if (fy)
+				{
+					if (use_c)
+						fill_c_f32(fy, fc, m, n, ci, cj);
+					nn_sgemm(s->trans_a, s->trans_b, m, n, k, s->alpha, fa, a->dims[1],
+							 fb, b->dims[1], use_c ? s->beta : 0.0f, fy, n);
+					rc = nn_store_float(y, fy, m * n, ctx->st);
+				}
+				ox_aligned_free(fa);
+				ox_aligned_free(fb);
+				ox_aligned_free(fc);
+				ox_aligned_free(fy);
+				return rc;
+			}
+		default:
+			mm_int_product(kind, a->data, b->data, y->data, m, n, k, s->trans_a, s->trans_b);
+			{
+				const void *cd = use_c ? c->data : NULL;
+
+				if (kind == MM_I32)
+					epilogue_i32(y->data, cd, m, n, ci, cj, s->alpha, s->beta);
+				else if (kind == MM_I64)
+					epilogue_i64(y->data, cd, m, n, ci, cj, s->alpha, s->beta);
+				else if (kind == MM_U32)
+					epilogue_u32(y->data, cd, m, n, ci, cj, s->alpha, s->beta);
+				else
+					epilogue_u64(y->data, cd, m, n, ci, cj, s->alpha, s->beta);
+			}
+			break;
+	}
+	return OX_OK;
+}
+
+/* ---- MatMul ------------------------------------------------------------- */
+
+/*
+ * numpy matmul: 1-D operands are promoted ([K] -> [1, K] for A, [K, 1] for
+ * B) and the promoted axis dropped from the result; leading batch axes
+ * broadcast.  When B has a single matrix and A's batch is not broadcast,
+ * A's batch folds into M and one GEMM does the whole product.
+ */
+typedef struct mm_plan
+{
+	int64_t		m,
+				n,
+				k;
+	int64_t		nbatch;
+	int			nb;				/* batch rank of the output */
+	int64_t		bdims[OX_MAX_RANK];
+	int64_t		astride[OX_MAX_RANK];	/* in matrices; 0 where broadcast */
+	int64_t		bstride[OX_MAX_RANK];
+	bool		fold;
+} mm_plan;
+
+static ox_code
+mm_plan_make(const char *op, const ox_tensor *a, const ox_tensor *b, mm_plan *p,
+			 int *y_rank, int64_t *y_dims, ox_status *st)
+{
+	char		sa[NN_SHAPE_LEN],
+				sb[NN_SHAPE_LEN];
+	int			ra = a->rank,
+				rb = b->rank,
+				nba,
+				nbb;
+	int64_t		kb,
+				amats = 1,
+				bmats = 1,
+				as = 1,
+				bs = 1;
+
+	if (ra < 1 || rb < 1)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "%s: A has shape %s and B has shape %s, expected at least 1-D",
+					   op, nn_shape(a, sa), nn_shape(b, sb));
+	p->m = ra == 1 ? 1 : a->dims[ra - 2];
+	p->k = a->dims[ra - 1];
+	kb = rb == 1 ? b->dims[0] : b->dims[rb - 2];
+	p->n = rb == 1 ? 1 : b->dims[rb - 1];
+	if (p->k != kb)
+		return ox_fail(st, OX_INVALID_ARGUMENT,
+					   "%s: A has shape %s but B has shape %s: inner dimensions %lld and %lld differ",
+					   op, nn_shape(a, sa), nn_shape(b, sb), (long long) p->k, (long long) kb);
+	nba = ra > 2 ? ra - 2 : 0;
+	nbb = rb > 2 ? rb - 2 : 0;
+	p->nb = nba > nbb ? nba : nbb;
+	for (int i = p->nb - 1; i >= 0; i--)
+	{
+		int			ia = i - (p->nb - nba),
+					ib = i - (p->nb - nbb);
+		int64_t		da = ia >= 0 ? a->dims[ia] : 1,
+					db = ib >= 0 ? b->dims[ib] : 1;
+
+		if (da != db && da != 1 && db != 1)
+			return ox_fail(st, OX_INVALID_ARGUMENT,
+						   "%s: A has shape %s and B has shape %s: batch dimensions do not broadcast",
+						   op, nn_shape(a, sa), nn_shape(b, sb));
+		p->bdims[i] = da == 1 ? db : da;
+		p->astride[i] = da == 1 ? 0 : as;
+		p->bstride[i] = db == 1 ? 0 : bs;
+		as *= da;
+		bs *= db;
+	}
+	amats = as;
+	bmats = bs;
+	p->nbatch = ox_shape_numel(p->nb, p->bdims);
+	*y_rank = 0;
+	for (int i = 0; i < p->nb; i++)
+		y_dims[(*y_rank)++] = p->bdims[i];
+	if (ra > 1)
+		y_dims[(*y_rank)++] = p->m;
+	if (rb > 1)
+		y_dims[(*y_rank)++] = p->n;
+	if (p->nbatch < 0 || ox_shape_numel(*y_rank, y_dims) < 0)
+		return ox_fail(st, OX_LIMIT_EXCEEDED, "%s: output of A %s times B %s is too large",
+					   op, nn_shape(a, sa), nn_shape(b, sb));
+	p->fold = bmats == 1 && amats == p->nbatch && p->nbatch > 1;
+	if (!nn_blas_fits(p->fold ? p->m * p->nbatch : p->m, p->n, p->k))
+		return ox_fail(st, OX_LIMIT_EXCEEDED, "%s: dimensions %lld x %lld x %lld are too large",
+					   op, (long long) p->m, (long long) p->n, (long long) p->k);
+	return OX_OK;
+}
+
+/* matrix offsets (in matrices) of A and B for output batch index bi */
+static inline void
+mm_batch_offsets(const mm_plan *p, int64_t bi, int64_t *ao, int64_t *bo)
+{
+	int64_t		ra = 0,
+				rb = 0;
+
+	for (int i = p->nb - 1; i >= 0; i--)
+	{
+		int64_t		idx = bi % p->bdims[i];
+
+		bi /= p->bdims[i];
+		ra += idx * p->astride[i];
+		rb += idx * p->bstride[i];
+	}
+	*ao = ra;
+	*bo = rb;
+}
+
+static void
+mm_execute(const mm_plan *p, mm_kind kind, const void *a, const void *b, void *y)
+{
+	int64_t		mk = p->m * p->k,
+				kn = p->k * p->n,
+				mn = p->m * p->n;
+
+	if (p->fold)
+	{
+		if (kind == MM_F32)
+			nn_sgemm(false, false, p->m * p->nbatch, p->n, p->k, 1.0f, a, p->k, b, p->n, 0.0f, y, p->n);
+		else if (kind == MM_F64)
+			nn_dgemm(false, false, p->m * p->nbatch, p->n, p->k, 1.0, a, p->k, b, p->n, 0.0, y, p->n);
+		else
+			mm_int_product(kind, a, b, y, p->m * p->nbatch, p->n, p->k, false, false);
+		return;
+	}
+	for (int64_t bi = 0; bi < p->nbatch; bi++)
+	{
+		int64_t		ao,
+					bo;
+
+		mm_batch_offsets(p, bi, &ao, &bo);
+		if (kind == MM_F32)
+			nn_sgemm(false, false, p->m, p->n, p->k, 1.0f, (const float *) a + ao * mk, p->k,
+					 (const float *) b + bo * kn, p->n, 0.0f, (float *) y + bi * mn, p->n);
+		else if (kind == MM_F64)
+			nn_dgemm(false, false, p->m, p->n, p->k, 1.0, (const double *) a + ao * mk, p->k,
+					 (const double *) b + bo * kn, p->n, 0.0, (double *) y + bi * mn, p->n);
+		else
+		{
+			size_t		es = (kind == MM_I32 || kind == MM_U32) ? 4 : 8;
+
+			mm_int_product(kind, (const char *) a + ao * mk * es, (const char *) b + bo * kn * es,
+						   (char *) y + bi * mn * es, p->m, p->n, p->k, false, false);
+		}
+	}
+}
+
+static ox_code
+matmul_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *a = ox_in_tensor(ctx, 0);
+	const ox_tensor *b = ox_in_tensor(ctx, 1);
+	mm_plan		p;
+	int			y_rank;
+	int64_t		y_dims[OX_MAX_RANK + 2];
+	mm_kind		kind;
+	ox_tensor  *y;
+	int64_t		ny;
+
+	if (!a || !b)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "MatMul: inputs A and B are required");
+	if (a->dtype != b->dtype)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "MatMul: A is %s but B is %s",
+					   ox_dtype_name(a->dtype), ox_dtype_name(b->dtype));
+	kind = mm_kind_of(a->dtype);
+	if (kind == MM_NONE)
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "MatMul: type %s is not supported",
+					   ox_dtype_name(a->dtype));
+	OX_TRY(mm_plan_make("MatMul", a, b, &p, &y_rank, y_dims, ctx->st));
+	if (y_rank > OX_MAX_RANK)
+		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "MatMul: output rank %d is too deep", y_rank);
+	if (!(y = ox_out_tensor(ctx, 0, a->dtype, y_rank, y_dims)))
+		return ctx->st->code;
+	ny = ox_tensor_numel(y);
+	if (ny == 0)
+		return OX_OK;
+	if (kind == MM_STAGED)
+	{
+		float	   *fa = nn_to_float(a, ctx->st),
+				   *fb = fa ? nn_to_float(b, ctx->st) : NULL,
+				   *fy = fb ? nn_scratch(ny, sizeof(float), ctx->st, "MatMul") : NULL;
+		ox_code		rc = ctx->st->code;
+
+		if (fy)
+		{
+			mm_execute(&p, MM_F32, fa, fb, fy);
+			rc = nn_store_float(y, fy, ny, ctx->st);
+		}
+		ox_aligned_free(fa);
+		ox_aligned_free(fb);
+		ox_aligned_free(fy);
+		return rc;
+	}
+	mm_execute(&p, kind, a->data, b->data, y->data);
+	return OX_OK;
+}
+
+/* used by MatMulInteger/QLinearMatMul: shape plan + double product */
+ox_code
+nn_matmul_f64(const char *op, const ox_tensor *a, const ox_tensor *b, const double *ad,
+			  const double *bd, double **yd, int *y_rank, int64_t *y_dims, ox_status *st)
+{
+	mm_plan		p;
+	int64_t		ny;
+
+	OX_TRY(mm_plan_make(op, a, b, &p, y_rank, y_dims, st));
+	if (*y_rank > OX_MAX_RANK)
+		return ox_fail(st, OX_LIMIT_EXCEEDED, "%s: output rank %d is too deep", op, *y_rank);
+	ny = ox_shape_numel(*y_rank, y_dims);
+	*yd = nn_scratch(ny, sizeof(double), st, op);
+	if (!*yd)
+		return st->code;
+	if (ny > 0)
+		mm_execute(&p, MM_F64, ad, bd, *yd);
+	return OX_OK;
+}
+
+/* ---- family table ------------------------------------------------------- */
+
+const ox_kernel_def ox_kernels_gemm[] = {
+	{"", "Gemm", 1, gemm_prepare, gemm_run, gemm_free},
+	{"", "MatMul", 1, NULL, matmul_run, NULL},
+	{"", "MatMulInteger", 10, NULL, nn_matmul_integer_run, NULL},
+	{"", "QLinearMatMul", 10, NULL, nn_qlinear_matmul_run, NULL},
+	{"", "Einsum", 12, nn_einsum_prepare, nn_einsum_run, nn_einsum_free},
+};
+const int	ox_kernels_gemm_count = OX_KERNEL_COUNT(ox_kernels_gemm);

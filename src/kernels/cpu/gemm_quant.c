@@ -1,0 +1,255 @@
+/*
+ * gemm_quant.c
+ *	  MatMulInteger and QLinearMatMul.
+ *
+ * Both subtract the zero points while widening the 8-bit operands to
+ * double and multiply with dgemm: integer sums are exact in double up to
+ * 2^53, far beyond any reduction length (255 * 255 * K) seen in practice, so
+ * the int32 result equals an integer accumulation.
+ *
+ * Zero points (and, for QLinearMatMul, scales) are per tensor (one value),
+ * per row of A / per column of B as a 1-D tensor of M / N values, or, for
+ * zero points, the full N-D form of the spec ([..., M, 1] for A,
+ * [..., 1, N] for B).
+ */
+#include "kernels/cpu/nn.h"
+
+#include <string.h>
+
+/* how a zero point / scale maps to an element of its operand */
+typedef enum qp_layout
+{
+	QP_NONE,
+	QP_SCALAR,
+	QP_VECTOR,					/* 1-D: per row of A (M) or per column of B (N) */
+	QP_FULL						/* one value per row of every A matrix / column of every B matrix */
+} qp_layout;
+
+static ox_code
+qp_layout_of(const char *op, const char *name, const ox_tensor *x, const ox_tensor *q,
+			 bool is_a, bool allow_full, qp_layout *layout, ox_status *st)
+{
+	char		sx[NN_SHAPE_LEN],
+				sq[NN_SHAPE_LEN];
+	int64_t		nq,
+				len;
+
+	if (!q)
+	{
+		*layout = QP_NONE;
+		return OX_OK;
+	}
+	nq = ox_tensor_numel(q);
+	/* A: rows of length K = last dim; B: columns, N = last dim (1 for 1-D B) */
+	len = is_a ? (x->rank >= 2 ? x->dims[x->rank - 2] : 1) : (x->rank >= 2 ? x->dims[x->rank - 1] : 1);
+	if (nq == 1)
+		*layout = QP_SCALAR;
+	else if (q->rank == 1 && q->dims[0] == len && x->rank >= 2)
+		*layout = QP_VECTOR;
+	else if (allow_full && q->rank == x->rank && x->rank >= 2 &&
+			 q->dims[q->rank - (is_a ? 1 : 2)] == 1 &&
+			 ox_shape_equal(q->rank - 2, q->dims, x->rank - 2, x->dims) &&
+			 q->dims[q->rank - (is_a ? 2 : 1)] == len)
+		*layout = QP_FULL;
+	else
+		return ox_fail(st, OX_INVALID_ARGUMENT,
+					   "%s: %s has shape %s, which does not fit %s with shape %s (expected a scalar or %s)",
+					   op, name, nn_shape(q, sq), is_a ? "A" : "B", nn_shape(x, sx),
+					   is_a ? "one value per row" : "one value per column");
+	return OX_OK;
+}
+
+/* widen a uint8/int8 matrix operand to double, subtracting its zero point */
+static void
+widen_operand(const ox_tensor *x, const ox_tensor *zp, qp_layout layout, bool is_a, double *out)
+{
+	int64_t		n = ox_tensor_numel(x);
+	int64_t		last = x->rank >= 1 ? x->dims[x->rank - 1] : 1;
+	int64_t		rows = x->rank >= 2 ? x->dims[x->rank - 2] : 1;
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		double		z = 0;
+
+		switch (layout)
+		{
+			case QP_NONE:
+				break;
+			case QP_SCALAR:
+				z = nn_quant8_at(zp->data, zp->dtype, 0);
+				break;
+			case QP_VECTOR:
+				z = nn_quant8_at(zp->data, zp->dtype, is_a ? (i / last) % rows : i % last);
+				break;
+			case QP_FULL:
+				z = nn_quant8_at(zp->data, zp->dtype,
+								 is_a ? i / last : (i / (last * rows)) * last + i % last);
+				break;
+		}
+		out[i] = nn_quant8_at(x->data, x->dtype, i) - z;
+	}
+}
+
+static ox_code
+check_quant_operand(const char *op, const char *name, const ox_tensor *x, const ox_tensor *zp,
+					ox_status *st)
+{
+	if (!x)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "%s: input %s is required", op, name);
+	if (!nn_is_quant8(x->dtype))
+		return ox_fail(st, OX_UNSUPPORTED, "%s: %s has type %s, expected uint8 or int8",
+					   op, name, ox_dtype_name(x->dtype));
+	if (zp && zp->dtype != x->dtype)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "%s: zero point of %s is %s but %s is %s",
+					   op, name, ox_dtype_name(zp->dtype), name, ox_dtype_name(x->dtype));
+	return OX_OK;
+}
+
+/*
+ * Widen A and B, run the double product; on success *yd holds the exact
+ * integer accumulations in the output shape.
+ */
+static ox_code
+quant_product(const char *op, const ox_tensor *a, const ox_tensor *azp, const ox_tensor *b,
+			  const ox_tensor *bzp, bool allow_full, double **yd, int *y_rank, int64_t *y_dims,
+			  ox_status *st)
+{
+	qp_layout	la,
+				lb;
+	double	   *ad = NULL,
+			   *bd = NULL;
+	ox_code		rc;
+
+	*yd = NULL;
+	OX_TRY(check_quant_operand(op, "A", a, azp, st));
+	OX_TRY(check_quant_operand(op, "B", b, bzp, st));
+	OX_TRY(qp_layout_of(op, "the zero point of A", a, azp, true, allow_full, &la, st));
+	OX_TRY(qp_layout_of(op, "the zero point of B", b, bzp, false, allow_full, &lb, st));
+	ad = nn_scratch(ox_tensor_numel(a), sizeof(double), st, op);
+	bd = ad ? nn_scratch(ox_tensor_numel(b), sizeof(double), st, op) : NULL;
+	if (!bd)
+	{
+		ox_aligned_free(ad);
+		return st->code;
+	}
+	widen_operand(a, azp, la, true, ad);
+	widen_operand(b, bzp, lb, false, bd);
+	rc = nn_matmul_f64(op, a, b, ad, bd, yd, y_rank, y_dims, st);
+	ox_aligned_free(ad);
+	ox_aligned_free(bd);
+	return rc;
+}
+
+ox_code
+nn_matmul_integer_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *a = ox_in_tensor(ctx, 0);
+	const ox_tensor *b = ox_in_tensor(ctx, 1);
+	double	   *yd;
+	int			y_rank;
+	int64_t		y_dims[OX_MAX_RANK + 2];
+	ox_tensor  *y;
+	int32_t    *yo;
+	int64_t		n;
+
+	OX_TRY(quant_product("MatMulInteger", a, ox_in_tensor(ctx, 2), b, ox_in_tensor(ctx, 3), true,
+						 &yd, &y_rank, y_dims, ctx->st));
+	if (!(y = ox_out_tensor(ctx, 0, OX_INT32, y_rank, y_dims)))
+	{
+		ox_aligned_free(yd);
+		return ctx->st->code;
+	}
+	n = ox_tensor_numel(y);
+	yo = y->data;
+	/* exact integers; the cast wraps like an int32 accumulator would */
+	for (int64_t i = 0; i < n; i++)
+		yo[i] = (int32_t) (uint32_t) (int64_t) yd[i];
+	ox_aligned_free(yd);
+	return OX_OK;
+}
+
+/* a float scale input: scalar, or 1-D of len values */
+static ox_code
+read_scale(const char *op, const char *name, const ox_tensor *s, int64_t len, bool allow_vector,
+		   int64_t *count, ox_status *st)
+{
+	char		buf[NN_SHAPE_LEN];
+	int64_t		n;
+
+	if (!s)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "%s: %s is required", op, name);
+	if (!ox_dtype_is_float(s->dtype))
+		return ox_fail(st, OX_INVALID_ARGUMENT, "%s: %s has type %s, expected a float type",
+					   op, name, ox_dtype_name(s->dtype));
+	n = ox_tensor_numel(s);
+	if (n == 1 || (allow_vector && s->rank == 1 && n == len))
+	{
+		*count = n;
+		return OX_OK;
+	}
+	return ox_fail(st, OX_INVALID_ARGUMENT, "%s: %s has shape %s, expected a scalar%s",
+				   op, name, nn_shape(s, buf), allow_vector ? " or a 1-D tensor per row/column" : "");
+}
+
+ox_code
+nn_qlinear_matmul_run(ox_kernel_ctx *ctx)
+{
+	const char *op = "QLinearMatMul";
+	const ox_tensor *a = ox_in_tensor(ctx, 0);
+	const ox_tensor *as = ox_in_tensor(ctx, 1);
+	const ox_tensor *azp = ox_in_tensor(ctx, 2);
+	const ox_tensor *b = ox_in_tensor(ctx, 3);
+	const ox_tensor *bs = ox_in_tensor(ctx, 4);
+	const ox_tensor *bzp = ox_in_tensor(ctx, 5);
+	const ox_tensor *ys = ox_in_tensor(ctx, 6);
+	const ox_tensor *yzp = ox_in_tensor(ctx, 7);
+	double	   *yd;
+	int			y_rank;
+	int64_t		y_dims[OX_MAX_RANK + 2];
+	int64_t		na,
+				nb,
+				ny,
+				m,
+				n,
+				cnt;
+	ox_dtype	ydt = yzp ? yzp->dtype : OX_UINT8;
+	double		yscale,
+				yzero;
+	ox_tensor  *y;
+
+	if (!a || !b)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: inputs a and b are required", op);
+	m = a->rank >= 2 ? a->dims[a->rank - 2] : 1;
+	n = b->rank >= 2 ? b->dims[b->rank - 1] : 1;
+	OX_TRY(read_scale(op, "a_scale", as, m, true, &na, ctx->st));
+	OX_TRY(read_scale(op, "b_scale", bs, n, true, &nb, ctx->st));
+	OX_TRY(read_scale(op, "y_scale", ys, 1, false, &cnt, ctx->st));
+	if (!nn_is_quant8(ydt))
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s: y_zero_point has type %s, expected uint8 or int8",
+					   op, ox_dtype_name(ydt));
+	if (yzp && ox_tensor_numel(yzp) != 1)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_zero_point must be a scalar", op);
+	yscale = ox_tensor_get_double(ys, 0);
+	if (!(yscale != 0) || !isfinite(yscale))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_scale is %g, expected a finite non-zero value",
+					   op, yscale);
+	yzero = yzp ? nn_quant8_at(yzp->data, yzp->dtype, 0) : 0;
+	OX_TRY(quant_product(op, a, azp, b, bzp, false, &yd, &y_rank, y_dims, ctx->st));
+	if (!(y = ox_out_tensor(ctx, 0, ydt, y_rank, y_dims)))
+	{
+		ox_aligned_free(yd);
+		return ctx->st->code;
+	}
+	ny = ox_tensor_numel(y);
+	for (int64_t i = 0; i < ny; i++)
+	{
+		int64_t		col = i % n,
+					row = (i / n) % m;
+		double		sa = ox_tensor_get_double(as, na == 1 ? 0 : row);
+		double		sb = ox_tensor_get_double(bs, nb == 1 ? 0 : col);
+
+		nn_store_quant8(y->data, ydt, i, yd[i] * (sa * sb / yscale) + yzero);
+	}
+	ox_aligned_free(yd);
+	return OX_OK;
+}
