@@ -1,0 +1,499 @@
+/*
+ * sgemm.c
+ *	  Blocked SGEMM (BLIS-style loop nest): B is packed into KC x NR
+ *	  slivers, A into MR x KC slivers, and a register-blocked micro-kernel
+ *	  computes MR x NR tiles of C.  Edge tiles go through a small buffer so
+ *	  the micro-kernel never reads or writes outside C.
+ *
+ *	  Threading: the loop over MC blocks of rows (each thread packs its own
+ *	  A block) when there are enough of them, else the loop over NR slivers
+ *	  of the packed B.  Pack buffers are thread-local and kept between calls,
+ *	  so steady-state calls allocate nothing.
+ */
+#include "kernels/cpu/sgemm.h"
+
+#include <cblas.h>
+#include <immintrin.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KC 384
+
+typedef void (*ukernel_fn) (int64_t k, const float *a, const float *b, float *c, int64_t ldc,
+							float alpha, float beta);
+
+typedef struct isa_desc
+{
+	const char *name;
+	int			mr;
+	int			nr;
+	int			mc;
+	int			nc;
+	ukernel_fn	kernel;
+} isa_desc;
+
+/* ---- micro-kernels ---------------------------------------------------- */
+
+#define UK_AVX512_MR 12
+#define UK_AVX512_NR 32
+
+__attribute__((target("avx512f,fma")))
+static void
+ukernel_avx512(int64_t k, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta)
+{
+	__m512		acc0[UK_AVX512_MR];
+	__m512		acc1[UK_AVX512_MR];
+
+#pragma GCC unroll 12
+	for (int r = 0; r < UK_AVX512_MR; r++)
+	{
+		acc0[r] = _mm512_setzero_ps();
+		acc1[r] = _mm512_setzero_ps();
+	}
+	for (int64_t p = 0; p < k; p++)
+	{
+		__m512		b0 = _mm512_load_ps(b);
+		__m512		b1 = _mm512_load_ps(b + 16);
+
+#pragma GCC unroll 12
+		for (int r = 0; r < UK_AVX512_MR; r++)
+		{
+			__m512		av = _mm512_set1_ps(a[r]);
+
+			acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
+			acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
+		}
+		a += UK_AVX512_MR;
+		b += UK_AVX512_NR;
+	}
+	{
+		__m512		va = _mm512_set1_ps(alpha);
+
+#pragma GCC unroll 12
+		for (int r = 0; r < UK_AVX512_MR; r++)
+		{
+			float	   *cr = c + r * ldc;
+			__m512		r0 = _mm512_mul_ps(acc0[r], va);
+			__m512		r1 = _mm512_mul_ps(acc1[r], va);
+
+			if (beta != 0.0f)
+			{
+				__m512		vb = _mm512_set1_ps(beta);
+
+				r0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr), r0);
+				r1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr + 16), r1);
+			}
+			_mm512_storeu_ps(cr, r0);
+			_mm512_storeu_ps(cr + 16, r1);
+		}
+	}
+}
+
+#define UK_AVX2_MR 6
+#define UK_AVX2_NR 16
+
+__attribute__((target("avx2,fma")))
+static void
+ukernel_avx2(int64_t k, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta)
+{
+	__m256		acc0[UK_AVX2_MR];
+	__m256		acc1[UK_AVX2_MR];
+
+#pragma GCC unroll 6
+	for (int r = 0; r < UK_AVX2_MR; r++)
+	{
+		acc0[r] = _mm256_setzero_ps();
+		acc1[r] = _mm256_setzero_ps();
+	}
+	for (int64_t p = 0; p < k; p++)
+	{
+		__m256		b0 = _mm256_load_ps(b);
+		__m256		b1 = _mm256_load_ps(b + 8);
+
+#pragma GCC unroll 6
+		for (int r = 0; r < UK_AVX2_MR; r++)
+		{
+			__m256		av = _mm256_broadcast_ss(a + r);
+
+			acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
+			acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
+		}
+		a += UK_AVX2_MR;
+		b += UK_AVX2_NR;
+	}
+	{
+		__m256		va = _mm256_set1_ps(alpha);
+
+#pragma GCC unroll 6
+		for (int r = 0; r < UK_AVX2_MR; r++)
+		{
+			float	   *cr = c + r * ldc;
+			__m256		r0 = _mm256_mul_ps(acc0[r], va);
+			__m256		r1 = _mm256_mul_ps(acc1[r], va);
+
+			if (beta != 0.0f)
+			{
+				__m256		vb = _mm256_set1_ps(beta);
+
+				r0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cr), r0);
+				r1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cr + 8), r1);
+			}
+			_mm256_storeu_ps(cr, r0);
+			_mm256_storeu_ps(cr + 8, r1);
+		}
+	}
+}
+
+static const isa_desc isa_avx512 = {"avx512", UK_AVX512_MR, UK_AVX512_NR, UK_AVX512_MR * 16, UK_AVX512_NR * 64, ukernel_avx512};
+static const isa_desc isa_avx2 = {"avx2", UK_AVX2_MR, UK_AVX2_NR, UK_AVX2_MR * 24, UK_AVX2_NR * 128, ukernel_avx2};
+
+static const isa_desc *
+pick_isa(void)
+{
+	static const isa_desc *chosen;
+	static bool done;
+
+	if (!done)
+	{
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+			chosen = &isa_avx512;
+		else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+			chosen = &isa_avx2;
+		else
+			chosen = NULL;
+		done = true;
+	}
+	return chosen;
+}
+
+const char *
+ox_sgemm_isa(void)
+{
+	const isa_desc *isa = pick_isa();
+
+	return isa ? isa->name : "blas";
+}
+
+/* ---- packing ---------------------------------------------------------- */
+
+/* A block rows [i0, i0+mc), depth [p0, p0+kc) into MR-row slivers, zero padded */
+static void
+pack_a(const isa_desc *isa, bool trans_a, const float *A, int64_t lda, int64_t i0, int64_t mc,
+	   int64_t p0, int64_t kc, float *dst)
+{
+	int			mr = isa->mr;
+
+	for (int64_t i = 0; i < mc; i += mr)
+	{
+		int64_t		rows = mc - i < mr ? mc - i : mr;
+
+		for (int64_t p = 0; p < kc; p++)
+		{
+			int64_t		r = 0;
+
+			if (trans_a)
+			{
+				const float *src = A + (p0 + p) * lda + i0 + i;
+
+				for (; r < rows; r++)
+					dst[r] = src[r];
+			}
+			else
+			{
+				const float *src = A + (i0 + i) * lda + p0 + p;
+
+				for (; r < rows; r++)
+					dst[r] = src[r * lda];
+			}
+			for (; r < mr; r++)
+				dst[r] = 0.0f;
+			dst += mr;
+		}
+	}
+}
+
+/* B block depth [p0, p0+kc), columns [j0, j0+nc) into NR-column slivers */
+static void
+pack_b(const isa_desc *isa, bool trans_b, const float *B, int64_t ldb, int64_t p0, int64_t kc,
+	   int64_t j0, int64_t nc, float *dst)
+{
+	int			nr = isa->nr;
+
+	for (int64_t j = 0; j < nc; j += nr)
+	{
+		int64_t		cols = nc - j < nr ? nc - j : nr;
+
+		for (int64_t p = 0; p < kc; p++)
+		{
+			int64_t		c = 0;
+
+			if (!trans_b)
+			{
+				memcpy(dst, B + (p0 + p) * ldb + j0 + j, sizeof(float) * cols);
+				c = cols;
+			}
+			else
+			{
+				const float *src = B + (j0 + j) * ldb + p0 + p;
+
+				for (; c < cols; c++)
+					dst[c] = src[c * ldb];
+			}
+			for (; c < nr; c++)
+				dst[c] = 0.0f;
+			dst += nr;
+		}
+	}
+}
+
+/* thread-local pack buffers, grown on demand and kept */
+static __thread float *tls_abuf;
+static __thread size_t tls_abuf_len;
+
+static float *
+thread_abuf(size_t floats)
+{
+	if (tls_abuf_len < floats)
+	{
+		ox_aligned_free(tls_abuf);
+		tls_abuf = ox_aligned_alloc(floats * sizeof(float));
+		tls_abuf_len = tls_abuf ? floats : 0;
+	}
+	return tls_abuf;
+}
+
+static float *shared_bbuf;
+static size_t shared_bbuf_len;
+
+/* ---- the loop nest ---------------------------------------------------- */
+
+typedef struct gemm_job
+{
+	const isa_desc *isa;
+	bool		trans_a;
+	const float *A;
+	int64_t		lda;
+	float	   *C;
+	int64_t		ldc;
+	int64_t		M;
+	int64_t		jc,
+				nc,
+				pc,
+				kc;
+	float		alpha,
+				beta;
+	const float *bpack;
+	const float *apack;			/* shared packed A (sliver-parallel mode) */
+	int64_t		ic,
+				mc;				/* the block apack holds */
+	bool		oom;
+} gemm_job;
+
+static void
+macro_tile(const gemm_job *j, const float *ap, int64_t ic, int64_t mc, int64_t jr_begin, int64_t jr_end)
+{
+	const isa_desc *isa = j->isa;
+	int			mr = isa->mr,
+				nr = isa->nr;
+	_Alignas(64) float edge[UK_AVX512_MR * UK_AVX512_NR];
+
+	for (int64_t jr = jr_begin; jr < jr_end; jr++)
+	{
+		int64_t		col = jr * nr;
+		int64_t		cols = j->nc - col < nr ? j->nc - col : nr;
+		const float *bp = j->bpack + jr * nr * j->kc;
+
+		for (int64_t ir = 0; ir < mc; ir += mr)
+		{
+			int64_t		rows = mc - ir < mr ? mc - ir : mr;
+			const float *a = ap + ir * j->kc;
+			float	   *c = j->C + (ic + ir) * j->ldc + j->jc + col;
+
+			if (rows == mr && cols == nr)
+				isa->kernel(j->kc, a, bp, c, j->ldc, j->alpha, j->beta);
+			else
+			{
+				isa->kernel(j->kc, a, bp, edge, nr, j->alpha, 0.0f);
+				for (int64_t r = 0; r < rows; r++)
+					for (int64_t q = 0; q < cols; q++)
+						c[r * j->ldc + q] = edge[r * nr + q] +
+							(j->beta != 0.0f ? j->beta * c[r * j->ldc + q] : 0.0f);
+			}
+		}
+	}
+}
+
+static void
+row_block_task(void *arg, int64_t begin, int64_t end)
+{
+	gemm_job   *j = arg;
+	const isa_desc *isa = j->isa;
+	float	   *ap = thread_abuf((size_t) isa->mc * KC);
+
+	if (!ap)
+	{
+		j->oom = true;
+		return;
+	}
+	for (int64_t b = begin; b < end; b++)
+	{
+		int64_t		ic = b * isa->mc;
+		int64_t		mc = j->M - ic < isa->mc ? j->M - ic : isa->mc;
+
+		pack_a(isa, j->trans_a, j->A, j->lda, ic, mc, j->pc, j->kc, ap);
+		macro_tile(j, ap, ic, mc, 0, (j->nc + isa->nr - 1) / isa->nr);
+	}
+}
+
+static void
+sliver_task(void *arg, int64_t begin, int64_t end)
+{
+	gemm_job   *j = arg;
+
+	macro_tile(j, j->apack, j->ic, j->mc, begin, end);
+}
+
+/* y = alpha * op(A) x op(B) + beta * y for M == 1 rows: stream B once */
+static void
+gemv_rows(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
+		  int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+	for (int64_t m = 0; m < M; m++)
+	{
+		float	   *c = C + m * ldc;
+
+		if (!trans_b)
+		{
+			/* c = beta*c + sum_k a[k] * B[k, :] : vectorizes over n */
+			if (beta == 0.0f)
+				memset(c, 0, sizeof(float) * N);
+			else if (beta != 1.0f)
+				for (int64_t n = 0; n < N; n++)
+					c[n] *= beta;
+			for (int64_t k = 0; k < K; k++)
+			{
+				float		a = alpha * (trans_a ? A[k * lda + m] : A[m * lda + k]);
+				const float *b = B + k * ldb;
+
+				if (a == 0.0f)
+					continue;
+				for (int64_t n = 0; n < N; n++)
+					c[n] += a * b[n];
+			}
+		}
+		else
+		{
+			for (int64_t n = 0; n < N; n++)
+			{
+				const float *b = B + n * ldb;
+				float		s = 0.0f;
+
+				if (!trans_a)
+				{
+					const float *a = A + m * lda;
+
+					for (int64_t k = 0; k < K; k++)
+						s += a[k] * b[k];
+				}
+				else
+					for (int64_t k = 0; k < K; k++)
+						s += A[k * lda + m] * b[k];
+				c[n] = alpha * s + (beta != 0.0f ? beta * c[n] : 0.0f);
+			}
+		}
+	}
+}
+
+ox_code
+ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+		 float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+		 float beta, float *C, int64_t ldc)
+{
+	const isa_desc *isa = pick_isa();
+	int			threads = ctx ? ctx->nthreads : 1;
+
+	if (M <= 0 || N <= 0)
+		return OX_OK;
+	if (K <= 0 || alpha == 0.0f)
+	{
+		for (int64_t m = 0; m < M; m++)
+			for (int64_t n = 0; n < N; n++)
+				C[m * ldc + n] = beta == 0.0f ? 0.0f : beta * C[m * ldc + n];
+		return OX_OK;
+	}
+	if (!isa)
+	{
+		cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
+					(int) M, (int) N, (int) K, alpha, A, (int) lda, B, (int) ldb, beta, C, (int) ldc);
+		return OX_OK;
+	}
+	/* one or two rows: packing would cost as much as the arithmetic */
+	if (M <= 2 && threads <= 1)
+	{
+		gemv_rows(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+		return OX_OK;
+	}
+
+	for (int64_t jc = 0; jc < N; jc += isa->nc)
+	{
+		int64_t		nc = N - jc < isa->nc ? N - jc : isa->nc;
+		int64_t		slivers = (nc + isa->nr - 1) / isa->nr;
+		size_t		bneed = (size_t) slivers * isa->nr * KC;
+
+		for (int64_t pc = 0; pc < K; pc += KC)
+		{
+			int64_t		kc = K - pc < KC ? K - pc : KC;
+			gemm_job	job;
+			int64_t		row_blocks = (M + isa->mc - 1) / isa->mc;
+
+			if (shared_bbuf_len < bneed)
+			{
+				ox_aligned_free(shared_bbuf);
+				shared_bbuf = ox_aligned_alloc(bneed * sizeof(float));
+				shared_bbuf_len = shared_bbuf ? bneed : 0;
+				if (!shared_bbuf)
+					return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY,
+								   "could not allocate %zu bytes for matrix packing", bneed * sizeof(float));
+			}
+			pack_b(isa, trans_b, B, ldb, pc, kc, jc, nc, shared_bbuf);
+			memset(&job, 0, sizeof(job));
+			job.isa = isa;
+			job.trans_a = trans_a;
+			job.A = A;
+			job.lda = lda;
+			job.C = C;
+			job.ldc = ldc;
+			job.M = M;
+			job.jc = jc;
+			job.nc = nc;
+			job.pc = pc;
+			job.kc = kc;
+			job.alpha = alpha;
+			job.beta = pc == 0 ? beta : 1.0f;
+			job.bpack = shared_bbuf;
+			if (row_blocks >= threads || slivers < 2)
+				ox_parallel_for(ctx, row_blocks, 1, row_block_task, &job);
+			else
+			{
+				float	   *ap = thread_abuf((size_t) isa->mc * KC);
+
+				for (int64_t ic = 0; ap && ic < M; ic += isa->mc)
+				{
+					job.ic = ic;
+					job.mc = M - ic < isa->mc ? M - ic : isa->mc;
+					pack_a(isa, trans_a, A, lda, ic, job.mc, pc, kc, ap);
+					job.apack = ap;
+					ox_parallel_for(ctx, slivers, 1, sliver_task, &job);
+				}
+				if (!ap)
+					job.oom = true;
+			}
+			/* a thread could not get its pack buffer: C is incomplete */
+			if (job.oom)
+				return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY,
+							   "could not allocate a matrix packing buffer");
+		}
+	}
+	return OX_OK;
+}
