@@ -44,11 +44,11 @@ hard_better(double v, double best)
 }
 
 /*
- * One implementation for float and double: T the type, EXP its exp.
+ * One implementation for float and double: T the type, EXP its exp.  Sums accumulate in double: rows can be long.
  * Defines sm_rows_SFX (inner == 1) and sm_cols_SFX (inner > 1), each over
  * outer blocks [begin, end).
  */
-#define SM_IMPL(SFX, T, EXP, LOG) \
+#define SM_IMPL(SFX, T, EXP) \
 	static T \
 	row_max_##SFX(const T *x, int64_t n) \
 	{ \
@@ -69,12 +69,12 @@ hard_better(double v, double best)
 	} \
 	\
 	/* y = exp(x - m), returns the sum */ \
-	static T \
+	static double \
 	row_exp_sum_##SFX(T *restrict y, const T *restrict x, int64_t n, T m) \
 	{ \
-		T			s[SM_LANES] = {0}; \
+		double		s[SM_LANES] = {0}; \
 		int64_t		i = 0; \
-		T			r = 0; \
+		double		r = 0; \
 		for (int64_t j = 0; j < n; j++) \
 			y[j] = EXP(x[j] - m); \
 		for (; i + SM_LANES <= n; i += SM_LANES) \
@@ -107,16 +107,16 @@ hard_better(double v, double best)
 				y[best] = 1; \
 				continue; \
 			} \
-			T			s = row_exp_sum_##SFX(y, x, n, m); \
+			double		s = row_exp_sum_##SFX(y, x, n, m); \
 			if (j->kind == SM_SOFTMAX) \
 			{ \
-				T			inv = 1 / s; \
+				T			inv = (T) (1 / s); \
 				for (int64_t i = 0; i < n; i++) \
 					y[i] *= inv; \
 			} \
 			else \
 			{ \
-				T			ls = LOG(s); \
+				T			ls = (T) log(s); \
 				for (int64_t i = 0; i < n; i++) \
 					y[i] = (x[i] - m) - ls; \
 			} \
@@ -136,7 +136,8 @@ hard_better(double v, double best)
 			{ \
 				const int	w = (int) (inner - c0 < SM_TILE ? inner - c0 : SM_TILE); \
 				T			m[SM_TILE]; \
-				T			s[SM_TILE]; \
+				double		s[SM_TILE]; \
+				T			f[SM_TILE]; \
 				int64_t		best[SM_TILE]; \
 				for (int c = 0; c < w; c++) \
 				{ \
@@ -177,32 +178,32 @@ hard_better(double v, double best)
 				if (j->kind == SM_SOFTMAX) \
 				{ \
 					for (int c = 0; c < w; c++) \
-						s[c] = 1 / s[c]; \
+						f[c] = (T) (1 / s[c]); \
 					for (int64_t k = 0; k < n; k++) \
 					{ \
 						T		   *restrict yr = yb + k * inner + c0; \
 						for (int c = 0; c < w; c++) \
-							yr[c] *= s[c]; \
+							yr[c] *= f[c]; \
 					} \
 				} \
 				else \
 				{ \
 					for (int c = 0; c < w; c++) \
-						s[c] = LOG(s[c]); \
+						f[c] = (T) log(s[c]); \
 					for (int64_t k = 0; k < n; k++) \
 					{ \
 						const T    *restrict xr = xb + k * inner + c0; \
 						T		   *restrict yr = yb + k * inner + c0; \
 						for (int c = 0; c < w; c++) \
-							yr[c] = (xr[c] - m[c]) - s[c]; \
+							yr[c] = (xr[c] - m[c]) - f[c]; \
 					} \
 				} \
 			} \
 		} \
 	}
 
-SM_IMPL(f32, float, ox_fast_expf, logf)
-SM_IMPL(f64, double, exp, log)
+SM_IMPL(f32, float, ox_fast_expf)
+SM_IMPL(f64, double, exp)
 
 static void
 sm_range_f32(void *arg, int64_t begin, int64_t end)

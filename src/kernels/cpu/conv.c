@@ -529,12 +529,20 @@ convt_check(const conv_state *s, const ox_tensor *x, const ox_tensor *w, const o
 
 			out = s->n_output_shape ? s->output_shape[s->n_output_shape - nsp + i] : in * st_;
 			total = full - out;
-			if (total < 0)
+			if (out < 1)
 				return ox_fail(st, OX_INVALID_ARGUMENT,
-							   "%s: output size %lld on spatial axis %d is larger than the %lld the input allows",
-							   op, (long long) out, i, (long long) full);
-			pb = win->auto_pad == NN_PAD_SAME_UPPER ? total / 2 : total - total / 2;
-			pe = total - pb;
+							   "%s: output size %lld on spatial axis %d is invalid", op, (long long) out, i);
+			if (total < 0)
+			{
+				/* a larger output than the input covers: the tail gets only the bias (as onnxruntime) */
+				pb = 0;
+				pe = total;
+			}
+			else
+			{
+				pb = win->auto_pad == NN_PAD_SAME_UPPER ? total / 2 : total - total / 2;
+				pe = total - pb;
+			}
 		}
 		else
 		{

@@ -82,6 +82,11 @@ void		ox_bcast_run(ox_kernel_ctx *ctx, const ox_bcast *b, ox_bcast_row_fn fn,
 						 void *arg, void *out, const void *const *in,
 						 const size_t *esize);
 
+/* the same for output elements [begin, end) only, on the calling thread */
+void		ox_bcast_run_range(const ox_bcast *b, ox_bcast_row_fn fn, void *arg,
+							   void *out, const void *const *in, const size_t *esize,
+							   int64_t begin, int64_t end);
+
 /* per-dtype row functions of one operator; NULL = dtype not supported */
 typedef ox_bcast_row_fn ox_row_table[OX_DTYPE_COUNT];
 
@@ -269,8 +274,10 @@ ox_fast_expf(float x)
 	p = p * r + 1.6666665459e-1f;
 	p = p * r + 5.0000001201e-1f;
 	p = p * r * r + r + 1.0f;
+	/* exponent fields built in unsigned arithmetic: for a NaN x, n is junk */
 	n1 = n >> 1;
-	p = p * ox_f32_from_bits((n1 + 127) << 23) * ox_f32_from_bits((n - n1 + 127) << 23);
+	p = p * ox_f32_from_bits((int32_t) ((uint32_t) (n1 + 127) << 23))
+		* ox_f32_from_bits((int32_t) ((uint32_t) (n - n1 + 127) << 23));
 	p = x < -104.0f ? 0.0f : p;
 	p = x > 88.75f ? INFINITY : p;
 	return x != x ? x : p;

@@ -212,6 +212,23 @@ bcast_range(void *arg, int64_t begin, int64_t end)
 	}
 }
 
+static void
+job_init(bcast_job *j, const ox_bcast *b, ox_bcast_row_fn fn, void *arg, void *out,
+		 const void *const *in, const size_t *esize)
+{
+	j->b = b;
+	j->fn = fn;
+	j->arg = arg;
+	j->out = out;
+	j->esize[0] = esize[0];
+	for (int k = 0; k < b->n_in; k++)
+	{
+		j->in[k] = in[k];
+		j->esize[1 + k] = esize[1 + k];
+		j->step[k] = b->strides[k][b->rank - 1] != 0;
+	}
+}
+
 void
 ox_bcast_run(ox_kernel_ctx *ctx, const ox_bcast *b, ox_bcast_row_fn fn, void *arg,
 			 void *out, const void *const *in, const size_t *esize)
@@ -220,21 +237,23 @@ ox_bcast_run(ox_kernel_ctx *ctx, const ox_bcast *b, ox_bcast_row_fn fn, void *ar
 
 	if (b->numel <= 0)
 		return;
-	j.b = b;
-	j.fn = fn;
-	j.arg = arg;
-	j.out = out;
-	j.esize[0] = esize[0];
-	for (int k = 0; k < b->n_in; k++)
-	{
-		j.in[k] = in[k];
-		j.esize[1 + k] = esize[1 + k];
-		j.step[k] = b->strides[k][b->rank - 1] != 0;
-	}
+	job_init(&j, b, fn, arg, out, in, esize);
 	if (ctx)
 		ox_parallel_for(ctx, b->numel, OX_EW_MIN_CHUNK, bcast_range, &j);
 	else
 		bcast_range(&j, 0, b->numel);
+}
+
+void
+ox_bcast_run_range(const ox_bcast *b, ox_bcast_row_fn fn, void *arg, void *out,
+				   const void *const *in, const size_t *esize, int64_t begin, int64_t end)
+{
+	bcast_job	j;
+
+	if (begin < 0 || end > b->numel || begin >= end)
+		return;
+	job_init(&j, b, fn, arg, out, in, esize);
+	bcast_range(&j, begin, end);
 }
 
 const ox_tensor *

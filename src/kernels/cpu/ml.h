@@ -139,6 +139,7 @@ ml_parse_post_transform(const ox_node *node, ml_post_transform *out, ox_status *
 {
 	const char *s = ox_attr_string(node, "post_transform", "NONE");
 
+	*out = ML_POST_NONE;
 	if (strcmp(s, "NONE") == 0)
 		*out = ML_POST_NONE;
 	else if (strcmp(s, "LOGISTIC") == 0)
@@ -218,6 +219,8 @@ ml_attr_reals(const ox_node *node, const char *name, const char *tensor_name,
 static inline ox_code
 ml_rows_cols(const char *op, const ox_tensor *x, int64_t *rows, int64_t *cols, ox_status *st)
 {
+	*rows = 0;
+	*cols = 0;
 	if (ox_tensor_numel(x) < 0)
 		return ox_fail(st, OX_INVALID_ARGUMENT, "%s: input shape is invalid", op);
 	if (x->rank == 1)

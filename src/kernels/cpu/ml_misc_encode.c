@@ -10,6 +10,8 @@
  */
 #include "kernels/cpu/ml.h"
 
+#include <stdio.h>
+
 /* ---------------- sorted keys ---------------- */
 
 typedef enum key_kind
@@ -450,8 +452,11 @@ ml_label_encoder_run(ox_kernel_ctx *ctx)
 			pos = find_key(le->sorted, le->keys.n, kk, NULL, 0, ox_tensor_get_int64(x, i), 0);
 		else
 		{
-			/* float keys compare in the input's precision */
-			pos = find_key(le->sorted, le->keys.n, kk, NULL, 0, 0, ox_tensor_get_double(x, i));
+			double		d = ox_tensor_get_double(x, i);
+
+			/* NaN finds a NaN key from opset 4 on; before, onnxruntime never matches it */
+			pos = (isnan(d) && ctx->node->opset < 4) ? -1 :
+				find_key(le->sorted, le->keys.n, kk, NULL, 0, 0, d);
 		}
 		switch (out_dt)
 		{

@@ -185,37 +185,44 @@ fail:
 	return rc;
 }
 
+/*
+ * One kernel value.  Sums run in double: onnxruntime uses a float GEMM
+ * here, but scikit-learn (libsvm) works in double and its answers are the
+ * reference users check; with POLY and SIGMOID kernels float sums visibly
+ * move decision values near zero (onnxruntime mislabels some iris rows
+ * with a sigmoid SVC that this gets right).
+ */
 static float
 svm_kernel(const ml_svm *s, const float *a, const float *b, int64_t n, float c)
 {
-	float		sum = 0;
+	double		sum = 0;
 
 	if (s->kernel == SVM_RBF)
 	{
 		for (int64_t i = 0; i < n; i++)
 		{
-			float		d = a[i] - b[i];
+			double		d = (double) a[i] - b[i];
 
 			sum += d * d;
 		}
-		return expf(-s->gamma * sum);
+		return (float) exp(-(double) s->gamma * sum);
 	}
 	for (int64_t i = 0; i < n; i++)
-		sum += a[i] * b[i];
+		sum += (double) a[i] * b[i];
 	sum += c;
 	if (s->kernel == SVM_POLY)
 	{
-		float		v = s->gamma * sum + s->coef0;
+		double		v = (double) s->gamma * sum + s->coef0;
 
 		if (s->degree == 2)
-			return v * v;
+			return (float) (v * v);
 		if (s->degree == 3)
-			return v * v * v;
-		return powf(v, s->degree);
+			return (float) (v * v * v);
+		return (float) pow(v, s->degree);
 	}
 	if (s->kernel == SVM_SIGMOID)
-		return tanhf(s->gamma * sum + s->coef0);
-	return sum;
+		return (float) tanh((double) s->gamma * sum + s->coef0);
+	return (float) sum;
 }
 
 /* libsvm's coupling of pairwise probabilities r (k x k) into p (k), in float */
@@ -530,10 +537,9 @@ ml_svm_regressor_run(ox_kernel_ctx *ctx)
 		}
 		else
 			sum = svm_kernel(s, xr, s->coef, cols, s->rho[0]);
+		/* onnxruntime ignores post_transform here; so do we */
 		if (s->one_class)
 			sum = sum > 0 ? 1.0f : -1.0f;
-		else if (s->post == ML_POST_PROBIT)
-			sum = ml_probit(sum);
 		((float *) y->data)[n] = sum;
 	}
 	free(xf);

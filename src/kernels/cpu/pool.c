@@ -598,6 +598,12 @@ max_roi_pool_run(ox_kernel_ctx *ctx)
 
 /* ---- MaxUnpool ---------------------------------------------------------- */
 
+/*
+ * Indices address the "inferred" output, (in - 1) * stride + kernel - pads
+ * per axis, as MaxPool produced them; an explicit output_shape (which may
+ * only be larger) gets that block in its leading corner, as onnx.reference
+ * defines it.
+ */
 static ox_code
 max_unpool_run(ox_kernel_ctx *ctx)
 {
@@ -606,8 +612,11 @@ max_unpool_run(ox_kernel_ctx *ctx)
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *ind = ox_in_tensor(ctx, 1);
 	const ox_tensor *shape = ox_in_tensor(ctx, 2);
-	int64_t		y_dims[OX_MAX_RANK],
+	const nn_window *w;
+	int64_t		inf_dims[OX_MAX_RANK],
+				y_dims[OX_MAX_RANK],
 				nx,
+				ninf,
 				ny;
 	int			nsp;
 	ox_tensor  *y;
@@ -617,11 +626,29 @@ max_unpool_run(ox_kernel_ctx *ctx)
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
+	w = &s->win;
 	OX_TRY(check_pool_input(op, x, true, ctx->st));
 	if (!ind || ind->dtype != OX_INT64 || !ox_shape_equal(ind->rank, ind->dims, x->rank, x->dims))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: I has shape %s, expected int64 with the shape of X %s",
 					   op, ind ? nn_shape(ind, si) : "[]", nn_shape(x, sx));
 	nsp = x->rank - 2;
+	if (w->n_kernel != nsp || (w->n_strides && w->n_strides != nsp) ||
+		(w->n_pads && w->n_pads != 2 * nsp))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "%s: kernel_shape, strides or pads do not fit X %s", op, nn_shape(x, sx));
+	inf_dims[0] = x->dims[0];
+	inf_dims[1] = x->dims[1];
+	for (int i = 0; i < nsp; i++)
+	{
+		int64_t		st = w->n_strides ? w->strides[i] : 1;
+		int64_t		pads = w->n_pads ? w->pads[i] + w->pads[nsp + i] : 0;
+
+		inf_dims[2 + i] = (x->dims[2 + i] - 1) * st + w->kernel[i] - pads;
+		if (x->dims[2 + i] < 1 || inf_dims[2 + i] < 1)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: X %s and the window give no output",
+						   op, nn_shape(x, sx));
+	}
+	memcpy(y_dims, inf_dims, sizeof(int64_t) * x->rank);
 	if (shape)
 	{
 		if (shape->dtype != OX_INT64 || shape->rank != 1 || shape->dims[0] != x->rank)
@@ -630,46 +657,26 @@ max_unpool_run(ox_kernel_ctx *ctx)
 		for (int i = 0; i < x->rank; i++)
 		{
 			y_dims[i] = ((const int64_t *) shape->data)[i];
-			if (y_dims[i] < 0 || y_dims[i] > OX_MAX_ELEMENTS)
-				return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: output_shape value %lld is invalid",
-							   op, (long long) y_dims[i]);
-		}
-		if (y_dims[0] != x->dims[0] || y_dims[1] != x->dims[1])
-			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: output_shape must keep N and C of X %s",
-						   op, nn_shape(x, sx));
-	}
-	else
-	{
-		const nn_window *w = &s->win;
-
-		if (w->n_kernel != nsp || (w->n_strides && w->n_strides != nsp) ||
-			(w->n_pads && w->n_pads != 2 * nsp))
-			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-						   "%s: kernel_shape, strides or pads do not fit X %s", op, nn_shape(x, sx));
-		y_dims[0] = x->dims[0];
-		y_dims[1] = x->dims[1];
-		for (int i = 0; i < nsp; i++)
-		{
-			int64_t		st = w->n_strides ? w->strides[i] : 1;
-			int64_t		pads = w->n_pads ? w->pads[i] + w->pads[nsp + i] : 0;
-
-			y_dims[2 + i] = (x->dims[2 + i] - 1) * st + w->kernel[i] - pads;
-			if (x->dims[2 + i] < 1 || y_dims[2 + i] < 0)
-				return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: X %s and the window give no output",
-							   op, nn_shape(x, sx));
+			if (y_dims[i] < inf_dims[i] || y_dims[i] > OX_MAX_ELEMENTS || (i < 2 && y_dims[i] != inf_dims[i]))
+				return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+							   "%s: output_shape %s is smaller than %s, the shape X %s unpools to",
+							   op, ox_shape_str(x->rank, y_dims, si, sizeof(si)),
+							   ox_shape_str(x->rank, inf_dims, sx, sizeof(sx)), nn_shape(x, sx));
 		}
 	}
+	ninf = ox_shape_numel(x->rank, inf_dims);
 	ny = ox_shape_numel(x->rank, y_dims);
-	if (ny < 0)
+	if (ny < 0 || ninf < 0)
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "%s: output is too large", op);
 	nx = ox_tensor_numel(x);
 	for (int64_t i = 0; i < nx; i++)
 	{
 		int64_t		v = ((const int64_t *) ind->data)[i];
 
-		if (v < 0 || v >= ny)
-			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: index %lld at position %lld is outside the output of %lld elements",
-						   op, (long long) v, (long long) i, (long long) ny);
+		if (v < 0 || v >= ninf)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+						   "%s: index %lld at position %lld is outside the unpooled tensor of %lld elements",
+						   op, (long long) v, (long long) i, (long long) ninf);
 	}
 	if (!(y = ox_out_tensor(ctx, 0, x->dtype, x->rank, y_dims)))
 		return ctx->st->code;
@@ -677,7 +684,20 @@ max_unpool_run(ox_kernel_ctx *ctx)
 	if (ny > 0)
 		memset(y->data, 0, (size_t) ny * es);
 	for (int64_t i = 0; i < nx; i++)
-		memcpy((char *) y->data + ((const int64_t *) ind->data)[i] * es, (const char *) x->data + i * es, es);
+	{
+		int64_t		v = ((const int64_t *) ind->data)[i],
+					off = 0,
+					mul = 1;
+
+		/* re-address from the inferred shape into the (possibly larger) output */
+		for (int a = x->rank - 1; a >= 0; a--)
+		{
+			off += (v % inf_dims[a]) * mul;
+			v /= inf_dims[a];
+			mul *= y_dims[a];
+		}
+		memcpy((char *) y->data + off * es, (const char *) x->data + i * es, es);
+	}
 	return OX_OK;
 }
 

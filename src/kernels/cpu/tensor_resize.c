@@ -431,10 +431,9 @@ resize_nearest(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox
 	int			r = x->rank;
 	int64_t    *maps[OX_MAX_RANK] = {NULL};
 	int64_t		xs[OX_MAX_RANK];
-	int64_t		idx[OX_MAX_RANK] = {0};
 	int64_t		n = ox_tensor_numel(out);
 	size_t		es = ox_dtype_size(x->dtype);
-	uint8_t		extrap[16] = {0};
+	uint64_t	extrap[2] = {0};
 	ox_string	empty = {NULL, 0};
 	const void *extrap_p = x->dtype == OX_STRING ? (const void *) &empty : extrap;
 	ox_code		rc = OX_OK;
@@ -468,32 +467,76 @@ resize_nearest(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox
 		}
 	}
 	oxt_strides(r, x->dims, xs);
-	for (int64_t i = 0; i < n && rc == OX_OK; i++)
+	if (rc == OX_OK && r > 0)
 	{
-		int64_t		off = 0;
-		bool		outside = false;
+		/* row by row: the outer indices give a base offset, the last axis a gather */
+		int64_t		len = out->dims[r - 1];
+		int64_t		rows = n / len;
+		const int64_t *m = maps[r - 1];
 
-		for (int k = 0; k < r; k++)
+		for (int64_t row = 0; row < rows && rc == OX_OK; row++)
 		{
-			int64_t		v = maps[k] ? maps[k][idx[k]] : idx[k];
+			char	   *d = (char *) out->data + (size_t) (row * len) * es;
+			const char *base;
+			int64_t		off = 0;
+			int64_t		rem = row;
+			bool		outside = false;
 
-			if (v < 0)
-				outside = true;
-			off += v * xs[k];
-		}
-		if (x->dtype == OX_STRING)
-			rc = oxt_copy_elems(ctx, OX_STRING, (ox_string *) out->data + i,
-								outside ? extrap_p : (const ox_string *) x->data + off, 1);
-		else
-			memcpy((char *) out->data + (size_t) i * es,
-				   outside ? extrap_p : (const char *) x->data + (size_t) off * es, es);
-		for (int k = r - 1; k >= 0; k--)
-		{
-			if (++idx[k] < out->dims[k])
-				break;
-			idx[k] = 0;
+			for (int k = r - 2; k >= 0; k--)
+			{
+				int64_t		i = rem % out->dims[k];
+				int64_t		v = maps[k] ? maps[k][i] : i;
+
+				rem /= out->dims[k];
+				if (v < 0)
+					outside = true;
+				off += v * xs[k];
+			}
+			base = (const char *) x->data + (size_t) off * es;
+			if (outside)
+			{
+				rc = oxt_fill(ctx, x->dtype, d, extrap_p, len);
+				continue;
+			}
+			if (x->dtype == OX_STRING)
+			{
+				for (int64_t j = 0; j < len && rc == OX_OK; j++)
+					rc = oxt_copy_elems(ctx, OX_STRING, d + j * es,
+										m && m[j] < 0 ? extrap_p : base + (m ? m[j] : j) * es, 1);
+				continue;
+			}
+			if (!m)
+			{
+				memcpy(d, base, (size_t) len * es);
+				continue;
+			}
+#define NEAREST_ROW(T) \
+			for (int64_t j = 0; j < len; j++) \
+				((T *) d)[j] = m[j] < 0 ? *(const T *) extrap_p : ((const T *) base)[m[j]]
+			switch (es)
+			{
+				case 1:
+					NEAREST_ROW(uint8_t);
+					break;
+				case 2:
+					NEAREST_ROW(uint16_t);
+					break;
+				case 4:
+					NEAREST_ROW(uint32_t);
+					break;
+				case 8:
+					NEAREST_ROW(uint64_t);
+					break;
+				default:
+					for (int64_t j = 0; j < len; j++)
+						memcpy(d + j * es, m[j] < 0 ? extrap_p : base + m[j] * es, es);
+					break;
+			}
+#undef NEAREST_ROW
 		}
 	}
+	else if (rc == OX_OK)
+		rc = oxt_copy_elems(ctx, x->dtype, out->data, x->data, 1);
 	for (int k = 0; k < r; k++)
 		free(maps[k]);
 	return rc;
