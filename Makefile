@@ -51,7 +51,7 @@ build/$(EXTENSION)--$(EXTVERSION).sql: src/pg/$(EXTENSION).sql
 	cp $< $@
 
 # ---- standalone engine library and tools --------------------------------
-TOOL_CFLAGS = $(ENGINE_CFLAGS) -O2 -g -Wall -Isrc -Ibuild -Ibuild/proto
+TOOL_CFLAGS = $(ENGINE_CFLAGS) -O2 -g -Wall -Wno-format-truncation -Isrc -Ibuild -Ibuild/proto
 # whole-archive: kernel families register through tables nothing references by name
 TOOL_LIBS = -Wl,--whole-archive build/libox.a -Wl,--no-whole-archive -lprotobuf-c -lopenblas -lm -lpthread
 

@@ -196,3 +196,28 @@ oxc_stat(void *p, const char *what)
 		return (int64_t) (s.create_ms * 1000);
 	return -1;
 }
+
+void		oxc_set_profiling(void *h, int on);
+int			oxc_profile(void *h, int i, const char **name, const char **op, double *ms);
+
+void
+oxc_set_profiling(void *h, int on)
+{
+	ox_session_set_profiling(((oxc_session *) h)->s, on != 0);
+}
+
+/* entry i of the last run's profile; returns the entry count */
+int
+oxc_profile(void *h, int i, const char **name, const char **op, double *ms)
+{
+	const ox_node_profile *p;
+	int			n = ox_session_profile(((oxc_session *) h)->s, &p);
+
+	if (i >= 0 && i < n)
+	{
+		*name = p[i].name;
+		*op = p[i].op_type;
+		*ms = p[i].ms;
+	}
+	return n;
+}

@@ -67,6 +67,9 @@ struct ox_session
 	int			n_feeds;
 	ox_session_stats stats;
 	ox_status  *run_status;		/* status of the run in progress */
+	bool		profiling;
+	ox_node_profile *profile;	/* one per main-graph node */
+	int			n_profile;
 };
 
 ox_code		ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st);

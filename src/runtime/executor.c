@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- buffer pool ------------------------------------------------------ */
 
@@ -319,6 +320,36 @@ frame_supply(void *exec, ox_tensor *t, size_t bytes)
 	pool_supply(((exec_frame *) exec)->s, t, bytes);
 }
 
+static void
+record_profile(ox_node_profile *np, const ox_node *node, ox_value **outs, struct timespec t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	np->name = node->name;
+	np->op_type = node->op_type;
+	np->fused_from = node->fused_from;
+	np->ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	np->out_bytes = 0;
+	np->out_rank = -1;
+	np->out_dtype = OX_UNDEFINED;
+	for (int o = 0; o < node->n_outputs; o++)
+	{
+		const ox_value *v = outs[o];
+
+		if (!v || v->kind != OX_VALUE_TENSOR)
+			continue;
+		if (o == 0)
+		{
+			np->out_dtype = v->tensor.dtype;
+			np->out_rank = v->tensor.rank;
+			memcpy(np->out_dims, v->tensor.dims, sizeof(int64_t) * v->tensor.rank);
+		}
+		if (ox_tensor_numel(&v->tensor) > 0)
+			np->out_bytes += (size_t) ox_tensor_numel(&v->tensor) * ox_dtype_size(v->tensor.dtype);
+	}
+}
+
 ox_code
 ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
 {
@@ -360,7 +391,11 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
 	{
 		const ox_node *node = &g->nodes[k];
 		ox_code		rc;
+		struct timespec t0;
+		bool		timed = s->profiling && p == s->main && k < s->n_profile;
 
+		if (timed)
+			clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (s->opts.should_abort && s->opts.should_abort(s->opts.abort_arg))
 			return ox_fail(st, OX_CANCELED, "the run was canceled");
 		ctx.node = node;
@@ -377,6 +412,8 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
 			ox_status_set_node(st, node->name, node->op_type);
 			return st->code;
 		}
+		if (timed)
+			record_profile(&s->profile[k], node, env->out_ptrs[k], t0);
 		for (int r = p->rel_start[k]; r < p->rel_start[k + 1]; r++)
 			ox_env_release_slot(s, env, p->rel_ids[r]);
 	}

@@ -91,7 +91,9 @@ int			ox_session_find_output(const ox_session *s, const char *name);
 /*
  * Run the model.  inputs has ox_session_input_count entries in input order;
  * tensors are borrowed (not copied) for the duration of the call and are
- * checked against the declared element type and static dimensions.
+ * checked against the declared element type and static dimensions.  Their
+ * data need only be aligned to the element size (a PostgreSQL array's data
+ * is), so kernels never use aligned vector loads on inputs.
  */
 ox_code		ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st);
 /* result i of the last successful run; valid until the next run or free */
@@ -110,6 +112,23 @@ typedef struct ox_session_stats
 } ox_session_stats;
 
 void		ox_session_get_stats(const ox_session *s, ox_session_stats *out);
+
+/* per-node profile of the last run of the main graph (when profiling is on) */
+typedef struct ox_node_profile
+{
+	const char *name;
+	const char *op_type;
+	const char *fused_from;		/* set when an optimizer pass fused this node */
+	double		ms;
+	ox_dtype	out_dtype;		/* first output, when it is a tensor */
+	int			out_rank;
+	int64_t		out_dims[OX_MAX_RANK];
+	size_t		out_bytes;		/* bytes of all tensor outputs */
+} ox_node_profile;
+
+void		ox_session_set_profiling(ox_session *s, bool on);
+/* entries for the main graph's nodes in execution order; 0 before a profiled run */
+int			ox_session_profile(const ox_session *s, const ox_node_profile **out);
 
 /* provider names the engine was built with, e.g. "cpu" or "cpu,cuda" */
 const char *ox_available_providers(void);

@@ -260,6 +260,7 @@ ox_session_free(ox_session *s)
 	free(s->plans);
 	ox_pool_free(&s->pool);
 	free(s->feed_ids);
+	free(s->profile);
 	free(s->providers);
 	ox_model_free(s->model);
 	free(s);
@@ -460,4 +461,26 @@ ox_session_get_stats(const ox_session *s, ox_session_stats *out)
 	out->tensor_bytes = bytes;
 	if (bytes > out->peak_tensor_bytes)
 		out->peak_tensor_bytes = bytes;
+}
+
+void
+ox_session_set_profiling(ox_session *s, bool on)
+{
+	if (on && !s->profile)
+	{
+		s->profile = calloc(s->main->graph->n_nodes + 1, sizeof(ox_node_profile));
+		s->n_profile = s->profile ? s->main->graph->n_nodes : 0;
+	}
+	s->profiling = on && s->profile;
+	if (s->profile)
+		memset(s->profile, 0, sizeof(ox_node_profile) * s->n_profile);
+}
+
+int
+ox_session_profile(const ox_session *s, const ox_node_profile **out)
+{
+	*out = s->profile;
+	if (!s->profile || !s->profile[0].op_type)
+		return 0;
+	return s->n_profile;
 }

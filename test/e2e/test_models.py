@@ -269,6 +269,25 @@ def test_onnx_predict_batch(loaded, name):
         assert np.array_equal(got, want.astype(np.float64))
 
 
+@pytest.mark.parametrize("name", MODELS)
+def test_onnx_predict_batch_named_outputs(loaded, name):
+    """onnx_predict_batch naming each output (when the three-argument form exists)."""
+    with loaded.cursor() as cur:
+        cur.execute("SELECT to_regprocedure('onnx_predict_batch(text, real[], text)') IS NOT NULL")
+        if not cur.fetchone()[0]:
+            pytest.skip("no onnx_predict_batch(model, features, output)")
+    _, X = inputs(name)
+    want = reference(name)
+    for out_name in output_names(name):
+        ref = dense_proba(want[out_name]) if isinstance(want[out_name], list) else want[out_name]
+        with loaded.cursor() as cur:
+            cur.execute("SELECT onnx_predict_batch(%s, %s::real[][], %s)",
+                        (name, X.reshape(len(X), -1).tolist(), out_name))
+            got = cur.fetchone()[0]
+        assert got is not None
+        check_rows(name, list(got), ref, "%s onnx_predict_batch(..., %r)" % (name, out_name))
+
+
 @pytest.mark.parametrize("name", ["iris_rf", "mlp"])
 def test_onnx_predict_one_call_per_sample(loaded, name):
     """onnx_predict with one statement per sample (a fresh fn_extra each time)."""

@@ -37,6 +37,9 @@ def lib():
         _lib.oxc_output.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
                                     ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int64),
                                     ctypes.POINTER(ctypes.c_void_p)]
+        _lib.oxc_set_profiling.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        _lib.oxc_profile.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                     ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_double)]
         _lib.oxc_stat.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         _lib.oxc_stat.restype = ctypes.c_int64
     return _lib
@@ -64,6 +67,21 @@ class Session:
 
     def stat(self, what):
         return lib().oxc_stat(self._h, what.encode())
+
+    def profile(self, feeds):
+        """Run once with per-node timing; returns [(node name, op type, ms)] in execution order."""
+        lib().oxc_set_profiling(self._h, 1)
+        try:
+            self.run(feeds)
+            name, op, ms = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_double()
+            n = lib().oxc_profile(self._h, 0, ctypes.byref(name), ctypes.byref(op), ctypes.byref(ms))
+            rows = []
+            for i in range(n):
+                lib().oxc_profile(self._h, i, ctypes.byref(name), ctypes.byref(op), ctypes.byref(ms))
+                rows.append((name.value.decode(), op.value.decode(), ms.value))
+            return rows
+        finally:
+            lib().oxc_set_profiling(self._h, 0)
 
     def _bind(self, feeds):
         arrays = [np.require(feeds[name], requirements="C") for name in self.input_names]

@@ -900,9 +900,9 @@ case_46(void)
 	kt_input(OX_INT64, 1, (const int64_t[]) {4}, (const int64_t[]) {1LL, 1LL, 5LL, 5LL});
 	kt_run(ox_kernels_pool, ox_kernels_pool_count, 1);
 	kt_expect_ok();
-	kt_expect_values(0, OX_FLOAT, 4, (const int64_t[]) {1, 1, 5, 5}, (const float[]) {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.214812562f, 0.0f, -0.0255590696f,
-		0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.754181504f, 0.0f, -0.863485456f,
-		0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+	kt_expect_values(0, OX_FLOAT, 4, (const int64_t[]) {1, 1, 5, 5}, (const float[]) {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.214812562f, 0.0f,
+		-0.0255590696f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+		0.754181504f, 0.0f, -0.863485456f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
 		0.0f}, 0.0001);
 	kt_end();
 }

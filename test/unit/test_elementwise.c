@@ -1,0 +1,840 @@
+/*
+ * test_elementwise.c
+ *	  Unit tests of the elementwise kernel family and its broadcast iterator.
+ */
+#include "kernel_test.h"
+#include "kernels/cpu/elementwise.h"
+
+#define EW ox_kernels_elementwise, ox_kernels_elementwise_count
+#define D(...) ((const int64_t[]) {__VA_ARGS__})
+
+static void
+expect_bool(int i, int rank, const int64_t *dims, const uint8_t *want)
+{
+	kt_expect_values(i, OX_BOOL, rank, dims, want, 0);
+}
+
+static void
+expect_strings(int i, int rank, const int64_t *dims, const char **want)
+{
+	const ox_tensor *t = kt_output(i);
+
+	if (!kt_check_shape(i, OX_STRING, rank, dims))
+		return;
+	for (int64_t k = 0; k < ox_tensor_numel(t); k++)
+	{
+		const ox_string *s = &((const ox_string *) t->data)[k];
+
+		if (s->len != strlen(want[k]) || memcmp(s->data, want[k], s->len) != 0)
+		{
+			kt_fail("string %s%.0f: got another value (element %.0f)", want[k], 0, k);
+			printf("  got \"%s\" want \"%s\"\n", s->data, want[k]);
+			return;
+		}
+	}
+}
+
+/* ---- broadcast plans ------------------------------------------------------ */
+
+static void
+test_plan(const char *label, int ra, const int64_t *a, int rb, const int64_t *b,
+		  int want_rank, const int64_t *want_dims)
+{
+	ox_bcast	p;
+	int			ranks[2] = {ra, rb};
+	const int64_t *dims[2] = {a, b};
+	ox_status	st;
+
+	kt_begin(label, "", 1);
+	ox_status_clear(&st);
+	if (ox_bcast_plan(&p, 2, ranks, dims, "Add", &st) != OX_OK)
+		kt_fail("plan failed: %s%.0f%.0f", st.msg, 0, 0);
+	else if (!ox_shape_equal(p.rank, p.dims, want_rank, want_dims))
+	{
+		char		buf[128];
+
+		ox_shape_str(p.rank, p.dims, buf, sizeof(buf));
+		kt_fail("iteration dims %s%.0f%.0f", buf, 0, 0);
+	}
+	kt_end();
+}
+
+static void
+test_plans(void)
+{
+	/* same shape: one contiguous run */
+	test_plan("plan same", 3, D(2, 3, 4), 3, D(2, 3, 4), 1, D(24));
+	/* scalar operand: one run, the scalar with step 0 */
+	test_plan("plan scalar", 3, D(2, 3, 4), 0, D(0), 1, D(24));
+	/* trailing vector (row broadcast): [outer, row] */
+	test_plan("plan row", 3, D(2, 3, 4), 1, D(4), 2, D(6, 4));
+	/* channel bias on NCHW: [N, C, H*W] */
+	test_plan("plan channel", 4, D(8, 3, 5, 5), 3, D(3, 1, 1), 3, D(8, 3, 25));
+	/* outer product */
+	test_plan("plan outer", 2, D(5, 1), 2, D(1, 7), 2, D(5, 7));
+	/* size-1 axes vanish */
+	test_plan("plan ones", 4, D(1, 3, 1, 4), 2, D(3, 1), 2, D(3, 4));
+	test_plan("plan all ones", 2, D(1, 1), 1, D(1), 1, D(1));
+
+	ox_bcast	p;
+	ox_status	st;
+	int			ranks[2] = {2, 1};
+	const int64_t *dims[2] = {D(2, 3), D(4)};
+
+	kt_begin("plan mismatch", "", 1);
+	ox_status_clear(&st);
+	if (ox_bcast_plan(&p, 2, ranks, dims, "Add", &st) != OX_INVALID_ARGUMENT ||
+		!strstr(st.msg, "[2, 3] and [4]"))
+		kt_fail("expected a broadcast error naming both shapes, got \"%s\"%.0f%.0f", st.msg, 0, 0);
+	kt_end();
+}
+
+/* a row function that records, for each output element, the input offsets */
+static void
+index_row(void *arg, int64_t n, void *out_, const void *const *in, const int *step)
+{
+	int64_t    *o = out_;
+	const int64_t *a = in[0];
+	const int64_t *b = in[1];
+
+	(void) arg;
+	for (int64_t i = 0; i < n; i++)
+		o[i] = a[step[0] ? i : 0] * 1000 + b[step[1] ? i : 0];
+}
+
+/* every chunking of the output gives the same answer as numpy indexing */
+static void
+test_ranges(void)
+{
+	static const struct
+	{
+		int			ra;
+		int64_t		a[4];
+		int			rb;
+		int64_t		b[4];
+	}			cases[] = {
+		{3, {2, 3, 4}, 2, {3, 1}},
+		{4, {2, 1, 3, 5}, 3, {4, 1, 5}},
+		{2, {7, 1}, 2, {1, 9}},
+		{1, {1}, 3, {3, 2, 2}},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+	{
+		int			ranks[2] = {cases[c].ra, cases[c].rb};
+		const int64_t *dims[2] = {cases[c].a, cases[c].b};
+		ox_bcast	p;
+		int64_t		a[64];
+		int64_t		b[64];
+		int64_t		whole[256];
+		int64_t		parts[256];
+		const void *in[2] = {a, b};
+		size_t		es[3] = {8, 8, 8};
+
+		kt_begin("bcast ranges", "", 1);
+		for (int i = 0; i < 64; i++)
+			a[i] = b[i] = i;
+		if (ox_bcast_plan(&p, 2, ranks, dims, "t", NULL) != OX_OK || p.numel > 256)
+		{
+			kt_fail("plan %s%.0f%.0f", "failed", 0, 0);
+			kt_end();
+			continue;
+		}
+		ox_bcast_run(NULL, &p, index_row, NULL, whole, in, es);
+
+		/* reference: numpy index arithmetic on the output shape */
+		for (int64_t e = 0; e < p.numel; e++)
+		{
+			int64_t		rem = e;
+			int64_t		oa = 0,
+						ob = 0,
+						sa = 1,
+						sb = 1;
+
+			for (int d = p.out_rank - 1; d >= 0; d--)
+			{
+				int64_t		idx = rem % p.out_dims[d];
+				int			da = d - (p.out_rank - ranks[0]);
+				int			db = d - (p.out_rank - ranks[1]);
+
+				rem /= p.out_dims[d];
+				if (da >= 0)
+				{
+					oa += (dims[0][da] == 1 ? 0 : idx) * sa;
+					sa *= dims[0][da];
+				}
+				if (db >= 0)
+				{
+					ob += (dims[1][db] == 1 ? 0 : idx) * sb;
+					sb *= dims[1][db];
+				}
+			}
+			if (whole[e] != oa * 1000 + ob)
+			{
+				kt_fail("element %s%.0f: got %.0f", "", e, whole[e]);
+				break;
+			}
+		}
+		for (int64_t chunk = 1; chunk <= 7; chunk += 3)
+		{
+			memset(parts, 0, sizeof(parts));
+			for (int64_t s = 0; s < p.numel; s += chunk)
+				ox_bcast_run_range(&p, index_row, NULL, parts, in, es, s,
+								   s + chunk < p.numel ? s + chunk : p.numel);
+			if (memcmp(parts, whole, sizeof(int64_t) * p.numel) != 0)
+				kt_fail("chunked run differs (chunk %s%.0f)%.0f", "", chunk, 0);
+		}
+		kt_end();
+	}
+}
+
+/* ---- arithmetic ------------------------------------------------------------ */
+
+static void
+test_arith(void)
+{
+	kt_begin("Add same shape", "", 14);
+	kt_input_f32(2, D(2, 2), (float[]) {1, 2, 3, 4});
+	kt_input_f32(2, D(2, 2), (float[]) {10, 20, 30, 40});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(2, 2), (float[]) {11, 22, 33, 44}, 0);
+	kt_end();
+
+	kt_begin("Add scalar", "", 14);
+	kt_input_f32(0, NULL, (float[]) {0.5f});
+	kt_input_f32(2, D(2, 2), (float[]) {1, 2, 3, 4});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(2, 2), (float[]) {1.5f, 2.5f, 3.5f, 4.5f}, 0);
+	kt_end();
+
+	kt_begin("Sub row broadcast", "", 14);
+	kt_input_f32(2, D(2, 3), (float[]) {1, 2, 3, 4, 5, 6});
+	kt_input_f32(1, D(3), (float[]) {1, 1, 2});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(2, 3), (float[]) {0, 1, 1, 3, 4, 4}, 0);
+	kt_end();
+
+	kt_begin("Mul column broadcast", "", 14);
+	kt_input_f32(2, D(2, 1), (float[]) {2, 3});
+	kt_input_f32(2, D(1, 3), (float[]) {1, 2, 3});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(2, 3), (float[]) {2, 4, 6, 3, 6, 9}, 0);
+	kt_end();
+
+	kt_begin("Div float", "", 14);
+	kt_input_f32(1, D(3), (float[]) {1, -6, 1});
+	kt_input_f32(1, D(3), (float[]) {4, 3, 0});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(3), (float[]) {0.25f, -2, INFINITY}, 0);
+	kt_end();
+
+	kt_begin("Add broadcast mismatch", "", 14);
+	kt_input_f32(1, D(3), (float[]) {1, 2, 3});
+	kt_input_f32(1, D(2), (float[]) {1, 2});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("Add type mismatch", "", 14);
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_input_i64(1, D(1), (int64_t[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("Add int32 wraps", "", 14);
+	kt_input(OX_INT32, 1, D(2), (int32_t[]) {INT32_MAX, INT32_MIN});
+	kt_input(OX_INT32, 1, D(2), (int32_t[]) {1, -1});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_INT32, 1, D(2), (int32_t[]) {INT32_MIN, INT32_MAX}, 0);
+	kt_end();
+
+	kt_begin("Mul int8 wraps", "", 14);
+	kt_input(OX_INT8, 1, D(2), (int8_t[]) {100, -128});
+	kt_input(OX_INT8, 1, D(2), (int8_t[]) {3, -1});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_INT8, 1, D(2), (int8_t[]) {44, -128}, 0);
+	kt_end();
+
+	kt_begin("Div int truncates", "", 14);
+	kt_input(OX_INT32, 1, D(5), (int32_t[]) {7, -7, 7, -7, INT32_MIN});
+	kt_input(OX_INT32, 1, D(5), (int32_t[]) {2, 2, -2, -2, -1});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_INT32, 1, D(5), (int32_t[]) {3, -3, -3, 3, INT32_MIN}, 0);
+	kt_end();
+
+	kt_begin("Div int by zero", "", 14);
+	kt_input_i64(1, D(2), (int64_t[]) {1, 2});
+	kt_input_i64(1, D(2), (int64_t[]) {1, 0});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("Div uint8", "", 14);
+	kt_input(OX_UINT8, 1, D(2), (uint8_t[]) {255, 7});
+	kt_input(OX_UINT8, 0, NULL, (uint8_t[]) {2});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_UINT8, 1, D(2), (uint8_t[]) {127, 3}, 0);
+	kt_end();
+
+	/* opset 6: B placed at axis 1 of A */
+	kt_begin("Add legacy axis", "", 6);
+	kt_attr_int("broadcast", 1);
+	kt_attr_int("axis", 1);
+	kt_input_f32(3, D(2, 3, 2), (float[]) {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1});
+	kt_input_f32(1, D(3), (float[]) {10, 20, 30});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 3, D(2, 3, 2), (float[]) {10, 10, 20, 20, 30, 30, 11, 11, 21, 21, 31, 31}, 0);
+	kt_end();
+
+	kt_begin("Add float16", "", 14);
+	kt_input(OX_FLOAT16, 1, D(2), (uint16_t[]) {0x3c00, 0x4000});	/* 1, 2 */
+	kt_input(OX_FLOAT16, 0, NULL, (uint16_t[]) {0x3800});	/* 0.5 */
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_FLOAT16, 1, D(2), (uint16_t[]) {0x3e00, 0x4100}, 0);
+	kt_end();
+
+	kt_begin("Mod integer sign follows divisor", "", 13);
+	kt_input_i64(1, D(4), (int64_t[]) {5, -5, 5, -5});
+	kt_input_i64(1, D(4), (int64_t[]) {3, 3, -3, -3});
+	kt_run(EW, 1);
+	kt_expect_i64(0, 1, D(4), (int64_t[]) {2, 1, -1, -2});
+	kt_end();
+
+	kt_begin("Mod fmod", "", 13);
+	kt_attr_int("fmod", 1);
+	kt_input_f32(1, D(3), (float[]) {5.5f, -5.5f, 5.5f});
+	kt_input_f32(1, D(3), (float[]) {2, 2, -2});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(3), (float[]) {1.5f, -1.5f, 1.5f}, 0);
+	kt_end();
+
+	kt_begin("Mod int by zero", "", 13);
+	kt_input(OX_INT32, 1, D(1), (int32_t[]) {5});
+	kt_input(OX_INT32, 1, D(1), (int32_t[]) {0});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("Pow float", "", 15);
+	kt_input_f32(1, D(3), (float[]) {2, -3, 4});
+	kt_input_f32(0, NULL, (float[]) {2});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(3), (float[]) {4, 9, 16}, 0);
+	kt_end();
+
+	kt_begin("Pow float by int64", "", 15);
+	kt_input_f32(1, D(3), (float[]) {2, 3, 4});
+	kt_input_i64(1, D(3), (int64_t[]) {3, 0, -1});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(3), (float[]) {8, 1, 0.25f}, 1e-7);
+	kt_end();
+
+	kt_begin("Pow int64 exact", "", 15);
+	kt_input_i64(1, D(3), (int64_t[]) {3, -2, 7});
+	kt_input_i64(1, D(3), (int64_t[]) {39, 3, 0});
+	kt_run(EW, 1);
+	kt_expect_i64(0, 1, D(3), (int64_t[]) {4052555153018976267LL, -8, 1});
+	kt_end();
+
+	kt_begin("Pow int32 by float", "", 15);
+	kt_input(OX_INT32, 1, D(2), (int32_t[]) {4, 9});
+	kt_input_f32(1, D(2), (float[]) {0.5f, 0.5f});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_INT32, 1, D(2), (int32_t[]) {2, 3}, 0);
+	kt_end();
+}
+
+/* ---- unary ------------------------------------------------------------------ */
+
+static void
+test_unary(void)
+{
+	kt_begin("Abs int8", "", 13);
+	kt_input(OX_INT8, 1, D(3), (int8_t[]) {-5, 5, -128});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_INT8, 1, D(3), (int8_t[]) {5, 5, -128}, 0);
+	kt_end();
+
+	kt_begin("Neg", "", 13);
+	kt_input_f32(1, D(2), (float[]) {1.5f, -2});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(2), (float[]) {-1.5f, 2}, 0);
+	kt_end();
+
+	kt_begin("Neg unsigned refused", "", 13);
+	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
+	kt_begin("Round half to even", "", 11);
+	kt_input_f32(1, D(8), (float[]) {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f, 2.6f, -2.6f});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(8), (float[]) {0, 2, 2, -0.0f, -2, 2, 3, -3}, 0);
+	kt_end();
+
+	kt_begin("Sign", "", 13);
+	kt_input_f32(1, D(4), (float[]) {-3, 0, 2, NAN});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(4), (float[]) {-1, 0, 1, NAN}, 0);
+	kt_end();
+
+	kt_begin("Sign int", "", 13);
+	kt_input_i64(1, D(3), (int64_t[]) {-9, 0, 4});
+	kt_run(EW, 1);
+	kt_expect_i64(0, 1, D(3), (int64_t[]) {-1, 0, 1});
+	kt_end();
+
+	kt_begin("Ceil Floor", "", 13);
+	kt_input_f32(1, D(2), (float[]) {-1.5f, 1.2f});
+	kt_run(EW, 1);
+	kt_end();
+
+	static const struct
+	{
+		const char *op;
+		double		(*ref) (double);
+	}			fns[] = {
+		{"Sqrt", sqrt}, {"Exp", exp}, {"Log", log}, {"Sin", sin}, {"Cos", cos},
+		{"Tan", tan}, {"Asin", asin}, {"Acos", acos}, {"Atan", atan}, {"Sinh", sinh},
+		{"Cosh", cosh}, {"Asinh", asinh}, {"Atanh", atanh}, {"Erf", erf},
+		{"Ceil", ceil}, {"Floor", floor},
+	};
+	float		x[5] = {0.1f, 0.25f, 0.5f, 0.75f, 0.9f};
+
+	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++)
+	{
+		float		want[5];
+		double		wd[5];
+		double		xd[5];
+
+		for (int i = 0; i < 5; i++)
+		{
+			want[i] = (float) fns[f].ref(x[i]);
+			xd[i] = x[i];
+			wd[i] = fns[f].ref(x[i]);
+		}
+		kt_begin(fns[f].op, "", 13);
+		kt_input_f32(1, D(5), x);
+		kt_run(EW, 1);
+		kt_expect_f32(0, 1, D(5), want, 1e-6);
+		kt_end();
+
+		kt_begin(fns[f].op, "", 13);
+		kt_input(OX_DOUBLE, 1, D(5), xd);
+		kt_run(EW, 1);
+		kt_expect_values(0, OX_DOUBLE, 1, D(5), wd, 1e-15);
+		kt_end();
+	}
+
+	kt_begin("Acosh Reciprocal", "", 13);
+	kt_input_f32(1, D(2), (float[]) {1, 2});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(2), (float[]) {0, (float) acosh(2.0)}, 1e-6);
+	kt_end();
+
+	kt_begin("Reciprocal", "", 13);
+	kt_input_f32(1, D(2), (float[]) {4, -0.5f});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(2), (float[]) {0.25f, -2}, 0);
+	kt_end();
+
+	kt_begin("Sqrt bfloat16", "", 13);
+	kt_input(OX_BFLOAT16, 1, D(2), (uint16_t[]) {0x4080, 0x4110});	/* 4, 9 */
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_BFLOAT16, 1, D(2), (uint16_t[]) {0x4000, 0x4040}, 0);
+	kt_end();
+
+	kt_begin("Exp int refused", "", 13);
+	kt_input_i64(1, D(1), (int64_t[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
+	kt_begin("IsNaN", "", 13);
+	kt_input_f32(1, D(3), (float[]) {NAN, 1, INFINITY});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(3), (uint8_t[]) {1, 0, 0});
+	kt_end();
+
+	kt_begin("IsNaN float16", "", 13);
+	kt_input(OX_FLOAT16, 1, D(2), (uint16_t[]) {0x7e00, 0x3c00});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(2), (uint8_t[]) {1, 0});
+	kt_end();
+
+	kt_begin("IsInf", "", 10);
+	kt_input_f32(1, D(4), (float[]) {INFINITY, -INFINITY, NAN, 1});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(4), (uint8_t[]) {1, 1, 0, 0});
+	kt_end();
+
+	kt_begin("IsInf negative only", "", 10);
+	kt_attr_int("detect_positive", 0);
+	kt_input_f32(1, D(2), (float[]) {INFINITY, -INFINITY});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(2), (uint8_t[]) {0, 1});
+	kt_end();
+
+	kt_begin("Not", "", 1);
+	kt_input(OX_BOOL, 1, D(2), (uint8_t[]) {1, 0});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(2), (uint8_t[]) {0, 1});
+	kt_end();
+
+	kt_begin("BitwiseNot", "", 18);
+	kt_input(OX_UINT8, 1, D(2), (uint8_t[]) {0, 0x0f});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_UINT8, 1, D(2), (uint8_t[]) {0xff, 0xf0}, 0);
+	kt_end();
+
+	kt_begin("Abs empty", "", 13);
+	kt_input_f32(2, D(0, 3), NULL);
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(0, 3), NULL, 0);
+	kt_end();
+}
+
+/* ---- logic -------------------------------------------------------------- */
+
+static void
+test_logic(void)
+{
+	kt_begin("Greater broadcast", "", 13);
+	kt_input_f32(2, D(2, 2), (float[]) {1, 5, 3, 0});
+	kt_input_f32(1, D(2), (float[]) {2, 2});
+	kt_run(EW, 1);
+	expect_bool(0, 2, D(2, 2), (uint8_t[]) {0, 1, 1, 0});
+	kt_end();
+
+	kt_begin("LessOrEqual int", "", 16);
+	kt_input_i64(1, D(3), (int64_t[]) {1, 2, 3});
+	kt_input_i64(0, NULL, (int64_t[]) {2});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(3), (uint8_t[]) {1, 1, 0});
+	kt_end();
+
+	kt_begin("GreaterOrEqual NaN", "", 16);
+	kt_input_f32(1, D(2), (float[]) {NAN, 1});
+	kt_input_f32(1, D(2), (float[]) {NAN, 1});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(2), (uint8_t[]) {0, 1});
+	kt_end();
+
+	kt_begin("Equal strings", "", 19);
+	kt_input_strings(1, D(3), (const char *[]) {"a", "bc", ""});
+	kt_input_strings(2, D(2, 1), (const char *[]) {"bc", ""});
+	kt_run(EW, 1);
+	expect_bool(0, 2, D(2, 3), (uint8_t[]) {0, 1, 0, 0, 0, 1});
+	kt_end();
+
+	kt_begin("Equal string vs int", "", 19);
+	kt_input_strings(1, D(1), (const char *[]) {"1"});
+	kt_input_i64(1, D(1), (int64_t[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("And Or Xor", "", 7);
+	kt_input(OX_BOOL, 1, D(4), (uint8_t[]) {0, 0, 1, 1});
+	kt_input(OX_BOOL, 1, D(4), (uint8_t[]) {0, 1, 0, 1});
+	kt_run(EW, 1);
+	kt_end();
+	static const struct
+	{
+		const char *op;
+		uint8_t		want[4];
+	}			logic[] = {
+		{"And", {0, 0, 0, 1}}, {"Or", {0, 1, 1, 1}}, {"Xor", {0, 1, 1, 0}},
+	};
+
+	for (int i = 0; i < 3; i++)
+	{
+		kt_begin(logic[i].op, "", 7);
+		kt_input(OX_BOOL, 1, D(4), (uint8_t[]) {0, 0, 1, 1});
+		kt_input(OX_BOOL, 1, D(4), (uint8_t[]) {0, 1, 0, 1});
+		kt_run(EW, 1);
+		expect_bool(0, 1, D(4), logic[i].want);
+		kt_end();
+	}
+
+	kt_begin("And float refused", "", 7);
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
+	kt_begin("BitShift left", "", 11);
+	kt_attr_string("direction", "LEFT");
+	kt_input(OX_UINT8, 1, D(3), (uint8_t[]) {1, 3, 1});
+	kt_input(OX_UINT8, 1, D(3), (uint8_t[]) {1, 7, 8});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_UINT8, 1, D(3), (uint8_t[]) {2, 128, 0}, 0);
+	kt_end();
+
+	kt_begin("BitShift right", "", 11);
+	kt_attr_string("direction", "RIGHT");
+	kt_input(OX_UINT64, 1, D(2), (uint64_t[]) {16, 16});
+	kt_input(OX_UINT64, 1, D(2), (uint64_t[]) {2, 64});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_UINT64, 1, D(2), (uint64_t[]) {4, 0}, 0);
+	kt_end();
+
+	kt_begin("BitShift no direction", "", 11);
+	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
+	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_MODEL);
+	kt_end();
+
+	kt_begin("BitwiseAnd/Or/Xor", "", 18);
+	kt_input(OX_INT32, 1, D(2), (int32_t[]) {0x0f, -1});
+	kt_input(OX_INT32, 0, NULL, (int32_t[]) {0x3c});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_INT32, 1, D(2), (int32_t[]) {0x0c, 0x3c}, 0);
+	kt_end();
+}
+
+/* ---- variadic, Where, Clip ---------------------------------------------- */
+
+static void
+test_select(void)
+{
+	kt_begin("Max broadcast 3", "", 13);
+	kt_input_f32(1, D(3), (float[]) {1, 5, 3});
+	kt_input_f32(2, D(2, 1), (float[]) {2, 4});
+	kt_input_f32(0, NULL, (float[]) {3});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(2, 3), (float[]) {3, 5, 3, 4, 5, 4}, 0);
+	kt_end();
+
+	kt_begin("Min NaN propagates", "", 13);
+	kt_input_f32(1, D(2), (float[]) {NAN, 1});
+	kt_input_f32(1, D(2), (float[]) {0, NAN});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(2), (float[]) {NAN, NAN}, 0);
+	kt_end();
+
+	kt_begin("Max int64", "", 13);
+	kt_input_i64(1, D(2), (int64_t[]) {-5, 9});
+	kt_input_i64(1, D(2), (int64_t[]) {-7, 10});
+	kt_run(EW, 1);
+	kt_expect_i64(0, 1, D(2), (int64_t[]) {-5, 10});
+	kt_end();
+
+	kt_begin("Sum single", "", 13);
+	kt_input_f32(1, D(2), (float[]) {1, 2});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(2), (float[]) {1, 2}, 0);
+	kt_end();
+
+	kt_begin("Mean", "", 13);
+	kt_input_f32(1, D(2), (float[]) {1, 2});
+	kt_input_f32(1, D(2), (float[]) {3, 6});
+	kt_input_f32(0, NULL, (float[]) {2});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(2), (float[]) {2, 10.0f / 3}, 1e-7);
+	kt_end();
+
+	/* more inputs than one broadcast iterator takes: folded in groups;
+	 * the last one widens the shape */
+	kt_begin("Sum 16 inputs", "", 13);
+	for (int i = 0; i < 15; i++)
+		kt_input_f32(1, D(2), (float[]) {1, (float) i});
+	kt_input_f32(2, D(2, 1), (float[]) {100, 200});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(2, 2), (float[]) {115, 205, 215, 305}, 0);
+	kt_end();
+
+	kt_begin("Sum no inputs", "", 13);
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_MODEL);
+	kt_end();
+
+	kt_begin("Where", "", 16);
+	kt_input(OX_BOOL, 2, D(2, 1), (uint8_t[]) {1, 0});
+	kt_input_f32(1, D(3), (float[]) {1, 2, 3});
+	kt_input_f32(0, NULL, (float[]) {-1});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 2, D(2, 3), (float[]) {1, 2, 3, -1, -1, -1}, 0);
+	kt_end();
+
+	kt_begin("Where strings", "", 16);
+	kt_input(OX_BOOL, 1, D(3), (uint8_t[]) {1, 0, 1});
+	kt_input_strings(1, D(3), (const char *[]) {"a", "b", "c"});
+	kt_input_strings(0, NULL, (const char *[]) {"zz"});
+	kt_run(EW, 1);
+	expect_strings(0, 1, D(3), (const char *[]) {"a", "zz", "c"});
+	kt_end();
+
+	kt_begin("Where bad condition", "", 16);
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("Clip attributes (opset 6)", "", 6);
+	kt_attr_float("min", -1);
+	kt_attr_float("max", 1);
+	kt_input_f32(1, D(4), (float[]) {-5, 0.5f, 5, NAN});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(4), (float[]) {-1, 0.5f, 1, NAN}, 0);
+	kt_end();
+
+	kt_begin("Clip inputs, max omitted", "", 13);
+	kt_input_f32(1, D(3), (float[]) {-5, 0.5f, 5});
+	kt_input_f32(0, NULL, (float[]) {0});
+	kt_input_none();
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(3), (float[]) {0, 0.5f, 5}, 0);
+	kt_end();
+
+	kt_begin("Clip min > max gives max", "", 13);
+	kt_input_f32(1, D(2), (float[]) {-5, 5});
+	kt_input_f32(0, NULL, (float[]) {2});
+	kt_input_f32(0, NULL, (float[]) {1});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(2), (float[]) {1, 1}, 0);
+	kt_end();
+
+	kt_begin("Clip int64", "", 13);
+	kt_input_i64(1, D(3), (int64_t[]) {INT64_MIN, 3, INT64_MAX});
+	kt_input_none();
+	kt_input_i64(0, NULL, (int64_t[]) {2});
+	kt_run(EW, 1);
+	kt_expect_i64(0, 1, D(3), (int64_t[]) {INT64_MIN, 2, 2});
+	kt_end();
+
+	kt_begin("Clip bound type mismatch", "", 13);
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_input_i64(0, NULL, (int64_t[]) {0});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+}
+
+/* ---- Cast ------------------------------------------------------------------ */
+
+static void
+test_cast(void)
+{
+	kt_begin("Cast float to int32", "", 13);
+	kt_attr_int("to", OX_INT32);
+	kt_input_f32(1, D(4), (float[]) {1.9f, -1.9f, 3e10f, NAN});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_INT32, 1, D(4), (int32_t[]) {1, -1, INT32_MAX, 0}, 0);
+	kt_end();
+
+	kt_begin("Cast int to float16", "", 13);
+	kt_attr_int("to", OX_FLOAT16);
+	kt_input_i64(1, D(2), (int64_t[]) {1, -2});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_FLOAT16, 1, D(2), (uint16_t[]) {0x3c00, 0xc000}, 0);
+	kt_end();
+
+	kt_begin("Cast float to bool", "", 13);
+	kt_attr_int("to", OX_BOOL);
+	kt_input_f32(1, D(3), (float[]) {0, -0.5f, NAN});
+	kt_run(EW, 1);
+	expect_bool(0, 1, D(3), (uint8_t[]) {0, 1, 1});
+	kt_end();
+
+	kt_begin("Cast float to string", "", 19);
+	kt_attr_int("to", OX_STRING);
+	kt_attr_int("saturate", 1);
+	kt_input_f32(1, D(10), (float[]) {0.1f, 100, 1e-5f, 1e16f, -0.0f, NAN, -INFINITY,
+	123456.7f, 1e6f, 3.4028235e38f});
+	kt_run(EW, 1);
+	expect_strings(0, 1, D(10), (const char *[]) {"0.1", "100.0", "1e-05", "1e+16", "-0.0",
+	"nan", "-inf", "123456.7", "1e+06", "3.4028235e+38"});
+	kt_end();
+
+	kt_begin("Cast double to string", "", 13);
+	kt_attr_int("to", OX_STRING);
+	kt_input(OX_DOUBLE, 1, D(4), (double[]) {0.1, 1e15, 1.0 / 3, 5e-324});
+	kt_run(EW, 1);
+	expect_strings(0, 1, D(4), (const char *[]) {"0.1", "1000000000000000.0",
+	"0.3333333333333333", "5e-324"});
+	kt_end();
+
+	kt_begin("Cast int and bool to string", "", 13);
+	kt_attr_int("to", OX_STRING);
+	kt_input_i64(1, D(2), (int64_t[]) {-42, INT64_MAX});
+	kt_run(EW, 1);
+	expect_strings(0, 1, D(2), (const char *[]) {"-42", "9223372036854775807"});
+	kt_end();
+
+	kt_begin("Cast bool to string", "", 13);
+	kt_attr_int("to", OX_STRING);
+	kt_input(OX_BOOL, 1, D(2), (uint8_t[]) {1, 0});
+	kt_run(EW, 1);
+	expect_strings(0, 1, D(2), (const char *[]) {"True", "False"});
+	kt_end();
+
+	kt_begin("Cast string to float", "", 13);
+	kt_attr_int("to", OX_FLOAT);
+	kt_input_strings(1, D(7), (const char *[]) {"3.14", "1e-5", "INF", "+INF", "-inf",
+	"NaN", " 7 "});
+	kt_run(EW, 1);
+	kt_expect_f32(0, 1, D(7), (float[]) {3.14f, 1e-5f, INFINITY, INFINITY, -INFINITY, NAN, 7}, 0);
+	kt_end();
+
+	kt_begin("Cast string to int64", "", 13);
+	kt_attr_int("to", OX_INT64);
+	kt_input_strings(1, D(3), (const char *[]) {"-9223372036854775808", "1000", "100.5"});
+	kt_run(EW, 1);
+	kt_expect_i64(0, 1, D(3), (int64_t[]) {INT64_MIN, 1000, 100});
+	kt_end();
+
+	kt_begin("Cast bad string", "", 13);
+	kt_attr_int("to", OX_FLOAT);
+	kt_input_strings(1, D(2), (const char *[]) {"1", "Hello World!"});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("Cast string to string", "", 13);
+	kt_attr_int("to", OX_STRING);
+	kt_input_strings(1, D(2), (const char *[]) {"x", ""});
+	kt_run(EW, 1);
+	expect_strings(0, 1, D(2), (const char *[]) {"x", ""});
+	kt_end();
+
+	kt_begin("Cast opset 1 string to", "", 1);
+	kt_attr_string("to", "DOUBLE");
+	kt_input_f32(1, D(1), (float[]) {0.5f});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_DOUBLE, 1, D(1), (double[]) {0.5}, 0);
+	kt_end();
+
+	kt_begin("Cast to float8 unsupported", "", 19);
+	kt_attr_int("to", 17);
+	kt_input_f32(1, D(1), (float[]) {0.5f});
+	kt_run(EW, 1);
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
+	kt_begin("CastLike", "", 15);
+	kt_input_f32(1, D(2), (float[]) {2.7f, -1});
+	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {0});
+	kt_run(EW, 1);
+	kt_expect_values(0, OX_UINT8, 1, D(2), (uint8_t[]) {2, 0}, 0);
+	kt_end();
+}
+
+int
+main(void)
+{
+	test_plans();
+	test_ranges();
+	test_arith();
+	test_unary();
+	test_logic();
+	test_select();
+	test_cast();
+	return kt_summary();
+}
