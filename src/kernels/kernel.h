@@ -71,6 +71,7 @@ struct ox_kernel_ctx
 	void		(*supply_buffer) (void *exec, ox_tensor *t, size_t bytes);
 	bool		(*should_abort) (void *arg);
 	void	   *abort_arg;
+	int64_t    *alloc_events;	/* executor counter of buffer (re)allocations, or NULL */
 };
 
 /* input i as a tensor, or NULL when omitted (or not a tensor) */

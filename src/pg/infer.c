@@ -34,6 +34,8 @@ typedef struct CallSite
 	char	   *model;			/* name, in fn_mcxt */
 	char	   *output;			/* requested output name, or NULL */
 	int			out_index;
+	int			target;			/* value id holding out_index densely (see
+								 * ox_session_dense_source) */
 } CallSite;
 
 static bool
@@ -108,6 +110,8 @@ resolve(FunctionCallInfo fcinfo, text *model, text *output)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("model \"%s\" has no outputs", name)));
 
+	cs->target = ox_session_dense_source(cs->session, cs->out_index);
+
 	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	cs->model = pstrdup(name);
 	cs->output = output ? text_to_cstring(output) : NULL;
@@ -117,14 +121,24 @@ resolve(FunctionCallInfo fcinfo, text *model, text *output)
 	return cs;
 }
 
+/*
+ * Run the call site's session.  Targeted runs compute only what the
+ * requested output needs (a classifier's label skips the probabilities) and
+ * read a ZipMap output from its dense source tensor.
+ */
 static void
-run_session(CallSite *cs, const ox_value *inputs)
+run_session(CallSite *cs, const ox_value *inputs, bool targeted)
 {
 	ox_status	st;
+	ox_code		rc;
 
 	OnnxCacheTouch(cs->entry);
 	ox_status_clear(&st);
-	if (ox_session_run(cs->session, inputs, &st) != OX_OK)
+	if (targeted)
+		rc = ox_session_run_targets(cs->session, inputs, &cs->target, 1, &st);
+	else
+		rc = ox_session_run(cs->session, inputs, &st);
+	if (rc != OX_OK)
 	{
 		if (st.code == OX_CANCELED)
 			OnnxServiceCancel(cs->model);
@@ -351,9 +365,9 @@ onnx_predict(PG_FUNCTION_ARGS)
 	in.kind = OX_VALUE_TENSOR;
 	shape_input(cs, def, -1, n, &in.tensor);
 	feature_data(cs, def, arr, n, &in.tensor);
-	run_session(cs, &in);
+	run_session(cs, &in, true);
 
-	res = OnnxValueToFloats(ox_session_result(cs->session, cs->out_index), cs->model,
+	res = OnnxValueToFloats(ox_session_value(cs->session, cs->target), cs->model,
 							ox_session_output(cs->session, cs->out_index)->name,
 							&count, &rows);
 	if (count > PG_INT32_MAX)
@@ -399,10 +413,10 @@ onnx_predict_batch(PG_FUNCTION_ARGS)
 	in.kind = OX_VALUE_TENSOR;
 	shape_input(cs, def, samples, per_sample, &in.tensor);
 	feature_data(cs, def, arr, samples * per_sample, &in.tensor);
-	run_session(cs, &in);
+	run_session(cs, &in, true);
 
 	oname = ox_session_output(cs->session, cs->out_index)->name;
-	res = OnnxValueToFloats(ox_session_result(cs->session, cs->out_index), cs->model,
+	res = OnnxValueToFloats(ox_session_value(cs->session, cs->target), cs->model,
 							oname, &count, &rows);
 	if ((rows >= 0 && rows != samples) || count % samples != 0)
 		ereport(ERROR,
@@ -480,7 +494,7 @@ onnx_run(PG_FUNCTION_ARGS)
 		OnnxJsonbToValue(jb, jv, def, cs->model, &inputs[i]);
 	}
 
-	run_session(cs, inputs);
+	run_session(cs, inputs, false);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (int i = 0; i < n_out; i++)

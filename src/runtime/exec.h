@@ -67,6 +67,13 @@ struct ox_session
 	int			n_feeds;
 	ox_session_stats stats;
 	ox_status  *run_status;		/* status of the run in progress */
+	/* the node subset of the last targeted run, reused while targets repeat */
+	int		   *targets;
+	int			n_targets;
+	bool	   *target_nodes;	/* per main-graph node: needed */
+	bool	   *target_keep;	/* per main-graph value: a target, never released */
+	int64_t		alloc_events;	/* output buffers (re)allocated, to refresh stats lazily */
+	int64_t		stats_events;	/* alloc_events when stats were last computed */
 	bool		profiling;
 	ox_node_profile *profile;	/* one per main-graph node */
 	int			n_profile;
@@ -74,7 +81,8 @@ struct ox_session
 
 ox_code		ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st);
 void		ox_plan_free(ox_plan *p);
-ox_code		ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st);
+ox_code		ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes,
+						const bool *keep, ox_status *st);
 ox_plan    *ox_session_plan_for(ox_session *s, const ox_graph *g);
 
 void		ox_pool_put(ox_pool *pool, ox_tensor *t);

@@ -351,7 +351,8 @@ record_profile(ox_node_profile *np, const ox_node *node, ox_value **outs, struct
 }
 
 ox_code
-ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
+ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const bool *keep,
+			ox_status *st)
 {
 	const ox_graph *g = p->graph;
 	ox_env	   *env = &p->env;
@@ -386,6 +387,7 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
 	ctx.supply_buffer = frame_supply;
 	ctx.should_abort = s->opts.should_abort;
 	ctx.abort_arg = s->opts.abort_arg;
+	ctx.alloc_events = &s->alloc_events;
 
 	for (int k = 0; k < g->n_nodes; k++)
 	{
@@ -394,6 +396,8 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
 		struct timespec t0;
 		bool		timed = s->profiling && p == s->main && k < s->n_profile;
 
+		if (nodes && !nodes[k])
+			continue;
 		if (timed)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (s->opts.should_abort && s->opts.should_abort(s->opts.abort_arg))
@@ -415,7 +419,8 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, ox_status *st)
 		if (timed)
 			record_profile(&s->profile[k], node, env->out_ptrs[k], t0);
 		for (int r = p->rel_start[k]; r < p->rel_start[k + 1]; r++)
-			ox_env_release_slot(s, env, p->rel_ids[r]);
+			if (!keep || !keep[p->rel_ids[r]])
+				ox_env_release_slot(s, env, p->rel_ids[r]);
 	}
 	if (s->opts.max_run_memory && s->pool.bytes > s->opts.max_run_memory)
 		ox_pool_free(&s->pool);
@@ -464,7 +469,7 @@ run_subgraph(ox_kernel_ctx *ctx, const ox_graph *g, ox_value *const *inputs, int
 		p->env.borrowed[id] = true;
 	}
 	p->running = true;
-	rc = ox_plan_run(s, p, frame->env, st);
+	rc = ox_plan_run(s, p, frame->env, NULL, NULL, st);
 	p->running = false;
 	if (rc != OX_OK)
 		return rc;

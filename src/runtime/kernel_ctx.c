@@ -28,8 +28,14 @@ ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *d
 		if (n > 0)
 			ctx->supply_buffer(ctx->exec, &v->tensor, (size_t) n * ox_dtype_size(dt));
 	}
-	if (ox_tensor_alloc(&v->tensor, dt, rank, dims, ctx->st) != OX_OK)
-		return NULL;
+	{
+		void	   *before = v->tensor.data;
+
+		if (ox_tensor_alloc(&v->tensor, dt, rank, dims, ctx->st) != OX_OK)
+			return NULL;
+		if (v->tensor.data != before && ctx->alloc_events)
+			(*ctx->alloc_events)++;
+	}
 	return &v->tensor;
 }
 

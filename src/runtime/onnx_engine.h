@@ -99,6 +99,25 @@ ox_code		ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st);
 /* result i of the last successful run; valid until the next run or free */
 const ox_value *ox_session_result(const ox_session *s, int i);
 
+/*
+ * Targeted runs: compute only the nodes that the given values depend on.
+ * Targets are value ids of the main graph (graph outputs or intermediate
+ * values); read them with ox_session_value after the run.  A caller that
+ * needs one output of a multi-output model (a classifier's label) skips the
+ * work for the others.
+ */
+int			ox_session_value_id(const ox_session *s, const char *name);
+/*
+ * For output i: the value id holding the same numbers as a dense tensor.
+ * A ZipMap output (a sequence of maps) is a repackaging of its input, the
+ * [N, classes] probability tensor in class order, so that tensor is returned;
+ * any other output is its own source.
+ */
+int			ox_session_dense_source(const ox_session *s, int output_index);
+ox_code		ox_session_run_targets(ox_session *s, const ox_value *inputs, const int *targets,
+								   int n_targets, ox_status *st);
+const ox_value *ox_session_value(const ox_session *s, int value_id);
+
 /* statistics */
 typedef struct ox_session_stats
 {

@@ -261,6 +261,9 @@ ox_session_free(ox_session *s)
 	ox_pool_free(&s->pool);
 	free(s->feed_ids);
 	free(s->profile);
+	free(s->targets);
+	free(s->target_nodes);
+	free(s->target_keep);
 	free(s->providers);
 	ox_model_free(s->model);
 	free(s);
@@ -381,8 +384,36 @@ check_input(const ox_value_def *def, const ox_value *v, ox_status *st)
 	return OX_OK;
 }
 
+static void
+refresh_memory_stats(ox_session *s)
+{
+	size_t		bytes = s->pool.bytes;
+
+	for (int p = 0; p < s->n_plans; p++)
+	{
+		const ox_plan *plan = &s->plans[p];
+
+		for (int v = 0; v < plan->graph->n_values; v++)
+			if (!plan->env.borrowed[v] && plan->env.vals[v].tensor.owns)
+				bytes += plan->env.vals[v].tensor.capacity;
+	}
+	s->stats.tensor_bytes = bytes;
+	if (bytes > s->stats.peak_tensor_bytes)
+		s->stats.peak_tensor_bytes = bytes;
+	s->stats_events = s->alloc_events;
+}
+
+static ox_code run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *keep,
+						ox_status *st);
+
 ox_code
 ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st)
+{
+	return run_main(s, inputs, NULL, NULL, st);
+}
+
+static ox_code
+run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *keep, ox_status *st)
 {
 	ox_env	   *env = &s->main->env;
 	ox_code		rc;
@@ -401,7 +432,7 @@ ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st)
 		env->vals[id].seq_cap = 0;
 		env->borrowed[id] = true;
 	}
-	rc = ox_plan_run(s, s->main, NULL, st);
+	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
 	/* drop the views of caller memory: it may be gone after we return */
 	for (int i = 0; i < s->n_feeds; i++)
 	{
@@ -416,6 +447,8 @@ ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st)
 	if (rc == OX_OK)
 	{
 		s->stats.runs++;
+		if (s->alloc_events != s->stats_events)
+			refresh_memory_stats(s);
 		/* graph outputs that are inputs: copy them, the caller's memory may go */
 		for (int o = 0; o < s->model->graph->n_outputs; o++)
 		{
@@ -444,23 +477,114 @@ ox_session_result(const ox_session *s, int i)
 	return &s->main->env.vals[s->model->graph->outputs[i]];
 }
 
+/* O(1): memory figures are refreshed by runs that allocated */
 void
 ox_session_get_stats(const ox_session *s, ox_session_stats *out)
 {
-	size_t		bytes = s->pool.bytes;
-
 	*out = s->stats;
-	for (int p = 0; p < s->n_plans; p++)
-	{
-		const ox_plan *plan = &s->plans[p];
+}
 
-		for (int v = 0; v < plan->graph->n_values; v++)
-			if (!plan->env.borrowed[v] && plan->env.vals[v].tensor.owns)
-				bytes += plan->env.vals[v].tensor.capacity;
+int
+ox_session_value_id(const ox_session *s, const char *name)
+{
+	return ox_graph_find_value(s->model->graph, name);
+}
+
+int
+ox_session_dense_source(const ox_session *s, int output_index)
+{
+	const ox_graph *g = s->model->graph;
+	int			id;
+	int			p;
+
+	if (output_index < 0 || output_index >= g->n_outputs)
+		return -1;
+	id = g->outputs[output_index];
+	p = g->values[id].producer;
+	if (p >= 0 && strcmp(g->nodes[p].op_type, "ZipMap") == 0 &&
+		strcmp(g->nodes[p].domain, "ai.onnx.ml") == 0 && g->nodes[p].n_inputs == 1 &&
+		g->nodes[p].inputs[0] >= 0)
+		return g->nodes[p].inputs[0];
+	return id;
+}
+
+/* mark the nodes the targets depend on, walking producers backwards */
+static ox_code
+select_targets(ox_session *s, const int *targets, int n, ox_status *st)
+{
+	const ox_graph *g = s->model->graph;
+	int		   *stack;
+	int			top = 0;
+
+	if (s->targets && s->n_targets == n && memcmp(s->targets, targets, sizeof(int) * n) == 0)
+		return OX_OK;
+	free(s->targets);
+	s->targets = NULL;
+	if (!s->target_nodes)
+		s->target_nodes = calloc(g->n_nodes + 1, sizeof(bool));
+	if (!s->target_keep)
+		s->target_keep = calloc(g->n_values + 1, sizeof(bool));
+	stack = malloc(sizeof(int) * (g->n_values + 1));
+	s->targets = malloc(sizeof(int) * (n + 1));
+	if (!s->target_nodes || !s->target_keep || !stack || !s->targets)
+	{
+		free(stack);
+		free(s->targets);
+		s->targets = NULL;
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not plan a targeted run");
 	}
-	out->tensor_bytes = bytes;
-	if (bytes > out->peak_tensor_bytes)
-		out->peak_tensor_bytes = bytes;
+	memset(s->target_nodes, 0, sizeof(bool) * g->n_nodes);
+	memset(s->target_keep, 0, sizeof(bool) * g->n_values);
+	for (int i = 0; i < n; i++)
+	{
+		if (targets[i] < 0 || targets[i] >= g->n_values)
+		{
+			free(stack);
+			free(s->targets);
+			s->targets = NULL;
+			return ox_fail(st, OX_NOT_FOUND, "no value with id %d", targets[i]);
+		}
+		s->target_keep[targets[i]] = true;
+		stack[top++] = targets[i];
+	}
+	while (top > 0)
+	{
+		int			v = stack[--top];
+		int			p = g->values[v].producer;
+		const ox_node *node;
+
+		if (p < 0 || s->target_nodes[p])
+			continue;
+		s->target_nodes[p] = true;
+		node = &g->nodes[p];
+		for (int i = 0; i < node->n_inputs + node->n_implicit; i++)
+		{
+			int			in = i < node->n_inputs ? node->inputs[i] : node->implicit_inputs[i - node->n_inputs];
+
+			if (in >= 0 && top < g->n_values)
+				stack[top++] = in;
+		}
+	}
+	free(stack);
+	memcpy(s->targets, targets, sizeof(int) * n);
+	s->n_targets = n;
+	return OX_OK;
+}
+
+ox_code
+ox_session_run_targets(ox_session *s, const ox_value *inputs, const int *targets, int n_targets,
+					   ox_status *st)
+{
+	OX_TRY(select_targets(s, targets, n_targets, st));
+	return run_main(s, inputs, s->target_nodes, s->target_keep, st);
+}
+
+const ox_value *
+ox_session_value(const ox_session *s, int value_id)
+{
+	if (value_id < 0 || value_id >= s->model->graph->n_values)
+		return NULL;
+	return &s->main->env.vals[value_id];
 }
 
 void

@@ -8,6 +8,14 @@
 #define EW ox_kernels_elementwise, ox_kernels_elementwise_count
 #define D(...) ((const int64_t[]) {__VA_ARGS__})
 
+/* start a case of op with a label of its own */
+static void
+begin(const char *op, int opset, const char *label)
+{
+	kt_begin(op, "", opset);
+	kt.label = label;
+}
+
 static void
 expect_bool(int i, int rank, const int64_t *dims, const uint8_t *want)
 {
@@ -73,7 +81,7 @@ test_plans(void)
 	/* outer product */
 	test_plan("plan outer", 2, D(5, 1), 2, D(1, 7), 2, D(5, 7));
 	/* size-1 axes vanish */
-	test_plan("plan ones", 4, D(1, 3, 1, 4), 2, D(3, 1), 2, D(3, 4));
+	test_plan("plan ones", 4, D(1, 3, 1, 4), 3, D(3, 1, 1), 2, D(3, 4));
 	test_plan("plan all ones", 2, D(1, 1), 1, D(1), 1, D(1));
 
 	ox_bcast	p;
@@ -81,7 +89,7 @@ test_plans(void)
 	int			ranks[2] = {2, 1};
 	const int64_t *dims[2] = {D(2, 3), D(4)};
 
-	kt_begin("plan mismatch", "", 1);
+	begin("plan", 1, "plan mismatch");
 	ox_status_clear(&st);
 	if (ox_bcast_plan(&p, 2, ranks, dims, "Add", &st) != OX_INVALID_ARGUMENT ||
 		!strstr(st.msg, "[2, 3] and [4]"))
@@ -131,7 +139,7 @@ test_ranges(void)
 		const void *in[2] = {a, b};
 		size_t		es[3] = {8, 8, 8};
 
-		kt_begin("bcast ranges", "", 1);
+		begin("bcast", 1, "bcast ranges");
 		for (int i = 0; i < 64; i++)
 			a[i] = b[i] = i;
 		if (ox_bcast_plan(&p, 2, ranks, dims, "t", NULL) != OX_OK || p.numel > 256)
@@ -193,84 +201,84 @@ test_ranges(void)
 static void
 test_arith(void)
 {
-	kt_begin("Add same shape", "", 14);
+	begin("Add", 14, "Add same shape");
 	kt_input_f32(2, D(2, 2), (float[]) {1, 2, 3, 4});
 	kt_input_f32(2, D(2, 2), (float[]) {10, 20, 30, 40});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 2, D(2, 2), (float[]) {11, 22, 33, 44}, 0);
 	kt_end();
 
-	kt_begin("Add scalar", "", 14);
+	begin("Add", 14, "Add scalar");
 	kt_input_f32(0, NULL, (float[]) {0.5f});
 	kt_input_f32(2, D(2, 2), (float[]) {1, 2, 3, 4});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 2, D(2, 2), (float[]) {1.5f, 2.5f, 3.5f, 4.5f}, 0);
 	kt_end();
 
-	kt_begin("Sub row broadcast", "", 14);
+	begin("Sub", 14, "Sub row broadcast");
 	kt_input_f32(2, D(2, 3), (float[]) {1, 2, 3, 4, 5, 6});
 	kt_input_f32(1, D(3), (float[]) {1, 1, 2});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 2, D(2, 3), (float[]) {0, 1, 1, 3, 4, 4}, 0);
 	kt_end();
 
-	kt_begin("Mul column broadcast", "", 14);
+	begin("Mul", 14, "Mul column broadcast");
 	kt_input_f32(2, D(2, 1), (float[]) {2, 3});
 	kt_input_f32(2, D(1, 3), (float[]) {1, 2, 3});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 2, D(2, 3), (float[]) {2, 4, 6, 3, 6, 9}, 0);
 	kt_end();
 
-	kt_begin("Div float", "", 14);
+	begin("Div", 14, "Div float");
 	kt_input_f32(1, D(3), (float[]) {1, -6, 1});
 	kt_input_f32(1, D(3), (float[]) {4, 3, 0});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(3), (float[]) {0.25f, -2, INFINITY}, 0);
 	kt_end();
 
-	kt_begin("Add broadcast mismatch", "", 14);
+	begin("Add", 14, "Add broadcast mismatch");
 	kt_input_f32(1, D(3), (float[]) {1, 2, 3});
 	kt_input_f32(1, D(2), (float[]) {1, 2});
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
-	kt_begin("Add type mismatch", "", 14);
+	begin("Add", 14, "Add type mismatch");
 	kt_input_f32(1, D(1), (float[]) {1});
 	kt_input_i64(1, D(1), (int64_t[]) {1});
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
-	kt_begin("Add int32 wraps", "", 14);
+	begin("Add", 14, "Add int32 wraps");
 	kt_input(OX_INT32, 1, D(2), (int32_t[]) {INT32_MAX, INT32_MIN});
 	kt_input(OX_INT32, 1, D(2), (int32_t[]) {1, -1});
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_INT32, 1, D(2), (int32_t[]) {INT32_MIN, INT32_MAX}, 0);
 	kt_end();
 
-	kt_begin("Mul int8 wraps", "", 14);
+	begin("Mul", 14, "Mul int8 wraps");
 	kt_input(OX_INT8, 1, D(2), (int8_t[]) {100, -128});
 	kt_input(OX_INT8, 1, D(2), (int8_t[]) {3, -1});
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_INT8, 1, D(2), (int8_t[]) {44, -128}, 0);
 	kt_end();
 
-	kt_begin("Div int truncates", "", 14);
+	begin("Div", 14, "Div int truncates");
 	kt_input(OX_INT32, 1, D(5), (int32_t[]) {7, -7, 7, -7, INT32_MIN});
 	kt_input(OX_INT32, 1, D(5), (int32_t[]) {2, 2, -2, -2, -1});
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_INT32, 1, D(5), (int32_t[]) {3, -3, -3, 3, INT32_MIN}, 0);
 	kt_end();
 
-	kt_begin("Div int by zero", "", 14);
+	begin("Div", 14, "Div int by zero");
 	kt_input_i64(1, D(2), (int64_t[]) {1, 2});
 	kt_input_i64(1, D(2), (int64_t[]) {1, 0});
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
-	kt_begin("Div uint8", "", 14);
+	begin("Div", 14, "Div uint8");
 	kt_input(OX_UINT8, 1, D(2), (uint8_t[]) {255, 7});
 	kt_input(OX_UINT8, 0, NULL, (uint8_t[]) {2});
 	kt_run(EW, 1);
@@ -278,7 +286,7 @@ test_arith(void)
 	kt_end();
 
 	/* opset 6: B placed at axis 1 of A */
-	kt_begin("Add legacy axis", "", 6);
+	begin("Add", 6, "Add legacy axis");
 	kt_attr_int("broadcast", 1);
 	kt_attr_int("axis", 1);
 	kt_input_f32(3, D(2, 3, 2), (float[]) {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1});
@@ -287,21 +295,21 @@ test_arith(void)
 	kt_expect_f32(0, 3, D(2, 3, 2), (float[]) {10, 10, 20, 20, 30, 30, 11, 11, 21, 21, 31, 31}, 0);
 	kt_end();
 
-	kt_begin("Add float16", "", 14);
+	begin("Add", 14, "Add float16");
 	kt_input(OX_FLOAT16, 1, D(2), (uint16_t[]) {0x3c00, 0x4000});	/* 1, 2 */
 	kt_input(OX_FLOAT16, 0, NULL, (uint16_t[]) {0x3800});	/* 0.5 */
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_FLOAT16, 1, D(2), (uint16_t[]) {0x3e00, 0x4100}, 0);
 	kt_end();
 
-	kt_begin("Mod integer sign follows divisor", "", 13);
+	begin("Mod", 13, "Mod integer sign follows divisor");
 	kt_input_i64(1, D(4), (int64_t[]) {5, -5, 5, -5});
 	kt_input_i64(1, D(4), (int64_t[]) {3, 3, -3, -3});
 	kt_run(EW, 1);
 	kt_expect_i64(0, 1, D(4), (int64_t[]) {2, 1, -1, -2});
 	kt_end();
 
-	kt_begin("Mod fmod", "", 13);
+	begin("Mod", 13, "Mod fmod");
 	kt_attr_int("fmod", 1);
 	kt_input_f32(1, D(3), (float[]) {5.5f, -5.5f, 5.5f});
 	kt_input_f32(1, D(3), (float[]) {2, 2, -2});
@@ -309,35 +317,35 @@ test_arith(void)
 	kt_expect_f32(0, 1, D(3), (float[]) {1.5f, -1.5f, 1.5f}, 0);
 	kt_end();
 
-	kt_begin("Mod int by zero", "", 13);
+	begin("Mod", 13, "Mod int by zero");
 	kt_input(OX_INT32, 1, D(1), (int32_t[]) {5});
 	kt_input(OX_INT32, 1, D(1), (int32_t[]) {0});
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
-	kt_begin("Pow float", "", 15);
+	begin("Pow", 15, "Pow float");
 	kt_input_f32(1, D(3), (float[]) {2, -3, 4});
 	kt_input_f32(0, NULL, (float[]) {2});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(3), (float[]) {4, 9, 16}, 0);
 	kt_end();
 
-	kt_begin("Pow float by int64", "", 15);
+	begin("Pow", 15, "Pow float by int64");
 	kt_input_f32(1, D(3), (float[]) {2, 3, 4});
 	kt_input_i64(1, D(3), (int64_t[]) {3, 0, -1});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(3), (float[]) {8, 1, 0.25f}, 1e-7);
 	kt_end();
 
-	kt_begin("Pow int64 exact", "", 15);
+	begin("Pow", 15, "Pow int64 exact");
 	kt_input_i64(1, D(3), (int64_t[]) {3, -2, 7});
 	kt_input_i64(1, D(3), (int64_t[]) {39, 3, 0});
 	kt_run(EW, 1);
 	kt_expect_i64(0, 1, D(3), (int64_t[]) {4052555153018976267LL, -8, 1});
 	kt_end();
 
-	kt_begin("Pow int32 by float", "", 15);
+	begin("Pow", 15, "Pow int32 by float");
 	kt_input(OX_INT32, 1, D(2), (int32_t[]) {4, 9});
 	kt_input_f32(1, D(2), (float[]) {0.5f, 0.5f});
 	kt_run(EW, 1);
@@ -350,7 +358,7 @@ test_arith(void)
 static void
 test_unary(void)
 {
-	kt_begin("Abs int8", "", 13);
+	begin("Abs", 13, "Abs int8");
 	kt_input(OX_INT8, 1, D(3), (int8_t[]) {-5, 5, -128});
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_INT8, 1, D(3), (int8_t[]) {5, 5, -128}, 0);
@@ -362,13 +370,13 @@ test_unary(void)
 	kt_expect_f32(0, 1, D(2), (float[]) {-1.5f, 2}, 0);
 	kt_end();
 
-	kt_begin("Neg unsigned refused", "", 13);
+	begin("Neg", 13, "Neg unsigned refused");
 	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
 	kt_run(EW, 1);
 	kt_expect_error(OX_UNSUPPORTED);
 	kt_end();
 
-	kt_begin("Round half to even", "", 11);
+	begin("Round", 11, "Round half to even");
 	kt_input_f32(1, D(8), (float[]) {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, 2.4f, 2.6f, -2.6f});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(8), (float[]) {0, 2, 2, -0.0f, -2, 2, 3, -3}, 0);
@@ -380,15 +388,10 @@ test_unary(void)
 	kt_expect_f32(0, 1, D(4), (float[]) {-1, 0, 1, NAN}, 0);
 	kt_end();
 
-	kt_begin("Sign int", "", 13);
+	begin("Sign", 13, "Sign int");
 	kt_input_i64(1, D(3), (int64_t[]) {-9, 0, 4});
 	kt_run(EW, 1);
 	kt_expect_i64(0, 1, D(3), (int64_t[]) {-1, 0, 1});
-	kt_end();
-
-	kt_begin("Ceil Floor", "", 13);
-	kt_input_f32(1, D(2), (float[]) {-1.5f, 1.2f});
-	kt_run(EW, 1);
 	kt_end();
 
 	static const struct
@@ -401,6 +404,7 @@ test_unary(void)
 		{"Cosh", cosh}, {"Asinh", asinh}, {"Atanh", atanh}, {"Erf", erf},
 		{"Ceil", ceil}, {"Floor", floor},
 	};
+	/* in [0, 1) away from the poles and branch cuts of all of them */
 	float		x[5] = {0.1f, 0.25f, 0.5f, 0.75f, 0.9f};
 
 	for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++)
@@ -428,7 +432,7 @@ test_unary(void)
 		kt_end();
 	}
 
-	kt_begin("Acosh Reciprocal", "", 13);
+	kt_begin("Acosh", "", 13);
 	kt_input_f32(1, D(2), (float[]) {1, 2});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(2), (float[]) {0, (float) acosh(2.0)}, 1e-6);
@@ -440,13 +444,13 @@ test_unary(void)
 	kt_expect_f32(0, 1, D(2), (float[]) {0.25f, -2}, 0);
 	kt_end();
 
-	kt_begin("Sqrt bfloat16", "", 13);
+	begin("Sqrt", 13, "Sqrt bfloat16");
 	kt_input(OX_BFLOAT16, 1, D(2), (uint16_t[]) {0x4080, 0x4110});	/* 4, 9 */
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_BFLOAT16, 1, D(2), (uint16_t[]) {0x4000, 0x4040}, 0);
 	kt_end();
 
-	kt_begin("Exp int refused", "", 13);
+	begin("Exp", 13, "Exp int refused");
 	kt_input_i64(1, D(1), (int64_t[]) {1});
 	kt_run(EW, 1);
 	kt_expect_error(OX_UNSUPPORTED);
@@ -458,7 +462,7 @@ test_unary(void)
 	expect_bool(0, 1, D(3), (uint8_t[]) {1, 0, 0});
 	kt_end();
 
-	kt_begin("IsNaN float16", "", 13);
+	begin("IsNaN", 13, "IsNaN float16");
 	kt_input(OX_FLOAT16, 1, D(2), (uint16_t[]) {0x7e00, 0x3c00});
 	kt_run(EW, 1);
 	expect_bool(0, 1, D(2), (uint8_t[]) {1, 0});
@@ -470,7 +474,7 @@ test_unary(void)
 	expect_bool(0, 1, D(4), (uint8_t[]) {1, 1, 0, 0});
 	kt_end();
 
-	kt_begin("IsInf negative only", "", 10);
+	begin("IsInf", 10, "IsInf negative only");
 	kt_attr_int("detect_positive", 0);
 	kt_input_f32(1, D(2), (float[]) {INFINITY, -INFINITY});
 	kt_run(EW, 1);
@@ -489,7 +493,7 @@ test_unary(void)
 	kt_expect_values(0, OX_UINT8, 1, D(2), (uint8_t[]) {0xff, 0xf0}, 0);
 	kt_end();
 
-	kt_begin("Abs empty", "", 13);
+	begin("Abs", 13, "Abs empty");
 	kt_input_f32(2, D(0, 3), NULL);
 	kt_run(EW, 1);
 	kt_expect_f32(0, 2, D(0, 3), NULL, 0);
@@ -501,46 +505,41 @@ test_unary(void)
 static void
 test_logic(void)
 {
-	kt_begin("Greater broadcast", "", 13);
+	begin("Greater", 13, "Greater broadcast");
 	kt_input_f32(2, D(2, 2), (float[]) {1, 5, 3, 0});
 	kt_input_f32(1, D(2), (float[]) {2, 2});
 	kt_run(EW, 1);
 	expect_bool(0, 2, D(2, 2), (uint8_t[]) {0, 1, 1, 0});
 	kt_end();
 
-	kt_begin("LessOrEqual int", "", 16);
+	begin("LessOrEqual", 16, "LessOrEqual int");
 	kt_input_i64(1, D(3), (int64_t[]) {1, 2, 3});
 	kt_input_i64(0, NULL, (int64_t[]) {2});
 	kt_run(EW, 1);
 	expect_bool(0, 1, D(3), (uint8_t[]) {1, 1, 0});
 	kt_end();
 
-	kt_begin("GreaterOrEqual NaN", "", 16);
+	begin("GreaterOrEqual", 16, "GreaterOrEqual NaN");
 	kt_input_f32(1, D(2), (float[]) {NAN, 1});
 	kt_input_f32(1, D(2), (float[]) {NAN, 1});
 	kt_run(EW, 1);
 	expect_bool(0, 1, D(2), (uint8_t[]) {0, 1});
 	kt_end();
 
-	kt_begin("Equal strings", "", 19);
+	begin("Equal", 19, "Equal strings");
 	kt_input_strings(1, D(3), (const char *[]) {"a", "bc", ""});
 	kt_input_strings(2, D(2, 1), (const char *[]) {"bc", ""});
 	kt_run(EW, 1);
 	expect_bool(0, 2, D(2, 3), (uint8_t[]) {0, 1, 0, 0, 0, 1});
 	kt_end();
 
-	kt_begin("Equal string vs int", "", 19);
+	begin("Equal", 19, "Equal string vs int");
 	kt_input_strings(1, D(1), (const char *[]) {"1"});
 	kt_input_i64(1, D(1), (int64_t[]) {1});
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
-	kt_begin("And Or Xor", "", 7);
-	kt_input(OX_BOOL, 1, D(4), (uint8_t[]) {0, 0, 1, 1});
-	kt_input(OX_BOOL, 1, D(4), (uint8_t[]) {0, 1, 0, 1});
-	kt_run(EW, 1);
-	kt_end();
 	static const struct
 	{
 		const char *op;
@@ -559,14 +558,14 @@ test_logic(void)
 		kt_end();
 	}
 
-	kt_begin("And float refused", "", 7);
+	begin("And", 7, "And float refused");
 	kt_input_f32(1, D(1), (float[]) {1});
 	kt_input_f32(1, D(1), (float[]) {1});
 	kt_run(EW, 1);
 	kt_expect_error(OX_UNSUPPORTED);
 	kt_end();
 
-	kt_begin("BitShift left", "", 11);
+	begin("BitShift", 11, "BitShift left");
 	kt_attr_string("direction", "LEFT");
 	kt_input(OX_UINT8, 1, D(3), (uint8_t[]) {1, 3, 1});
 	kt_input(OX_UINT8, 1, D(3), (uint8_t[]) {1, 7, 8});
@@ -574,7 +573,7 @@ test_logic(void)
 	kt_expect_values(0, OX_UINT8, 1, D(3), (uint8_t[]) {2, 128, 0}, 0);
 	kt_end();
 
-	kt_begin("BitShift right", "", 11);
+	begin("BitShift", 11, "BitShift right");
 	kt_attr_string("direction", "RIGHT");
 	kt_input(OX_UINT64, 1, D(2), (uint64_t[]) {16, 16});
 	kt_input(OX_UINT64, 1, D(2), (uint64_t[]) {2, 64});
@@ -582,14 +581,14 @@ test_logic(void)
 	kt_expect_values(0, OX_UINT64, 1, D(2), (uint64_t[]) {4, 0}, 0);
 	kt_end();
 
-	kt_begin("BitShift no direction", "", 11);
+	begin("BitShift", 11, "BitShift no direction");
 	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
 	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_MODEL);
 	kt_end();
 
-	kt_begin("BitwiseAnd/Or/Xor", "", 18);
+	begin("BitwiseAnd", 18, "BitwiseAnd/Or/Xor");
 	kt_input(OX_INT32, 1, D(2), (int32_t[]) {0x0f, -1});
 	kt_input(OX_INT32, 0, NULL, (int32_t[]) {0x3c});
 	kt_run(EW, 1);
@@ -602,7 +601,7 @@ test_logic(void)
 static void
 test_select(void)
 {
-	kt_begin("Max broadcast 3", "", 13);
+	begin("Max", 13, "Max broadcast 3");
 	kt_input_f32(1, D(3), (float[]) {1, 5, 3});
 	kt_input_f32(2, D(2, 1), (float[]) {2, 4});
 	kt_input_f32(0, NULL, (float[]) {3});
@@ -610,21 +609,21 @@ test_select(void)
 	kt_expect_f32(0, 2, D(2, 3), (float[]) {3, 5, 3, 4, 5, 4}, 0);
 	kt_end();
 
-	kt_begin("Min NaN propagates", "", 13);
+	begin("Min", 13, "Min NaN propagates");
 	kt_input_f32(1, D(2), (float[]) {NAN, 1});
 	kt_input_f32(1, D(2), (float[]) {0, NAN});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(2), (float[]) {NAN, NAN}, 0);
 	kt_end();
 
-	kt_begin("Max int64", "", 13);
+	begin("Max", 13, "Max int64");
 	kt_input_i64(1, D(2), (int64_t[]) {-5, 9});
 	kt_input_i64(1, D(2), (int64_t[]) {-7, 10});
 	kt_run(EW, 1);
 	kt_expect_i64(0, 1, D(2), (int64_t[]) {-5, 10});
 	kt_end();
 
-	kt_begin("Sum single", "", 13);
+	begin("Sum", 13, "Sum single");
 	kt_input_f32(1, D(2), (float[]) {1, 2});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(2), (float[]) {1, 2}, 0);
@@ -640,7 +639,7 @@ test_select(void)
 
 	/* more inputs than one broadcast iterator takes: folded in groups;
 	 * the last one widens the shape */
-	kt_begin("Sum 16 inputs", "", 13);
+	begin("Sum", 13, "Sum 16 inputs");
 	for (int i = 0; i < 15; i++)
 		kt_input_f32(1, D(2), (float[]) {1, (float) i});
 	kt_input_f32(2, D(2, 1), (float[]) {100, 200});
@@ -648,7 +647,7 @@ test_select(void)
 	kt_expect_f32(0, 2, D(2, 2), (float[]) {115, 205, 215, 305}, 0);
 	kt_end();
 
-	kt_begin("Sum no inputs", "", 13);
+	begin("Sum", 13, "Sum no inputs");
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_MODEL);
 	kt_end();
@@ -661,7 +660,7 @@ test_select(void)
 	kt_expect_f32(0, 2, D(2, 3), (float[]) {1, 2, 3, -1, -1, -1}, 0);
 	kt_end();
 
-	kt_begin("Where strings", "", 16);
+	begin("Where", 16, "Where strings");
 	kt_input(OX_BOOL, 1, D(3), (uint8_t[]) {1, 0, 1});
 	kt_input_strings(1, D(3), (const char *[]) {"a", "b", "c"});
 	kt_input_strings(0, NULL, (const char *[]) {"zz"});
@@ -669,7 +668,7 @@ test_select(void)
 	expect_strings(0, 1, D(3), (const char *[]) {"a", "zz", "c"});
 	kt_end();
 
-	kt_begin("Where bad condition", "", 16);
+	begin("Where", 16, "Where bad condition");
 	kt_input_f32(1, D(1), (float[]) {1});
 	kt_input_f32(1, D(1), (float[]) {1});
 	kt_input_f32(1, D(1), (float[]) {1});
@@ -677,7 +676,7 @@ test_select(void)
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
-	kt_begin("Clip attributes (opset 6)", "", 6);
+	begin("Clip", 6, "Clip attributes (opset 6)");
 	kt_attr_float("min", -1);
 	kt_attr_float("max", 1);
 	kt_input_f32(1, D(4), (float[]) {-5, 0.5f, 5, NAN});
@@ -685,7 +684,7 @@ test_select(void)
 	kt_expect_f32(0, 1, D(4), (float[]) {-1, 0.5f, 1, NAN}, 0);
 	kt_end();
 
-	kt_begin("Clip inputs, max omitted", "", 13);
+	begin("Clip", 13, "Clip inputs, max omitted");
 	kt_input_f32(1, D(3), (float[]) {-5, 0.5f, 5});
 	kt_input_f32(0, NULL, (float[]) {0});
 	kt_input_none();
@@ -693,7 +692,7 @@ test_select(void)
 	kt_expect_f32(0, 1, D(3), (float[]) {0, 0.5f, 5}, 0);
 	kt_end();
 
-	kt_begin("Clip min > max gives max", "", 13);
+	begin("Clip", 13, "Clip min > max gives max");
 	kt_input_f32(1, D(2), (float[]) {-5, 5});
 	kt_input_f32(0, NULL, (float[]) {2});
 	kt_input_f32(0, NULL, (float[]) {1});
@@ -701,7 +700,7 @@ test_select(void)
 	kt_expect_f32(0, 1, D(2), (float[]) {1, 1}, 0);
 	kt_end();
 
-	kt_begin("Clip int64", "", 13);
+	begin("Clip", 13, "Clip int64");
 	kt_input_i64(1, D(3), (int64_t[]) {INT64_MIN, 3, INT64_MAX});
 	kt_input_none();
 	kt_input_i64(0, NULL, (int64_t[]) {2});
@@ -709,7 +708,7 @@ test_select(void)
 	kt_expect_i64(0, 1, D(3), (int64_t[]) {INT64_MIN, 2, 2});
 	kt_end();
 
-	kt_begin("Clip bound type mismatch", "", 13);
+	begin("Clip", 13, "Clip bound type mismatch");
 	kt_input_f32(1, D(1), (float[]) {1});
 	kt_input_i64(0, NULL, (int64_t[]) {0});
 	kt_run(EW, 1);
@@ -722,28 +721,28 @@ test_select(void)
 static void
 test_cast(void)
 {
-	kt_begin("Cast float to int32", "", 13);
+	begin("Cast", 13, "Cast float to int32");
 	kt_attr_int("to", OX_INT32);
 	kt_input_f32(1, D(4), (float[]) {1.9f, -1.9f, 3e10f, NAN});
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_INT32, 1, D(4), (int32_t[]) {1, -1, INT32_MAX, 0}, 0);
 	kt_end();
 
-	kt_begin("Cast int to float16", "", 13);
+	begin("Cast", 13, "Cast int to float16");
 	kt_attr_int("to", OX_FLOAT16);
 	kt_input_i64(1, D(2), (int64_t[]) {1, -2});
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_FLOAT16, 1, D(2), (uint16_t[]) {0x3c00, 0xc000}, 0);
 	kt_end();
 
-	kt_begin("Cast float to bool", "", 13);
+	begin("Cast", 13, "Cast float to bool");
 	kt_attr_int("to", OX_BOOL);
 	kt_input_f32(1, D(3), (float[]) {0, -0.5f, NAN});
 	kt_run(EW, 1);
 	expect_bool(0, 1, D(3), (uint8_t[]) {0, 1, 1});
 	kt_end();
 
-	kt_begin("Cast float to string", "", 19);
+	begin("Cast", 19, "Cast float to string");
 	kt_attr_int("to", OX_STRING);
 	kt_attr_int("saturate", 1);
 	kt_input_f32(1, D(10), (float[]) {0.1f, 100, 1e-5f, 1e16f, -0.0f, NAN, -INFINITY,
@@ -753,7 +752,7 @@ test_cast(void)
 	"nan", "-inf", "123456.7", "1e+06", "3.4028235e+38"});
 	kt_end();
 
-	kt_begin("Cast double to string", "", 13);
+	begin("Cast", 13, "Cast double to string");
 	kt_attr_int("to", OX_STRING);
 	kt_input(OX_DOUBLE, 1, D(4), (double[]) {0.1, 1e15, 1.0 / 3, 5e-324});
 	kt_run(EW, 1);
@@ -761,21 +760,21 @@ test_cast(void)
 	"0.3333333333333333", "5e-324"});
 	kt_end();
 
-	kt_begin("Cast int and bool to string", "", 13);
+	begin("Cast", 13, "Cast int and bool to string");
 	kt_attr_int("to", OX_STRING);
 	kt_input_i64(1, D(2), (int64_t[]) {-42, INT64_MAX});
 	kt_run(EW, 1);
 	expect_strings(0, 1, D(2), (const char *[]) {"-42", "9223372036854775807"});
 	kt_end();
 
-	kt_begin("Cast bool to string", "", 13);
+	begin("Cast", 13, "Cast bool to string");
 	kt_attr_int("to", OX_STRING);
 	kt_input(OX_BOOL, 1, D(2), (uint8_t[]) {1, 0});
 	kt_run(EW, 1);
 	expect_strings(0, 1, D(2), (const char *[]) {"True", "False"});
 	kt_end();
 
-	kt_begin("Cast string to float", "", 13);
+	begin("Cast", 13, "Cast string to float");
 	kt_attr_int("to", OX_FLOAT);
 	kt_input_strings(1, D(7), (const char *[]) {"3.14", "1e-5", "INF", "+INF", "-inf",
 	"NaN", " 7 "});
@@ -783,35 +782,35 @@ test_cast(void)
 	kt_expect_f32(0, 1, D(7), (float[]) {3.14f, 1e-5f, INFINITY, INFINITY, -INFINITY, NAN, 7}, 0);
 	kt_end();
 
-	kt_begin("Cast string to int64", "", 13);
+	begin("Cast", 13, "Cast string to int64");
 	kt_attr_int("to", OX_INT64);
 	kt_input_strings(1, D(3), (const char *[]) {"-9223372036854775808", "1000", "100.5"});
 	kt_run(EW, 1);
 	kt_expect_i64(0, 1, D(3), (int64_t[]) {INT64_MIN, 1000, 100});
 	kt_end();
 
-	kt_begin("Cast bad string", "", 13);
+	begin("Cast", 13, "Cast bad string");
 	kt_attr_int("to", OX_FLOAT);
 	kt_input_strings(1, D(2), (const char *[]) {"1", "Hello World!"});
 	kt_run(EW, 1);
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
-	kt_begin("Cast string to string", "", 13);
+	begin("Cast", 13, "Cast string to string");
 	kt_attr_int("to", OX_STRING);
 	kt_input_strings(1, D(2), (const char *[]) {"x", ""});
 	kt_run(EW, 1);
 	expect_strings(0, 1, D(2), (const char *[]) {"x", ""});
 	kt_end();
 
-	kt_begin("Cast opset 1 string to", "", 1);
+	begin("Cast", 1, "Cast opset 1 string to");
 	kt_attr_string("to", "DOUBLE");
 	kt_input_f32(1, D(1), (float[]) {0.5f});
 	kt_run(EW, 1);
 	kt_expect_values(0, OX_DOUBLE, 1, D(1), (double[]) {0.5}, 0);
 	kt_end();
 
-	kt_begin("Cast to float8 unsupported", "", 19);
+	begin("Cast", 19, "Cast to float8 unsupported");
 	kt_attr_int("to", 17);
 	kt_input_f32(1, D(1), (float[]) {0.5f});
 	kt_run(EW, 1);

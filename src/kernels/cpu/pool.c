@@ -228,6 +228,71 @@ NAME(void *arg, int64_t begin, int64_t end) \
 DEFINE_SUM_POOL(sum_pool_f32, float, float)
 DEFINE_SUM_POOL(sum_pool_f64, double, double)
 
+/*
+ * MaxPool without Indices and AveragePool, row by row: each output row is
+ * combined with whole input rows, one kernel column at a time, over the
+ * output columns whose input lies inside the image.  The inner loop has no
+ * branches and (for stride 1) reads contiguously, so it vectorizes.
+ */
+#define DEFINE_ROW_POOL(NAME, T, LOWEST) \
+static void \
+NAME(void *arg, int64_t begin, int64_t end) \
+{ \
+	const pool_job *j = arg; \
+	const nn_geom *g = j->g; \
+	bool		is_max = j->s->kind == POOL_MAX; \
+	for (int64_t plane = begin; plane < end; plane++) \
+	{ \
+		const T    *x = (const T *) j->x + plane * g->in_size; \
+		T		   *y = (T *) j->y + plane * g->out_size; \
+		for (int64_t od = 0; od < g->out[0]; od++) \
+		for (int64_t oh = 0; oh < g->out[1]; oh++) \
+		{ \
+			const pool_tab *td = &j->tab[0][od], *th = &j->tab[1][oh]; \
+			T		   *yr = y + (od * g->out[1] + oh) * g->out[2]; \
+			for (int64_t ow = 0; ow < g->out[2]; ow++) \
+				yr[ow] = is_max ? LOWEST : 0; \
+			for (int64_t kd = td->lo; kd < td->hi; kd++) \
+			{ \
+				int64_t		id = TAP_IN(g, 0, od, kd); \
+				for (int64_t kh = th->lo; kh < th->hi; kh++) \
+				{ \
+					int64_t		ih = TAP_IN(g, 1, oh, kh); \
+					const T    *xr = x + (id * g->in[1] + ih) * g->in[2]; \
+					for (int64_t kw = 0; kw < g->k[2]; kw++) \
+					{ \
+						int64_t		off = kw * g->d[2] - g->pb[2], lo, hi, st = g->s[2]; \
+						nn_valid_range(g->out[2], st, off, g->in[2], &lo, &hi); \
+						if (is_max) \
+							for (int64_t ow = lo; ow < hi; ow++) \
+							{ \
+								T			v = xr[ow * st + off]; \
+								yr[ow] = v > yr[ow] ? v : yr[ow]; \
+							} \
+						else \
+							for (int64_t ow = lo; ow < hi; ow++) \
+								yr[ow] += xr[ow * st + off]; \
+					} \
+				} \
+			} \
+			if (!is_max) \
+				for (int64_t ow = 0; ow < g->out[2]; ow++) \
+				{ \
+					const pool_tab *tw = &j->tab[2][ow]; \
+					int64_t		count = j->s->count_include_pad \
+						? td->npad * th->npad * tw->npad \
+						: (td->hi - td->lo) * (th->hi - th->lo) * (tw->hi - tw->lo); \
+					yr[ow] = count > 0 ? yr[ow] / (T) count : (T) 0; \
+				} \
+		} \
+	} \
+}
+
+DEFINE_ROW_POOL(row_pool_f32, float, -FLT_MAX)
+DEFINE_ROW_POOL(row_pool_f64, double, -DBL_MAX)
+DEFINE_ROW_POOL(row_pool_i8, int8_t, INT8_MIN)
+DEFINE_ROW_POOL(row_pool_u8, uint8_t, 0)
+
 /* per-axis tap tables; one allocation for the three axes */
 static pool_tab *
 pool_tables(const nn_geom *g, const pool_tab **tab, ox_status *st)
@@ -293,6 +358,7 @@ pool_run(ox_kernel_ctx *ctx)
 	float	   *fx = NULL,
 			   *fy = NULL;
 	ox_range_fn fn;
+	bool		rows;
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
@@ -321,16 +387,18 @@ pool_run(ox_kernel_ctx *ctx)
 	job.y = y->data;
 	job.ind = ind ? ind->data : NULL;
 	job.channels = x->dims[1];
+	/* the row-wise loops serve everything but Indices and LpPool */
+	rows = s->kind == POOL_AVG || (s->kind == POOL_MAX && !ind);
 	switch (x->dtype)
 	{
 		case OX_DOUBLE:
-			fn = s->kind == POOL_MAX ? max_pool_f64 : sum_pool_f64;
+			fn = rows ? row_pool_f64 : s->kind == POOL_MAX ? max_pool_f64 : sum_pool_f64;
 			break;
 		case OX_INT8:
-			fn = max_pool_i8;
+			fn = rows ? row_pool_i8 : max_pool_i8;
 			break;
 		case OX_UINT8:
-			fn = max_pool_u8;
+			fn = rows ? row_pool_u8 : max_pool_u8;
 			break;
 		case OX_FLOAT16:
 			fx = nn_to_float(x, ctx->st);
@@ -345,7 +413,7 @@ pool_run(ox_kernel_ctx *ctx)
 			job.y = fy;
 			/* FALLTHROUGH */
 		default:
-			fn = s->kind == POOL_MAX ? max_pool_f32 : sum_pool_f32;
+			fn = rows ? row_pool_f32 : s->kind == POOL_MAX ? max_pool_f32 : sum_pool_f32;
 			break;
 	}
 	ox_parallel_for(ctx, planes, 1, fn, &job);

@@ -65,7 +65,8 @@ oxt_concat_run(ox_kernel_ctx *ctx)
 	int64_t		blocks[64];
 	int64_t    *block = blocks;
 	int64_t		dims[OX_MAX_RANK];
-	int64_t		axis_attr = ox_attr_int(ctx->node, "axis", ctx->node->opset < 4 ? 1 : INT64_MIN);
+	const oxt_attr_cache *c = oxt_cache(ctx);
+	int64_t		axis_attr;
 	int			axis;
 	int64_t		outer,
 				inner;
@@ -74,6 +75,9 @@ oxt_concat_run(ox_kernel_ctx *ctx)
 	char		b1[128],
 				b2[128];
 
+	if (!c)
+		return ctx->st->code;
+	axis_attr = c->axis;
 	if (n < 1 || !(first = oxt_input(ctx, 0, "inputs")))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Concat: needs at least one input");
 	if (axis_attr == INT64_MIN)

@@ -54,6 +54,7 @@ oxt_gather_run(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = oxt_input(ctx, 0, "data");
 	const ox_tensor *ind = oxt_input(ctx, 1, "indices");
+	const oxt_attr_cache *c = oxt_cache(ctx);
 	int			axis;
 	int64_t		dims[OX_MAX_RANK];
 	int			r = 0;
@@ -65,12 +66,12 @@ oxt_gather_run(ox_kernel_ctx *ctx)
 	size_t		es;
 	char	   *d;
 
-	if (!x || !ind)
+	if (!x || !ind || !c)
 		return ctx->st->code;
 	if (oxt_numel(ctx, x, "data") < 0)
 		return ctx->st->code;
 	OX_TRY(check_index_type(ctx, ind));
-	OX_TRY(oxt_axis(ctx, ox_attr_int(ctx->node, "axis", 0), x->rank, &axis, "axis"));
+	OX_TRY(oxt_axis(ctx, c->axis, x->rank, &axis, "axis"));
 	if (x->rank - 1 + ind->rank > OX_MAX_RANK)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Gather: output rank %d exceeds the limit of %d",
 					   x->rank - 1 + ind->rank, OX_MAX_RANK);
@@ -591,7 +592,6 @@ oxt_one_hot_run(ox_kernel_ctx *ctx)
 	double		depth_d;
 	int64_t		depth,
 				n,
-				outer = 1,
 				inner = 1;
 	int64_t		dims[OX_MAX_RANK];
 	int			r;
@@ -626,9 +626,7 @@ oxt_one_hot_run(ox_kernel_ctx *ctx)
 		else
 		{
 			dims[i] = ind->dims[s];
-			if (i < axis)
-				outer *= ind->dims[s];
-			else
+			if (i > axis)
 				inner *= ind->dims[s];
 			s++;
 		}
@@ -654,7 +652,6 @@ oxt_one_hot_run(ox_kernel_ctx *ctx)
 							  (char *) out->data + (size_t) ((o * depth + v) * inner + i) * es,
 							  (const char *) vals->data + es, 1));
 	}
-	(void) outer;
 	return OX_OK;
 }
 

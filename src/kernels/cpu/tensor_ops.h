@@ -67,6 +67,19 @@ int			oxt_compare_elems(ox_dtype dt, const void *a, const void *b);
 /* format a shape for messages into a caller buffer */
 #define OXT_SHAPE(t, buf) ox_shape_str((t)->rank, (t)->dims, (buf), sizeof(buf))
 
+/* axis / perm of the hot ops, parsed once by oxt_axis_prepare */
+typedef struct oxt_attr_cache
+{
+	int64_t		axis;			/* INT64_MIN when a required axis is missing */
+	int			n_perm;
+	int64_t		perm[OX_MAX_RANK];
+} oxt_attr_cache;
+
+ox_code		oxt_axis_prepare(ox_prepare_ctx *pc);
+void		oxt_free_state(void *state);
+/* the run's cache, or NULL with st set when prepare did not run */
+const oxt_attr_cache *oxt_cache(ox_kernel_ctx *ctx);
+
 /* tensor.c */
 ox_code		oxt_reshape_run(ox_kernel_ctx *ctx);
 ox_code		oxt_flatten_run(ox_kernel_ctx *ctx);
@@ -75,6 +88,8 @@ ox_code		oxt_unsqueeze_run(ox_kernel_ctx *ctx);
 ox_code		oxt_identity_run(ox_kernel_ctx *ctx);
 ox_code		oxt_shape_run(ox_kernel_ctx *ctx);
 ox_code		oxt_size_run(ox_kernel_ctx *ctx);
+
+/* tensor_generate.c */
 ox_code		oxt_constant_run(ox_kernel_ctx *ctx);
 ox_code		oxt_constant_of_shape_run(ox_kernel_ctx *ctx);
 ox_code		oxt_dropout_run(ox_kernel_ctx *ctx);

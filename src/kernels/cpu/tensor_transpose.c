@@ -257,16 +257,19 @@ ox_code
 oxt_transpose_run(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = oxt_input(ctx, 0, "data");
+	const oxt_attr_cache *c = oxt_cache(ctx);
 	const int64_t *perm;
-	int			np = ox_attr_ints(ctx->node, "perm", &perm);
+	int			np;
 	int64_t		xs[OX_MAX_RANK];
 	int64_t		dims[OX_MAX_RANK];
 	int64_t		strides[OX_MAX_RANK];
 	bool		seen[OX_MAX_RANK] = {false};
 	ox_tensor  *out;
 
-	if (!x)
+	if (!x || !c)
 		return ctx->st->code;
+	perm = c->perm;
+	np = c->n_perm;
 	if (oxt_numel(ctx, x, "data") < 0)
 		return ctx->st->code;
 	if (np != 0 && np != x->rank)

@@ -1,0 +1,651 @@
+/*
+ * test_ml_tree.c
+ *	  TreeEnsembleClassifier, TreeEnsembleRegressor and TreeEnsemble.
+ *	  Expected values come from onnxruntime 1.32 on the same attributes
+ *	  (see test/unit/gen_ml_vectors.py for the binary-classifier cases).
+ */
+#include "kernel_test.h"
+
+#define ML "ai.onnx.ml"
+#define RUN(n) kt_run(ox_kernels_ml_tree, ox_kernels_ml_tree_count, n)
+/*
+ * Literal arrays copied into static storage: the harness keeps attribute
+ * pointers until the node runs, after helper functions have returned.
+ */
+static _Alignas(16) char keep_pool[1 << 22];
+static size_t keep_used;
+
+static void *
+keep(const void *p, size_t n)
+{
+	void	   *dst = keep_pool + keep_used;
+
+	keep_used += (n + 15) & ~(size_t) 15;
+	if (keep_used > sizeof(keep_pool))
+	{
+		printf("test pool exhausted\n");
+		exit(1);
+	}
+	memcpy(dst, p, n);
+	return dst;
+}
+
+#define KEEP(T, ...) ((const T *) keep((const T[]) {__VA_ARGS__}, sizeof((const T[]) {__VA_ARGS__})))
+#define I64(...) KEEP(int64_t, __VA_ARGS__)
+#define F32(...) KEEP(float, __VA_ARGS__)
+#define STRS(...) ((const char **) KEEP(char *, __VA_ARGS__))
+#define N_OF(a) ((int) (sizeof(a) / sizeof((a)[0])))
+
+static void
+expect_strings(int i, int n, const char **want)
+{
+	const ox_tensor *t = kt_output(i);
+
+	kt_expect_ok();
+	if (kt.rc != OX_OK)
+		return;
+	if (t->dtype != OX_STRING || ox_tensor_numel(t) != n)
+	{
+		kt_fail("string output %s%.0f has %.0f elements", "", i, (double) ox_tensor_numel(t));
+		return;
+	}
+	for (int k = 0; k < n; k++)
+		if (strcmp(((ox_string *) t->data)[k].data, want[k]) != 0)
+			kt_fail("label %s: %.0f (element %.0f)", ((ox_string *) t->data)[k].data, 0, k);
+}
+
+/* one tree: x0 <= 1.5 ? node 1 : node 2, both leaves */
+static void
+stump(void)
+{
+	const char **modes = STRS("BRANCH_LEQ", "LEAF", "LEAF");
+
+	kt_attr_ints("nodes_treeids", 3, I64(0, 0, 0));
+	kt_attr_ints("nodes_nodeids", 3, I64(0, 1, 2));
+	kt_attr_ints("nodes_featureids", 3, I64(0, 0, 0));
+	kt_attr_strings("nodes_modes", 3, modes);
+	kt_attr_floats("nodes_values", 3, F32(1.5f, 0, 0));
+	kt_attr_ints("nodes_truenodeids", 3, I64(1, 0, 0));
+	kt_attr_ints("nodes_falsenodeids", 3, I64(2, 0, 0));
+}
+
+static const int64_t x4_dims[] = {4, 1};
+static const float x4[] = {0, 1, 2, 3};
+
+/* a binary stump classifier whose weights all name class 0 */
+static void
+binary_case(const char *post, float w1, float w2, int n_base, const float *base)
+{
+	kt_begin("TreeEnsembleClassifier", ML, 1);
+	stump();
+	kt_attr_ints("class_treeids", 2, I64(0, 0));
+	kt_attr_ints("class_nodeids", 2, I64(1, 2));
+	kt_attr_ints("class_ids", 2, I64(0, 0));
+	kt_attr_floats("class_weights", 2, F32(w1, w2));
+	kt_attr_ints("classlabels_int64s", 2, I64(5, 7));
+	kt_attr_string("post_transform", post);
+	if (n_base)
+		kt_attr_floats("base_values", n_base, base);
+	kt_input_f32(2, x4_dims, x4);
+	RUN(2);
+}
+
+static void
+test_classifier_binary(void)
+{
+	static const int64_t zd[] = {4, 2};
+
+	binary_case("NONE", 0.3f, 0.8f, 0, NULL);
+	kt.label = "binary, positive weights, NONE";
+	kt_expect_i64(0, 1, I64(4), I64(5, 5, 7, 7));
+	kt_expect_f32(1, 2, zd, F32(0.7f, 0.3f, 0.7f, 0.3f, 0.2f, 0.8f, 0.2f, 0.8f), 1e-5);
+	kt_end();
+
+	binary_case("LOGISTIC", 0.3f, 0.8f, 0, NULL);
+	kt.label = "binary, positive weights, LOGISTIC";
+	kt_expect_i64(0, 1, I64(4), I64(5, 5, 7, 7));
+	kt_expect_f32(1, 2, zd, F32(0.4255575f, 0.5744425f, 0.4255575f, 0.5744425f,
+								0.3100255f, 0.6899745f, 0.3100255f, 0.6899745f), 1e-5);
+	kt_end();
+
+	binary_case("NONE", -0.3f, 0.8f, 0, NULL);
+	kt.label = "binary, mixed weights, NONE";
+	kt_expect_i64(0, 1, I64(4), I64(5, 5, 7, 7));
+	kt_expect_f32(1, 2, zd, F32(0.3f, -0.3f, 0.3f, -0.3f, -0.8f, 0.8f, -0.8f, 0.8f), 1e-5);
+	kt_end();
+
+	binary_case("LOGISTIC", -0.3f, 0.8f, 1, F32(0.1f));
+	kt.label = "binary, mixed weights, one base value, LOGISTIC";
+	kt_expect_i64(0, 1, I64(4), I64(5, 5, 7, 7));
+	kt_expect_f32(1, 2, zd, F32(0.549834f, 0.450166f, 0.549834f, 0.450166f,
+								0.28905052f, 0.7109495f, 0.28905052f, 0.7109495f), 1e-5);
+	kt_end();
+
+	binary_case("SOFTMAX", -0.3f, 0.8f, 2, F32(0.1f, 0.2f));
+	kt.label = "binary, mixed weights, two base values, SOFTMAX";
+	kt_expect_i64(0, 1, I64(4), I64(5, 5, 7, 7));
+	kt_expect_f32(1, 2, zd, F32(0.450166f, 0.549834f, 0.450166f, 0.549834f,
+								0.7109495f, 0.2890505f, 0.7109495f, 0.2890505f), 1e-5);
+	kt_end();
+
+	/* weights for both classes: onnxruntime answers the literal labels 1/0 */
+	kt_begin("TreeEnsembleClassifier", ML, 1);
+	stump();
+	kt_attr_ints("class_treeids", 4, I64(0, 0, 0, 0));
+	kt_attr_ints("class_nodeids", 4, I64(1, 1, 2, 2));
+	kt_attr_ints("class_ids", 4, I64(0, 1, 0, 1));
+	kt_attr_floats("class_weights", 4, F32(0.7f, 0.3f, 0.2f, 0.8f));
+	kt_attr_ints("classlabels_int64s", 2, I64(5, 7));
+	kt_input_f32(2, x4_dims, x4);
+	RUN(2);
+	kt.label = "two classes with weights for both";
+	kt_expect_i64(0, 1, I64(4), I64(1, 1, 1, 1));
+	kt_expect_f32(1, 2, zd, F32(0.7f, 0.3f, 0.7f, 0.3f, 0.2f, 0.8f, 0.2f, 0.8f), 1e-5);
+	kt_end();
+}
+
+/* two trees, three classes, string labels, SOFTMAX over summed weights */
+static void
+test_classifier_multiclass(void)
+{
+	static const char *modes[] = {"BRANCH_LT", "LEAF", "LEAF", "BRANCH_GTE", "LEAF", "LEAF"};
+	static const int64_t xd[] = {3, 2};
+	static const float x[] = {0.5f, 0, 2, 3, 2, -1};
+	static const int64_t zd[] = {3, 3};
+	float		want[9];
+	/* tree 0: x0 < 1 ? A : B; tree 1 (node ids listed in reverse): x1 >= 0 ? C : D */
+	const float s[3][3] = {
+		{1.0f + 0.5f, 0, 0.25f},	/* row 0: A + C */
+		{0.5f, 2.0f, 0.25f},		/* row 1: B + C */
+		{0, 2.0f + 1.0f, 0},		/* row 2: B + D */
+	};
+
+	for (int r = 0; r < 3; r++)
+	{
+		float		mx = fmaxf(s[r][0], fmaxf(s[r][1], s[r][2]));
+		float		sum = 0;
+
+		for (int c = 0; c < 3; c++)
+			sum += expf(s[r][c] - mx);
+		for (int c = 0; c < 3; c++)
+			want[r * 3 + c] = expf(s[r][c] - mx) / sum;
+	}
+	kt_begin("TreeEnsembleClassifier", ML, 1);
+	kt_attr_ints("nodes_treeids", 6, I64(0, 0, 0, 1, 1, 1));
+	kt_attr_ints("nodes_nodeids", 6, I64(0, 1, 2, 2, 1, 0));
+	kt_attr_ints("nodes_featureids", 6, I64(0, 0, 0, 1, 0, 0));
+	kt_attr_strings("nodes_modes", 6, modes);
+	kt_attr_floats("nodes_values", 6, F32(1, 0, 0, 0, 0, 0));
+	kt_attr_ints("nodes_truenodeids", 6, I64(1, 0, 0, 1, 0, 0));
+	kt_attr_ints("nodes_falsenodeids", 6, I64(2, 0, 0, 0, 0, 0));
+	/* tree 1 root is node id 2 (listed first): true -> id 1, false -> id 0 */
+	kt_attr_ints("class_treeids", 6, I64(0, 0, 1, 1, 1, 1));
+	kt_attr_ints("class_nodeids", 6, I64(1, 2, 1, 1, 0, 1));
+	kt_attr_ints("class_ids", 6, I64(0, 1, 2, 0, 1, 2));
+	kt_attr_floats("class_weights", 6, F32(1.0f, 2.0f, 0.25f, 0.5f, 1.0f, 0.0f));
+	kt_attr_strings("classlabels_strings", 3, STRS("setosa", "versicolor", "virginica"));
+	kt_attr_string("post_transform", "SOFTMAX");
+	kt_input_f32(2, xd, x);
+	RUN(2);
+	kt.label = "multiclass, string labels, SOFTMAX";
+	expect_strings(0, 3, STRS("setosa", "versicolor", "versicolor"));
+	kt_expect_f32(1, 2, zd, want, 1e-5);
+	kt_end();
+}
+
+/* every branch mode and NaN handling, on double, int64 and int32 inputs */
+static void
+test_modes(void)
+{
+	static const char *modes[] = {"BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "LEAF", "LEAF", "LEAF", "LEAF"};
+	static const int64_t xd[] = {5, 1};
+	static const double xdbl[] = {5, 2, 1, NAN, -4};
+	static const int64_t xi[] = {5, 2, 1, 0, -4};
+	static const int32_t xi32[] = {5, 2, 1, 0, -4};
+	static const int64_t yd[] = {5, 1};
+	ox_tensor  *vals;
+	static const double thr[] = {3, 2, -4, 0, 0, 0, 0};
+	static const int64_t td[] = {7};
+
+	/* 0: x > 3 ? leaf3(10) : 1;  1: x == 2 ? leaf4(20) : 2;  2: x != -4 ? leaf5(30) : leaf6(40) */
+	for (int variant = 0; variant < 3; variant++)
+	{
+		kt_begin("TreeEnsembleRegressor", ML, 3);
+		kt_attr_ints("nodes_treeids", 7, I64(0, 0, 0, 0, 0, 0, 0));
+		kt_attr_ints("nodes_nodeids", 7, I64(0, 1, 2, 3, 4, 5, 6));
+		kt_attr_ints("nodes_featureids", 7, I64(0, 0, 0, 0, 0, 0, 0));
+		kt_attr_strings("nodes_modes", 7, modes);
+		vals = kt_make_tensor(OX_DOUBLE, 1, td, thr);
+		kt_attr_tensor("nodes_values_as_tensor", vals);
+		kt_attr_ints("nodes_truenodeids", 7, I64(3, 4, 5, 0, 0, 0, 0));
+		kt_attr_ints("nodes_falsenodeids", 7, I64(1, 2, 6, 0, 0, 0, 0));
+		/* NaN: GT false, EQ false, NEQ true -> leaf 5 (missing tracks nothing) */
+		kt_attr_ints("target_treeids", 4, I64(0, 0, 0, 0));
+		kt_attr_ints("target_nodeids", 4, I64(3, 4, 5, 6));
+		kt_attr_ints("target_ids", 4, I64(0, 0, 0, 0));
+		kt_attr_floats("target_weights", 4, F32(10, 20, 30, 40));
+		kt_attr_int("n_targets", 1);
+		if (variant == 0)
+			kt_input(OX_DOUBLE, 2, xd, xdbl);
+		else if (variant == 1)
+			kt_input(OX_INT64, 2, xd, xi);
+		else
+			kt_input(OX_INT32, 2, xd, xi32);
+		RUN(1);
+		kt.label = variant == 0 ? "modes, double input with NaN" : variant == 1 ? "modes, int64" : "modes, int32";
+		kt_expect_f32(0, 2, yd, variant == 0 ? F32(10, 20, 30, 30, 40) : F32(10, 20, 30, 30, 40), 1e-6);
+		kt_end();
+	}
+
+	/* missing_value_tracks_true sends NaN left; LEQ and LT */
+	{
+		static const char *m2[] = {"BRANCH_LEQ", "BRANCH_LT", "LEAF", "LEAF", "LEAF"};
+		static const int64_t x2d[] = {2, 2};
+		static const float x2[] = {NAN, 5, 9, NAN};
+		static const int64_t y2d[] = {2, 1};
+
+		kt_begin("TreeEnsembleRegressor", ML, 1);
+		kt_attr_ints("nodes_treeids", 5, I64(0, 0, 0, 0, 0));
+		kt_attr_ints("nodes_nodeids", 5, I64(0, 1, 2, 3, 4));
+		kt_attr_ints("nodes_featureids", 5, I64(0, 1, 0, 0, 0));
+		kt_attr_strings("nodes_modes", 5, m2);
+		kt_attr_floats("nodes_values", 5, F32(1, 1, 0, 0, 0));
+		kt_attr_ints("nodes_truenodeids", 5, I64(2, 3, 0, 0, 0));
+		kt_attr_ints("nodes_falsenodeids", 5, I64(1, 4, 0, 0, 0));
+		kt_attr_ints("nodes_missing_value_tracks_true", 5, I64(1, 0, 0, 0, 0));
+		kt_attr_ints("target_treeids", 3, I64(0, 0, 0));
+		kt_attr_ints("target_nodeids", 3, I64(2, 3, 4));
+		kt_attr_ints("target_ids", 3, I64(0, 0, 0));
+		kt_attr_floats("target_weights", 3, F32(1, 2, 3));
+		kt_input_f32(2, x2d, x2);
+		RUN(1);
+		kt.label = "missing_value_tracks_true";
+		/* row 0: NaN <= 1 -> true (tracks) -> 1; row 1: 9 <= 1 no -> NaN < 1 false -> 3 */
+		kt_expect_f32(0, 2, y2d, F32(1, 3), 1e-6);
+		kt_end();
+	}
+}
+
+/* regression aggregates, base values, two targets, 1-D input */
+static void
+regressor_case(const char *agg, int n_targets, const char *post)
+{
+	kt_begin("TreeEnsembleRegressor", ML, 1);
+	kt_attr_ints("nodes_treeids", 6, I64(0, 0, 0, 1, 1, 1));
+	kt_attr_ints("nodes_nodeids", 6, I64(0, 1, 2, 0, 1, 2));
+	kt_attr_ints("nodes_featureids", 6, I64(0, 0, 0, 1, 0, 0));
+	kt_attr_strings("nodes_modes", 6, STRS("BRANCH_LEQ", "LEAF", "LEAF", "BRANCH_LEQ", "LEAF", "LEAF"));
+	kt_attr_floats("nodes_values", 6, F32(0, 0, 0, 0, 0, 0));
+	kt_attr_ints("nodes_truenodeids", 6, I64(1, 0, 0, 1, 0, 0));
+	kt_attr_ints("nodes_falsenodeids", 6, I64(2, 0, 0, 2, 0, 0));
+	kt_attr_ints("target_treeids", 4, I64(0, 0, 1, 1));
+	kt_attr_ints("target_nodeids", 4, I64(1, 2, 1, 2));
+	kt_attr_ints("target_ids", 4, I64(0, 0, 0, n_targets - 1));
+	kt_attr_floats("target_weights", 4, F32(1, 2, 4, 8));
+	kt_attr_int("n_targets", n_targets);
+	kt_attr_string("aggregate_function", agg);
+	kt_attr_string("post_transform", post);
+	if (n_targets == 1)
+		kt_attr_floats("base_values", 1, F32(0.5f));
+	else
+		kt_attr_floats("base_values", 2, F32(0.5f, -1));
+}
+
+static void
+test_regressor(void)
+{
+	static const int64_t xd[] = {2, 2};
+	static const float x[] = {-1, -1, 1, 1};	/* row 0: leaves (1, 1); row 1: (2, 2) */
+	static const int64_t y1[] = {2, 1};
+	static const int64_t y2[] = {2, 2};
+	static const int64_t x1d[] = {2};
+
+	regressor_case("SUM", 1, "NONE");
+	kt_input_f32(2, xd, x);
+	RUN(1);
+	kt.label = "regressor SUM";
+	kt_expect_f32(0, 2, y1, F32(1 + 4 + 0.5f, 2 + 8 + 0.5f), 1e-6);
+	kt_end();
+
+	regressor_case("AVERAGE", 1, "NONE");
+	kt_input_f32(2, xd, x);
+	RUN(1);
+	kt.label = "regressor AVERAGE";
+	kt_expect_f32(0, 2, y1, F32(2.5f + 0.5f, 5 + 0.5f), 1e-6);
+	kt_end();
+
+	regressor_case("MIN", 1, "NONE");
+	kt_input_f32(2, xd, x);
+	RUN(1);
+	kt.label = "regressor MIN";
+	kt_expect_f32(0, 2, y1, F32(1.5f, 2.5f), 1e-6);
+	kt_end();
+
+	regressor_case("MAX", 1, "PROBIT");
+	kt_input_f32(2, xd, x);
+	RUN(1);
+	kt.label = "regressor MAX, single target ignores all but PROBIT";
+	kt_expect_f32(0, 2, y1, F32(NAN, NAN), 1e-6);	/* probit of 4.5 and 8.5 */
+	kt_end();
+
+	regressor_case("MAX", 1, "LOGISTIC");
+	kt_input_f32(2, xd, x);
+	RUN(1);
+	kt.label = "regressor MAX, single target ignores LOGISTIC";
+	kt_expect_f32(0, 2, y1, F32(4.5f, 8.5f), 1e-6);
+	kt_end();
+
+	/* two targets: row 0 scores target 0 only, so target 1 comes out 0 */
+	regressor_case("SUM", 2, "NONE");
+	kt_input_f32(2, xd, x);
+	RUN(1);
+	kt.label = "regressor two targets SUM";
+	kt_expect_f32(0, 2, y2, F32(1 + 4 + 0.5f, 0, 2 + 0.5f, 8 - 1), 1e-6);
+	kt_end();
+
+	regressor_case("MAX", 2, "LOGISTIC");
+	kt_input_f32(2, xd, x);
+	RUN(1);
+	kt.label = "regressor two targets MAX LOGISTIC";
+	kt_expect_f32(0, 2, y2, F32(1 / (1 + expf(-4.5f)), 0.5f, 1 / (1 + expf(-2.5f)), 1 / (1 + expf(-7))), 1e-6);
+	kt_end();
+
+	regressor_case("SUM", 1, "NONE");
+	kt_input_f32(1, x1d, F32(1, -1));
+	RUN(1);
+	kt.label = "regressor 1-D input is one row";
+	kt_expect_f32(0, 2, ((const int64_t[]) {1, 1}), F32(2 + 4 + 0.5f), 1e-6);
+	kt_end();
+
+	regressor_case("SUM", 1, "NONE");
+	kt_input_f32(2, ((const int64_t[]) {0, 2}), NULL);
+	RUN(1);
+	kt.label = "regressor zero rows";
+	kt_expect_f32(0, 2, ((const int64_t[]) {0, 1}), NULL, 0);
+	kt_end();
+}
+
+/* TreeEnsemble (opset 5) */
+static void
+v5_case(int post, bool member)
+{
+	static const int64_t one[] = {1};
+	static const int64_t two[] = {2};
+	static const int64_t three[] = {3};
+
+	kt_begin("TreeEnsemble", ML, 5);
+	kt_attr_int("n_targets", 3);
+	kt_attr_int("aggregate_function", 1);
+	kt_attr_int("post_transform", post);
+	if (!member)
+	{
+		kt_attr_ints("nodes_featureids", 1, I64(0));
+		kt_attr_ints("nodes_truenodeids", 1, I64(0));
+		kt_attr_ints("nodes_falsenodeids", 1, I64(1));
+		kt_attr_ints("nodes_trueleafs", 1, I64(1));
+		kt_attr_ints("nodes_falseleafs", 1, I64(1));
+		kt_attr_tensor("nodes_splits", kt_make_tensor(OX_FLOAT, 1, one, F32(1.0f)));
+		kt_attr_tensor("nodes_modes", kt_make_tensor(OX_UINT8, 1, one, KEEP(uint8_t, 0)));
+		kt_attr_ints("leaf_targetids", 2, I64(0, 2));
+		kt_attr_tensor("leaf_weights", kt_make_tensor(OX_FLOAT, 1, two, F32(0.3f, 0.6f)));
+		kt_attr_ints("tree_roots", 1, I64(0));
+	}
+	else
+	{
+		/* tree 0: x0 in {1, 4} ? leaf 0 : leaf 1; tree 1: a single leaf 2 */
+		kt_attr_ints("nodes_featureids", 2, I64(0, 0));
+		kt_attr_ints("nodes_truenodeids", 2, I64(0, 2));
+		kt_attr_ints("nodes_falsenodeids", 2, I64(1, 2));
+		kt_attr_ints("nodes_trueleafs", 2, I64(1, 1));
+		kt_attr_ints("nodes_falseleafs", 2, I64(1, 1));
+		kt_attr_tensor("nodes_splits", kt_make_tensor(OX_FLOAT, 1, two, F32(0, 0)));
+		kt_attr_tensor("nodes_modes", kt_make_tensor(OX_UINT8, 1, two, KEEP(uint8_t, 6, 0)));
+		kt_attr_tensor("membership_values", kt_make_tensor(OX_FLOAT, 1, three, F32(1, 4, NAN)));
+		kt_attr_ints("leaf_targetids", 3, I64(0, 1, 2));
+		kt_attr_tensor("leaf_weights", kt_make_tensor(OX_FLOAT, 1, three, F32(1, 2, 0.5f)));
+		kt_attr_ints("tree_roots", 2, I64(0, 1));
+	}
+}
+
+static void
+test_tree_ensemble_v5(void)
+{
+	static const int64_t xd[] = {2, 1};
+	static const int64_t yd[] = {2, 3};
+	static const int64_t x3d[] = {3, 1};
+	static const int64_t y3d[] = {3, 3};
+
+	v5_case(0, false);
+	kt_input_f32(2, xd, F32(0, 2));
+	RUN(1);
+	kt.label = "TreeEnsemble NONE";
+	kt_expect_f32(0, 2, yd, F32(0.3f, 0, 0, 0, 0, 0.6f), 1e-6);
+	kt_end();
+
+	v5_case(2, false);
+	kt_input_f32(2, xd, F32(0, 2));
+	RUN(1);
+	kt.label = "TreeEnsemble LOGISTIC (2, as the spec numbers it)";
+	kt_expect_f32(0, 2, yd, F32(0.5744425f, 0.5f, 0.5f, 0.5f, 0.5f, 0.6456563f), 1e-5);
+	kt_end();
+
+	v5_case(0, true);
+	kt_input(OX_DOUBLE, 2, x3d, ((const double[]) {4, 2, NAN}));
+	RUN(1);
+	kt.label = "TreeEnsemble MEMBER and a leaf tree, double";
+	kt_expect_values(0, OX_DOUBLE, 2, y3d, ((const double[]) {1, 0, 0.5, 0, 2, 0.5, 0, 2, 0.5}), 1e-9);
+	kt_end();
+
+	v5_case(0, false);
+	kt_input(OX_INT64, 2, xd, I64(0, 2));
+	RUN(1);
+	kt.label = "TreeEnsemble rejects int64 input";
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+}
+
+/* hostile models */
+static void
+bad_model(const char *label, const int64_t *truen, const int64_t *falsen, const int64_t *nodeids,
+		  const char *mode0, int64_t class_id, ox_code want)
+{
+	const char **modes = STRS((char *) mode0, "LEAF", "LEAF");
+
+	kt_begin("TreeEnsembleClassifier", ML, 1);
+	kt_attr_ints("nodes_treeids", 3, I64(0, 0, 0));
+	kt_attr_ints("nodes_nodeids", 3, nodeids);
+	kt_attr_ints("nodes_featureids", 3, I64(0, 0, 0));
+	kt_attr_strings("nodes_modes", 3, modes);
+	kt_attr_floats("nodes_values", 3, F32(0, 0, 0));
+	kt_attr_ints("nodes_truenodeids", 3, truen);
+	kt_attr_ints("nodes_falsenodeids", 3, falsen);
+	kt_attr_ints("class_treeids", 2, I64(0, 0));
+	kt_attr_ints("class_nodeids", 2, I64(1, 2));
+	kt_attr_ints("class_ids", 2, I64(0, class_id));
+	kt_attr_floats("class_weights", 2, F32(1, 1));
+	kt_attr_ints("classlabels_int64s", 2, I64(0, 1));
+	kt_input_f32(2, x4_dims, x4);
+	RUN(2);
+	kt.label = label;
+	kt_expect_error(want);
+	kt_end();
+}
+
+static void
+test_errors(void)
+{
+	static const char *cyc_modes[] = {"BRANCH_LEQ", "BRANCH_LEQ", "LEAF"};
+
+	bad_model("child missing", I64(1, 0, 0), I64(9, 0, 0), I64(0, 1, 2), "BRANCH_LEQ", 1, OX_INVALID_MODEL);
+	bad_model("duplicate node id", I64(1, 0, 0), I64(2, 0, 0), I64(0, 1, 1), "BRANCH_LEQ", 1, OX_INVALID_MODEL);
+	bad_model("self loop", I64(0, 0, 0), I64(2, 0, 0), I64(0, 1, 2), "BRANCH_LEQ", 1, OX_INVALID_MODEL);
+	bad_model("unknown mode", I64(1, 0, 0), I64(2, 0, 0), I64(0, 1, 2), "BRANCH_XX", 1, OX_UNSUPPORTED);
+	bad_model("class id out of range", I64(1, 0, 0), I64(2, 0, 0), I64(0, 1, 2), "BRANCH_LEQ", 2, OX_INVALID_MODEL);
+
+	/* a two-node cycle below the root */
+	kt_begin("TreeEnsembleRegressor", ML, 1);
+	kt_attr_ints("nodes_treeids", 3, I64(0, 0, 0));
+	kt_attr_ints("nodes_nodeids", 3, I64(0, 1, 2));
+	kt_attr_ints("nodes_featureids", 3, I64(0, 0, 0));
+	kt_attr_strings("nodes_modes", 3, cyc_modes);
+	kt_attr_floats("nodes_values", 3, F32(0, 0, 0));
+	kt_attr_ints("nodes_truenodeids", 3, I64(1, 0, 0));
+	kt_attr_ints("nodes_falsenodeids", 3, I64(2, 2, 0));
+	kt_attr_ints("target_treeids", 1, I64(0));
+	kt_attr_ints("target_nodeids", 1, I64(2));
+	kt_attr_ints("target_ids", 1, I64(0));
+	kt_attr_floats("target_weights", 1, F32(1));
+	kt_input_f32(2, x4_dims, x4);
+	RUN(1);
+	kt.label = "cycle through the root";
+	kt_expect_error(OX_INVALID_MODEL);
+	kt_end();
+
+	/* feature beyond the input width, rank 3 input, mismatched list lengths */
+	regressor_case("SUM", 1, "NONE");
+	kt_input_f32(2, x4_dims, x4);
+	RUN(1);
+	kt.label = "feature 1 of a one-column input";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	regressor_case("SUM", 1, "NONE");
+	kt_input_f32(3, ((const int64_t[]) {1, 2, 2}), F32(0, 0, 0, 0));
+	RUN(1);
+	kt.label = "rank 3 input";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	regressor_case("MEDIAN", 1, "NONE");
+	kt_input_f32(2, x4_dims, x4);
+	RUN(1);
+	kt.label = "unknown aggregate_function";
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
+	kt_begin("TreeEnsembleRegressor", ML, 1);
+	stump();
+	kt_attr_ints("target_treeids", 2, I64(0, 0));
+	kt_attr_ints("target_nodeids", 2, I64(1, 9));
+	kt_attr_ints("target_ids", 2, I64(0, 0));
+	kt_attr_floats("target_weights", 2, F32(1, 2));
+	kt_input_f32(2, x4_dims, x4);
+	RUN(1);
+	kt.label = "weight on a missing node";
+	kt_expect_error(OX_INVALID_MODEL);
+	kt_end();
+
+	v5_case(0, false);
+	kt.attrs[kt.n_attrs - 1].ints = (int64_t *) I64(5);	/* tree_roots out of range */
+	kt_input_f32(2, ((const int64_t[]) {2, 1}), F32(0, 2));
+	RUN(1);
+	kt.label = "TreeEnsemble root out of range";
+	kt_expect_error(OX_INVALID_MODEL);
+	kt_end();
+}
+
+/* a larger forest: shape of iris_rf, checks the walk on many rows */
+static void
+test_forest_consistency(void)
+{
+	enum
+	{
+		TREES = 20, DEPTH = 6, NODES = (1 << (DEPTH + 1)) - 1, ROWS = 500
+	};
+	static int64_t treeids[TREES * NODES],
+				nodeids[TREES * NODES],
+				feat[TREES * NODES],
+				tr[TREES * NODES],
+				fl[TREES * NODES];
+	static float vals[TREES * NODES];
+	static const char *modes[TREES * NODES];
+	static int64_t wt[TREES * NODES],
+				wn[TREES * NODES],
+				wc[TREES * NODES];
+	static float ww[TREES * NODES];
+	static float x[ROWS * 4];
+	static float want[ROWS * 3];
+	static int64_t want_label[ROWS];
+	int			k = 0,
+				nw = 0;
+	int64_t		xd[] = {ROWS, 4};
+	int64_t		zd[] = {ROWS, 3};
+	uint32_t	seed = 12345;
+
+#define RND() (seed = seed * 1103515245u + 12345u, (float) ((seed >> 8) & 0xffff) / 65536.0f)
+	for (int t = 0; t < TREES; t++)
+		for (int i = 0; i < NODES; i++, k++)
+		{
+			bool		leaf = i >= NODES / 2;
+
+			treeids[k] = t;
+			nodeids[k] = i;
+			feat[k] = leaf ? 0 : (int64_t) (RND() * 4) % 4;
+			vals[k] = leaf ? 0 : RND();
+			modes[k] = leaf ? "LEAF" : "BRANCH_LEQ";
+			tr[k] = leaf ? 0 : 2 * i + 1;
+			fl[k] = leaf ? 0 : 2 * i + 2;
+			if (leaf)
+			{
+				wt[nw] = t;
+				wn[nw] = i;
+				wc[nw] = (int64_t) (RND() * 3) % 3;
+				ww[nw] = 1.0f / TREES;
+				nw++;
+			}
+		}
+	for (int i = 0; i < ROWS * 4; i++)
+		x[i] = RND();
+	/* the same forest walked by a plain recursive-free reference */
+	memset(want, 0, sizeof(want));
+	for (int r = 0; r < ROWS; r++)
+	{
+		int			best = 0;
+
+		for (int t = 0; t < TREES; t++)
+		{
+			int			i = 0;
+
+			while (i < NODES / 2)
+				i = x[r * 4 + feat[t * NODES + i]] <= vals[t * NODES + i] ? 2 * i + 1 : 2 * i + 2;
+			want[r * 3 + wc[t * (NODES - NODES / 2) + (i - NODES / 2)]] += 1.0f / TREES;
+		}
+		for (int c = 1; c < 3; c++)
+			if (want[r * 3 + c] > want[r * 3 + best])
+				best = c;
+		want_label[r] = 10 + best;
+	}
+	kt_begin("TreeEnsembleClassifier", ML, 3);
+	kt_attr_ints("nodes_treeids", k, treeids);
+	kt_attr_ints("nodes_nodeids", k, nodeids);
+	kt_attr_ints("nodes_featureids", k, feat);
+	kt_attr_strings("nodes_modes", k, modes);
+	kt_attr_floats("nodes_values", k, vals);
+	kt_attr_ints("nodes_truenodeids", k, tr);
+	kt_attr_ints("nodes_falsenodeids", k, fl);
+	kt_attr_ints("class_treeids", nw, wt);
+	kt_attr_ints("class_nodeids", nw, wn);
+	kt_attr_ints("class_ids", nw, wc);
+	kt_attr_floats("class_weights", nw, ww);
+	kt_attr_ints("classlabels_int64s", 3, I64(10, 11, 12));
+	kt_input_f32(2, xd, x);
+	RUN(2);
+	kt.label = "forest of 20 trees, 500 rows";
+	kt_expect_f32(1, 2, zd, want, 1e-5);
+	kt_expect_i64(0, 1, (const int64_t[]) {ROWS}, want_label);
+	kt_end();
+#undef RND
+}
+
+int
+main(void)
+{
+	test_classifier_binary();
+	test_classifier_multiclass();
+	test_modes();
+	test_regressor();
+	test_tree_ensemble_v5();
+	test_errors();
+	test_forest_consistency();
+	return kt_summary();
+}
