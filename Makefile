@@ -37,6 +37,10 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 $(ENGINE_OBJS): CFLAGS += $(ENGINE_CFLAGS)
+# Kernels: let GCC vectorize loops of unknown length (-O2 keeps them scalar).
+# No -march and no fast-math: binaries stay portable and results exact;
+# ISA-specific code uses target attributes chosen by cpuid at run time.
+$(filter src/kernels/cpu/%.o,$(ENGINE_OBJS)): CFLAGS += -O3
 $(ENGINE_OBJS) $(PG_OBJS): build/proto/onnx.pb-c.h
 
 build/proto/onnx.pb-c.c build/proto/onnx.pb-c.h: proto/onnx.proto

@@ -108,6 +108,14 @@ ox_tensor  *ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank,
 /* output i as a raw value to fill (sequences, maps, optionals) */
 ox_value   *ox_out_value(ox_kernel_ctx *ctx, int i);
 
+/*
+ * The context of the kernel running on this thread, or NULL (worker threads,
+ * unit tests).  Shared helpers deep inside a kernel (GEMM) use it for the
+ * thread count and the status, instead of every signature carrying ctx.
+ */
+ox_kernel_ctx *ox_kernel_current(void);
+void		ox_kernel_set_current(ox_kernel_ctx *ctx);
+
 /* true when the session's abort callback asks to stop; long kernels poll it */
 bool		ox_kernel_should_abort(ox_kernel_ctx *ctx);
 

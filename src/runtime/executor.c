@@ -408,7 +408,16 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const 
 		ctx.out = env->out_ptrs[k];
 		ctx.n_out = node->n_outputs;
 		ctx.state = p->states[k];
-		rc = p->kernels[k]->run(&ctx);
+		{
+			ox_kernel_ctx *outer = ox_kernel_current();
+
+			ox_kernel_set_current(&ctx);
+			rc = p->kernels[k]->run(&ctx);
+			ox_kernel_set_current(outer);
+		}
+		/* a helper deep in a kernel may have failed without the kernel noticing */
+		if (rc == OX_OK && st->code != OX_OK)
+			rc = st->code;
 		if (rc != OX_OK)
 		{
 			if (st->code == OX_OK)

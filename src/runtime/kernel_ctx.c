@@ -57,3 +57,17 @@ ox_kernel_should_abort(ox_kernel_ctx *ctx)
 {
 	return ctx->should_abort && ctx->should_abort(ctx->abort_arg);
 }
+
+static __thread ox_kernel_ctx *current_ctx;
+
+ox_kernel_ctx *
+ox_kernel_current(void)
+{
+	return current_ctx;
+}
+
+void
+ox_kernel_set_current(ox_kernel_ctx *ctx)
+{
+	current_ctx = ctx;
+}

@@ -521,6 +521,10 @@ convt_check(const conv_state *s, const ox_tensor *x, const ox_tensor *w, const o
 		if (k < 1 || k > ((int64_t) 1 << 31) || in < 1 || in > OX_MAX_ELEMENTS)
 			return ox_fail(st, OX_INVALID_ARGUMENT, "%s: X %s and W %s have an invalid spatial size",
 						   op, nn_shape(x, sx), nn_shape(w, sw));
+		/* strides and dilations are at most 2^31 (nn_window_parse), sizes 2^40 */
+		if (in - 1 > OX_MAX_ELEMENTS / st_ || (s->n_output_shape == 0 && in > OX_MAX_ELEMENTS / st_))
+			return ox_fail(st, OX_LIMIT_EXCEEDED, "%s: X %s with stride %lld gives a too large output",
+						   op, nn_shape(x, sx), (long long) st_);
 		dk = (k - 1) * d + 1;
 		full = st_ * (in - 1) + adj + dk;
 		if (s->n_output_shape || win->auto_pad == NN_PAD_SAME_UPPER || win->auto_pad == NN_PAD_SAME_LOWER)

@@ -10,6 +10,7 @@
  * overflow is defined.
  */
 #include "kernels/cpu/nn.h"
+#include "kernels/cpu/sgemm.h"
 
 #include <cblas.h>
 #include <string.h>
@@ -26,17 +27,9 @@ nn_sgemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
 		 const float *a, int64_t lda, const float *b, int64_t ldb,
 		 float beta, float *c, int64_t ldc)
 {
-	if (m == 0 || n == 0)
-		return;
-	if (k == 0)
-	{
-		for (int64_t i = 0; i < m; i++)
-			for (int64_t j = 0; j < n; j++)
-				c[i * ldc + j] = beta == 0 ? 0 : beta * c[i * ldc + j];
-		return;
-	}
-	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-				(int) m, (int) n, (int) k, alpha, a, (int) lda, b, (int) ldb, beta, c, (int) ldc);
+	/* our own kernels, threaded by the running kernel's context; a failure
+	 * (out of memory for packing) lands in its status, which the executor checks */
+	(void) ox_sgemm(ox_kernel_current(), ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 void

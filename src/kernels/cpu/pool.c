@@ -711,6 +711,9 @@ max_unpool_run(ox_kernel_ctx *ctx)
 		int64_t		st = w->n_strides ? w->strides[i] : 1;
 		int64_t		pads = w->n_pads ? w->pads[i] + w->pads[nsp + i] : 0;
 
+		if (x->dims[2 + i] > OX_MAX_ELEMENTS / st)
+			return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "%s: X %s with stride %lld gives a too large output",
+						   op, nn_shape(x, sx), (long long) st);
 		inf_dims[2 + i] = (x->dims[2 + i] - 1) * st + w->kernel[i] - pads;
 		if (x->dims[2 + i] < 1 || inf_dims[2 + i] < 1)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: X %s and the window give no output",

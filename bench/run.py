@@ -1,0 +1,840 @@
+#!/usr/bin/env python3
+"""Side-by-side CPU benchmark: onnx_pg's engine against onnxruntime.
+
+    python3 bench/run.py            # full suite (about 10-12 minutes on 2 cores)
+    python3 bench/run.py --quick    # smoke run (about 2-3 minutes)
+
+For every model/batch of issue 4, at 1 and 2 threads, both engines run in the
+same process, alternating block by block (the first engine alternates too),
+after a warm-up and after checking that their outputs agree.  onnx_pg runs
+through its engine API (build/libox_capi.so via test/engine/oxengine.py, n runs
+inside C per block); onnxruntime through its Python API (CPUExecutionProvider,
+ORT_ENABLE_ALL, intra_op_num_threads = threads, inter_op_num_threads = 1,
+ORT_SEQUENTIAL).  While a row runs, every thread of the process is pinned to
+`threads` CPUs, so "1 thread" means one core for both engines whatever helper
+threads a library starts.
+
+Per row it records the median and p10/p90 latency of each engine, the ratio
+onnx_pg / onnxruntime of the medians, session creation time (median of a few
+creations in this process), and, in a fresh child process per engine and
+model/batch, peak resident memory (ru_maxrss) and its rise over the child's
+baseline.  For resnet50 and the encoder it also reports GFLOP/s as a fraction
+of the machine's peak (see machine_peak()).  It writes docs/performance.md,
+docs/performance.svg (the plot of the ratios) and bench/results/latest.json.
+
+Models come from bench/models/ (make_models.py and make_sklearn_models.py; run
+automatically when a file is missing).  The engine library is
+$OX_CAPI_LIB or build/libox_capi.so (make build/libox_capi.so).
+"""
+import argparse
+import datetime
+import gc
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MODELS_DIR = os.path.join(HERE, "models")
+sys.path.insert(0, os.path.join(ROOT, "test", "engine"))
+
+# (model, batch); the order of the report
+CASES = [
+    ("resnet50", 1), ("resnet50", 8), ("mobilenet_v2", 1), ("encoder", 1),
+    ("mlp", 1), ("mlp", 256), ("iris_rf", 1), ("iris_rf", 10000),
+]
+FLOP_MODELS = {"resnet50", "encoder"}
+TORCH_MODELS = {"resnet50", "mobilenet_v2", "encoder", "mlp"}
+ENCODER_VOCAB = 30522
+OX_OPT_LEVEL = 3
+
+
+# ---------------------------------------------------------------------------
+# utilities
+# ---------------------------------------------------------------------------
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def pin(threads):
+    """Pin every thread of this process (and the threads it starts later) to the first `threads` CPUs."""
+    cpus = sorted(os.sched_getaffinity(0) | set(range(os.cpu_count() or 1)))
+    want = set(cpus[:max(1, threads)])
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(tid), want)
+        except OSError:
+            pass
+    return sorted(want)
+
+
+def rss_kb():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def pct(xs, q):
+    return float(np.percentile(np.asarray(xs), q))
+
+
+def model_path(name):
+    return os.path.join(MODELS_DIR, name + ".onnx")
+
+
+def ensure_models(names):
+    missing = [n for n in names if not os.path.exists(model_path(n))]
+    torch_missing = [n for n in missing if n in TORCH_MODELS]
+    if torch_missing:
+        log("generating %s with /usr/bin/python3 bench/make_models.py" % " ".join(torch_missing))
+        subprocess.check_call(["/usr/bin/python3", os.path.join(HERE, "make_models.py"), "--only"] + torch_missing)
+    if "iris_rf" in missing:
+        subprocess.check_call([sys.executable, os.path.join(HERE, "make_sklearn_models.py")])
+
+
+def make_inputs(ort_sess, name, batch, seed=0):
+    rng = np.random.default_rng(seed)
+    feeds = {}
+    for i in ort_sess.get_inputs():
+        shape = [batch if k == 0 else (d if isinstance(d, int) else 1) for k, d in enumerate(i.shape)]
+        if i.type == "tensor(int64)":
+            feeds[i.name] = rng.integers(0, ENCODER_VOCAB, size=shape, dtype=np.int64)
+        elif name == "iris_rf":
+            feeds[i.name] = rng.uniform(0.0, 8.0, size=shape).astype(np.float32)
+        else:
+            feeds[i.name] = rng.standard_normal(size=shape, dtype=np.float32)
+    return feeds
+
+
+def ort_session(model_bytes, threads):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    so.intra_op_num_threads = threads
+    so.inter_op_num_threads = 1
+    so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
+
+
+def ox_session(model_bytes, threads):
+    import oxengine
+
+    return oxengine.Session(model_bytes, OX_OPT_LEVEL, threads)
+
+
+# ---------------------------------------------------------------------------
+# machine, versions, FLOPs
+# ---------------------------------------------------------------------------
+
+def machine_info():
+    info = {"lscpu": {}, "flags": []}
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            if ":" in line:
+                k, v = line.split(":", 1)
+                info["lscpu"][k.strip()] = v.strip()
+    except (OSError, subprocess.CalledProcessError):
+        pass
+    mhz = []
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("cpu MHz"):
+                mhz.append(float(line.split(":")[1]))
+            elif line.startswith("flags") and not info["flags"]:
+                info["flags"] = line.split(":")[1].split()
+    info["cpuinfo_mhz"] = max(mhz) if mhz else None
+    with open("/proc/meminfo") as f:
+        info["mem_gib"] = int(f.readline().split()[1]) / 2**20
+    info["cores"] = os.cpu_count()
+    info["kernel"] = platform.release()
+    return info
+
+
+def machine_peak(info, fma_units):
+    """Peak FP32 FLOP/s per core = clock x SIMD lanes x 2 (FMA) x FMA units.
+
+    The clock is the larger of lscpu's "CPU max MHz" (when the hypervisor
+    exposes it) and /proc/cpuinfo's "cpu MHz"; lanes are 16 with avx512f, 8 with
+    avx2/fma, 4 otherwise."""
+    lscpu = info["lscpu"]
+    clocks = [info.get("cpuinfo_mhz") or 0.0]
+    for key in ("CPU max MHz", "CPU MHz"):
+        try:
+            clocks.append(float(lscpu.get(key, "0")))
+        except ValueError:
+            pass
+    mhz = max(clocks)
+    flags = set(info["flags"])
+    lanes = 16 if "avx512f" in flags else 8 if "avx2" in flags and "fma" in flags else 4
+    per_cycle = lanes * 2 * fma_units
+    return {"mhz": mhz, "lanes": lanes, "fma_units": fma_units, "flops_per_cycle": per_cycle,
+            "per_core_gflops": mhz * 1e6 * per_cycle / 1e9}
+
+
+def versions():
+    import onnx
+    import onnxruntime as ort
+
+    def git(*a):
+        try:
+            return subprocess.run(["git", "-C", ROOT] + list(a), capture_output=True, text=True,
+                                  check=True).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return "unknown"
+    rev = git("rev-parse", "--short", "HEAD")
+    dirty = git("status", "--porcelain", "--untracked-files=no", "--", "src", "tools")
+    lib = os.environ.get("OX_CAPI_LIB", os.path.join(ROOT, "build", "libox_capi.so"))
+    return {"onnxruntime": ort.__version__, "numpy": np.__version__, "onnx": onnx.__version__,
+            "python": platform.python_version(),
+            "onnx_pg": rev + (" + uncommitted changes in src/" if dirty and dirty != "unknown" else ""),
+            "onnx_pg_lib": os.path.relpath(lib, ROOT) if lib.startswith(ROOT) else lib,
+            "onnx_pg_lib_mtime": datetime.datetime.fromtimestamp(os.path.getmtime(lib)).isoformat(
+                timespec="seconds") if os.path.exists(lib) else None}
+
+
+def count_flops(model_bytes, feeds):
+    """Multiply-adds x 2 of Conv, ConvTranspose, Gemm and MatMul nodes, from onnx shape inference
+    with the batch fixed (elementwise work is left out)."""
+    import onnx
+    from onnx import shape_inference
+
+    m = onnx.load_from_string(model_bytes)
+    for i in m.graph.input:
+        if i.name in feeds:
+            dims = i.type.tensor_type.shape.dim
+            for k, d in enumerate(dims):
+                d.ClearField("dim_param")
+                d.dim_value = feeds[i.name].shape[k]
+    m = shape_inference.infer_shapes(m, data_prop=True)
+    shapes = {}
+    for vi in list(m.graph.input) + list(m.graph.value_info) + list(m.graph.output):
+        dims = [d.dim_value if d.HasField("dim_value") else None for d in vi.type.tensor_type.shape.dim]
+        shapes[vi.name] = dims
+    for t in m.graph.initializer:
+        shapes[t.name] = list(t.dims)
+    total = 0
+    unknown = 0
+    for n in m.graph.node:
+        try:
+            if n.op_type in ("Conv", "ConvTranspose"):
+                w = shapes[n.input[1]]
+                out = shapes[n.output[0]]
+                group = next((a.i for a in n.attribute if a.name == "group"), 1)
+                if n.op_type == "Conv":
+                    total += 2 * int(np.prod(out)) * (w[1]) * int(np.prod(w[2:]))
+                else:
+                    total += 2 * int(np.prod(shapes[n.input[0]])) * w[1] * int(np.prod(w[2:]))
+                _ = group
+            elif n.op_type == "Gemm":
+                a = shapes[n.input[0]]
+                out = shapes[n.output[0]]
+                ta = next((x.i for x in n.attribute if x.name == "transA"), 0)
+                k = a[0] if ta else a[1]
+                total += 2 * int(np.prod(out)) * k
+            elif n.op_type == "MatMul":
+                a = shapes[n.input[0]]
+                out = shapes[n.output[0]]
+                total += 2 * int(np.prod(out)) * a[-1]
+        except (KeyError, TypeError, IndexError):
+            unknown += 1
+    return total, unknown
+
+
+# ---------------------------------------------------------------------------
+# checks and timing
+# ---------------------------------------------------------------------------
+
+def compare(ox_out, ort_out, rtol):
+    """Every tensor output of onnx_pg against onnxruntime's: float with rtol (and an atol of
+    rtol x 1e-2 x the output's largest magnitude, for values near zero), integers exactly."""
+    worst = 0.0
+    for a, b in zip(ox_out, ort_out):
+        if a is None or not isinstance(b, np.ndarray):
+            continue  # non-tensor output
+        if a.shape != b.shape:
+            return False, "shape %s vs %s" % (a.shape, b.shape)
+        if np.issubdtype(b.dtype, np.floating):
+            a64, b64 = a.astype(np.float64), b.astype(np.float64)
+            scale = float(np.max(np.abs(b64))) if b64.size else 0.0
+            atol = rtol * 1e-2 * scale
+            err = np.abs(a64 - b64)
+            rel = float(np.max(err / (np.abs(b64) + atol + 1e-30))) if b64.size else 0.0
+            worst = max(worst, rel)
+            if not np.allclose(a64, b64, rtol=rtol, atol=atol):
+                return False, "max rel err %.2e" % rel
+        elif not np.array_equal(a, b):
+            return False, "%d of %d integer outputs differ" % (int(np.sum(a != b)), a.size)
+    return True, "max rel err %.1e" % worst
+
+
+def time_block(fn, k):
+    t0 = time.perf_counter_ns()
+    fn(k)
+    return (time.perf_counter_ns() - t0) / 1e9 / k
+
+
+def bench_row(ox, sess, feeds, threads, cfg):
+    """Alternating blocks of k runs; returns per-inference samples of both engines."""
+    def ox_fn(k):
+        ox.run_repeat(feeds, k)
+
+    def ort_fn(k):
+        run = sess.run
+        for _ in range(k):
+            run(None, feeds)
+
+    # warm-up (also estimates the single-run time of each engine)
+    est = {}
+    for label, fn in (("ox", ox_fn), ("ort", ort_fn)):
+        t_end = time.perf_counter() + cfg.warmup_s
+        n = 0
+        t_first = None
+        while n < cfg.warmup_min or (time.perf_counter() < t_end and n < 1000):
+            t = time_block(fn, 1)
+            t_first = t if t_first is None else min(t_first, t)
+            n += 1
+        est[label] = t_first
+    # block sizes: a block lasts at least min_block_s
+    ks = {lbl: max(1, int(np.ceil(cfg.min_block_s / max(t, 1e-9)))) for lbl, t in est.items()}
+    per_rep = sum(ks[l] * est[l] for l in ks) + 2 * cfg.pause_s
+    reps = int(np.clip(cfg.budget_s / per_rep, cfg.min_reps, cfg.max_reps))
+    samples = {"ox": [], "ort": []}
+    fns = {"ox": ox_fn, "ort": ort_fn}
+    gc.disable()
+    try:
+        for r in range(reps):
+            order = ("ox", "ort") if r % 2 == 0 else ("ort", "ox")
+            for lbl in order:
+                if cfg.pause_s:
+                    time.sleep(cfg.pause_s)  # lets spinning worker threads of the other engine park
+                samples[lbl].append(time_block(fns[lbl], ks[lbl]))
+    finally:
+        gc.enable()
+    # onnx_pg's per-call cost through Python (ctypes, output copy), for the small models
+    py_samples = []
+    if est["ox"] < 2e-3:
+        k = ks["ox"]
+        run = ox.run
+        for _ in range(min(reps, 30)):
+            t0 = time.perf_counter_ns()
+            for _ in range(k):
+                run(feeds)
+            py_samples.append((time.perf_counter_ns() - t0) / 1e9 / k)
+    return samples, ks, reps, py_samples
+
+
+def creation_times(model_bytes, threads, n):
+    ox_t, ort_t = [], []
+    for r in range(n):
+        for lbl in (("ox", "ort") if r % 2 == 0 else ("ort", "ox")):
+            gc.collect()
+            t0 = time.perf_counter()
+            s = ox_session(model_bytes, threads) if lbl == "ox" else ort_session(model_bytes, threads)
+            dt = time.perf_counter() - t0
+            (ox_t if lbl == "ox" else ort_t).append(dt)
+            del s
+    return float(np.median(ox_t)), float(np.median(ort_t))
+
+
+# ---------------------------------------------------------------------------
+# peak memory: one child process per engine and model/batch
+# ---------------------------------------------------------------------------
+
+def child_main(engine, name, spec, threads, runs):
+    import resource
+
+    pin(threads)
+    with open(model_path(name), "rb") as f:
+        model_bytes = f.read()
+    # inputs as the parent made them (no onnx import: parsing the model would raise the peak)
+    rng = np.random.default_rng(0)
+    feeds = {}
+    for iname, (shape, dtype) in json.loads(spec).items():
+        if dtype == "int64":
+            feeds[iname] = rng.integers(0, ENCODER_VOCAB, size=shape, dtype=np.int64)
+        else:
+            feeds[iname] = rng.standard_normal(size=shape, dtype=np.float32)
+    if engine == "ort":
+        import onnxruntime  # noqa: F401  (imported before the baseline, like oxengine's library)
+    else:
+        import oxengine
+        oxengine.lib()
+    gc.collect()
+    base = rss_kb()
+    t0 = time.perf_counter()
+    sess = ort_session(model_bytes, threads) if engine == "ort" else ox_session(model_bytes, threads)
+    create = time.perf_counter() - t0
+    after_create = rss_kb()
+    for _ in range(runs):
+        if engine == "ort":
+            sess.run(None, feeds)
+        else:
+            sess.run_repeat(feeds, 1)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps({"base_kb": base, "after_create_kb": after_create, "peak_kb": peak,
+                      "create_cold_s": create}))
+    return 0
+
+
+def measure_memory(engine, name, feeds, threads, runs, timeout):
+    spec = json.dumps({k: [list(v.shape), str(v.dtype)] for k, v in feeds.items()})
+    cmd = [sys.executable, os.path.abspath(__file__), "--child", engine, name, spec, str(threads),
+           str(runs)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"error": "timed out"}
+    if p.returncode != 0:
+        tail = (p.stderr or p.stdout).strip().splitlines()
+        return {"error": tail[-1] if tail else "exit %d" % p.returncode}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+# ---------------------------------------------------------------------------
+# report
+# ---------------------------------------------------------------------------
+
+def fmt_t(s):
+    if s is None:
+        return "-"
+    if s >= 1.0:
+        return "%.2f s" % s
+    if s >= 1e-3:
+        return "%.2f ms" % (s * 1e3)
+    return "%.1f µs" % (s * 1e6)
+
+
+def fmt_spread(d):
+    return "%s<br><sub>%s–%s</sub>" % (fmt_t(d["median"]), fmt_t(d["p10"]), fmt_t(d["p90"]))
+
+
+def fmt_mb(kb):
+    return "-" if kb is None else "%.0f" % (kb / 1024)
+
+
+def target_for(name, batch):
+    return 0.5 if (name in ("iris_rf", "mlp") and batch == 1) else 1.0
+
+
+def write_svg(rows, path):
+    """Horizontal bars of log2(onnx_pg / onnxruntime) per model/batch, one bar per thread count."""
+    good = [r for r in rows if r.get("ratio")]
+    labels = []
+    for r in rows:
+        lab = "%s b%d" % (r["model"], r["batch"])
+        if lab not in labels:
+            labels.append(lab)
+    threads = sorted({r["threads"] for r in rows})
+    colors = {1: "#4c72b0", 2: "#dd8452", 4: "#55a868", 8: "#c44e52"}
+    ratios = [r["ratio"] for r in good] or [1.0]
+    lo = min(0.25, 2 ** np.floor(np.log2(min(ratios))))
+    hi = max(4.0, 2 ** np.ceil(np.log2(max(ratios))))
+    W, left, right, top, bar, gap = 820, 150, 30, 50, 14, 10
+    H = top + len(labels) * (len(threads) * bar + gap) + 60
+    x0, x1 = left, W - right
+
+    def X(v):
+        return x0 + (np.log2(v) - np.log2(lo)) / (np.log2(hi) - np.log2(lo)) * (x1 - x0)
+    out = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
+           'font-size="12">' % (W, H),
+           '<rect width="100%" height="100%" fill="white"/>',
+           '<text x="%d" y="20" font-size="14" font-weight="bold">onnx_pg / onnxruntime latency '
+           '(median; lower is better; log scale)</text>' % left]
+    v = lo
+    while v <= hi * 1.0001:
+        xx = X(v)
+        out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (xx, top - 5, xx, H - 45))
+        out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">%g</text>' % (xx, H - 30, v))
+        v *= 2
+    for tv, col, lab in ((1.0, "#000", "1.0 (parity)"), (0.5, "#2a2", "0.5 (small-model target)")):
+        if lo <= tv <= hi:
+            out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="4,3"/>'
+                       % (X(tv), top - 10, X(tv), H - 45, col))
+            out.append('<text x="%.1f" y="%d" fill="%s" font-size="10">%s</text>' % (X(tv) + 3, top - 12, col, lab))
+    y = top
+    for lab in labels:
+        out.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
+                   % (left - 8, y + len(threads) * bar / 2 + 4, lab))
+        for t in threads:
+            r = next((r for r in rows if "%s b%d" % (r["model"], r["batch"]) == lab and r["threads"] == t), None)
+            if r and r.get("ratio"):
+                xv = X(min(max(r["ratio"], lo), hi))
+                xa, xb = sorted((X(1.0), xv))
+                out.append('<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"/>'
+                           % (xa, y, max(1.0, xb - xa), bar - 2, colors.get(t, "#888")))
+                tx = xb + 3 if xv >= X(1.0) else xa - 3
+                anchor = "start" if xv >= X(1.0) else "end"
+                out.append('<text x="%.1f" y="%d" text-anchor="%s" font-size="10">%.2f</text>'
+                           % (tx, y + bar - 4, anchor, r["ratio"]))
+            elif r:
+                out.append('<text x="%.1f" y="%d" font-size="10" fill="#a00">%s</text>'
+                           % (X(1.0) + 3, y + bar - 4, r.get("status", "n/a")[:60]))
+            y += bar
+        y += gap
+    lx = left
+    for t in threads:
+        out.append('<rect x="%d" y="%d" width="12" height="10" fill="%s"/>' % (lx, H - 18, colors.get(t, "#888")))
+        out.append('<text x="%d" y="%d">%d thread%s</text>' % (lx + 16, H - 9, t, "" if t == 1 else "s"))
+        lx += 100
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def write_markdown(res, path, svg_name):
+    rows = res["rows"]
+    mi = res["machine"]
+    pk = res["peak"]
+    v = res["versions"]
+    L = []
+    L.append("# Performance: onnx_pg against onnxruntime (CPU)")
+    L.append("")
+    L.append("Generated by `bench/run.py`%s on %s. Do not edit by hand: rerun `make bench`."
+             % (" --quick (smoke run: few repetitions, numbers are rough)" if res["quick"] else "",
+                res["date"]))
+    L.append("")
+    L.append("Ratio = median onnx_pg latency / median onnxruntime latency at the same thread "
+             "count (lower is better; issue 4 targets: at most 1.0 everywhere, at most 0.5 for "
+             "iris_rf and mlp at batch 1). Latencies are per inference call: median, and p10–p90 "
+             "below it. onnx_pg runs through its engine API (n calls inside C per timed block); "
+             "onnxruntime through its Python API (`InferenceSession.run`), as the issue specifies. "
+             "For the small models the onnx_pg column \"via ctypes\" is the same engine called once "
+             "per Python call (argument binding and output copy included), the closer match to "
+             "onnxruntime's Python per-call cost.")
+    L.append("")
+    L.append("![ratios](%s)" % svg_name)
+    L.append("")
+    L.append("## Latency")
+    L.append("")
+    L.append("| model | batch | threads | onnx_pg | onnxruntime | ratio | target | onnx_pg via ctypes | "
+             "outputs | reps |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|")
+    for r in rows:
+        if r.get("ratio") is None:
+            L.append("| %s | %d | %d | %s | %s | – | %.1f | | %s | |"
+                     % (r["model"], r["batch"], r["threads"], r.get("status", "n/a"),
+                        fmt_spread(r["ort"]) if r.get("ort") else "-", target_for(r["model"], r["batch"]),
+                        r.get("check", "")))
+            continue
+        ok = r["ratio"] <= target_for(r["model"], r["batch"])
+        L.append("| %s | %d | %d | %s | %s | **%.2f** %s | %.1f | %s | %s | %d |"
+                 % (r["model"], r["batch"], r["threads"], fmt_spread(r["ox"]), fmt_spread(r["ort"]),
+                    r["ratio"], "✓" if ok else "✗", target_for(r["model"], r["batch"]),
+                    fmt_t(r["ox_py"]["median"]) if r.get("ox_py") else "", r["check"], r["reps"]))
+    L.append("")
+    met = [r for r in rows if r.get("ratio") is not None and r["ratio"] <= target_for(r["model"], r["batch"])]
+    L.append("Latency targets met: %d of %d rows." % (len(met), len(rows)))
+    L.append("")
+
+    L.append("## Session creation and memory")
+    L.append("")
+    L.append("Creation: median wall time of `Session(...)` / `InferenceSession(...)` from the model's bytes, "
+             "alternating, in the benchmark process (warm). Peak RSS: `ru_maxrss` of a fresh child "
+             "process per engine that imports its engine, creates the session and runs the batch "
+             "%d times, at 1 thread; \"rise\" is that peak minus the child's RSS just before the session "
+             "was created (the process baseline differs per engine: onnxruntime's Python module is "
+             "larger than the ctypes library)." % res["config"]["mem_runs"])
+    L.append("")
+    L.append("| model | batch | create onnx_pg | create onnxruntime | ratio | peak RSS onnx_pg (MiB) | "
+             "rise | peak RSS onnxruntime (MiB) | rise | rise ratio |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for key, m in res["memory"].items():
+        name, batch = key.split("/")
+        cr = res["creation"].get("%s/1" % name, {})
+        ox, ort = m.get("ox", {}), m.get("ort", {})
+        cre_ratio = ("%.2f" % (cr["ox"] / cr["ort"])) if cr.get("ox") and cr.get("ort") else "-"
+
+        def pk_(d):
+            return ("err: " + d["error"][:40]) if "error" in d else fmt_mb(d.get("peak_kb"))
+
+        def rise(d):
+            return fmt_mb(d["peak_kb"] - d["base_kb"]) if "peak_kb" in d else "-"
+        rr = "-"
+        if "peak_kb" in ox and "peak_kb" in ort and ort["peak_kb"] > ort["base_kb"]:
+            rr = "%.2f" % ((ox["peak_kb"] - ox["base_kb"]) / (ort["peak_kb"] - ort["base_kb"]))
+        L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |"
+                 % (name, batch, fmt_t(cr.get("ox")), fmt_t(cr.get("ort")), cre_ratio,
+                    pk_(ox), rise(ox), pk_(ort), rise(ort), rr))
+    if any(k.endswith("/2") for k in res["creation"]):
+        L.append("")
+        L.append("Creation at 2 threads: " + "; ".join(
+            "%s %s vs %s" % (k.split("/")[0], fmt_t(c.get("ox")), fmt_t(c.get("ort")))
+            for k, c in res["creation"].items() if k.endswith("/2")) + ".")
+    L.append("")
+
+    L.append("## Achieved GFLOP/s")
+    L.append("")
+    L.append("FLOPs = 2 x multiply-adds of the Conv, Gemm and MatMul nodes (shapes from onnx shape "
+             "inference; elementwise work not counted). Peak = cores x clock x FLOPs/cycle, with "
+             "FLOPs/cycle = %d SIMD lanes (AVX-512, fp32) x 2 (FMA) x %d FMA units per core = %d; "
+             "clock %.0f MHz (the largest of lscpu's \"CPU max MHz\" and /proc/cpuinfo's \"cpu MHz\"; "
+             "under KVM lscpu shows no max, so this is the nominal clock the hypervisor reports, and "
+             "turbo or AVX-512 licence clocks can move the real peak either way). "
+             "Peak per core = %.0f x 10^6 x %d = **%.1f GFLOP/s**; %d threads use %d cores."
+             % (pk["lanes"], pk["fma_units"], pk["flops_per_cycle"], pk["mhz"], pk["mhz"],
+                pk["flops_per_cycle"], pk["per_core_gflops"], max(res["config"]["threads"]),
+                max(res["config"]["threads"])))
+    L.append("")
+    L.append("| model | batch | threads | GFLOP per run | peak GFLOP/s | onnx_pg GFLOP/s | % of peak | "
+             "onnxruntime GFLOP/s | % of peak |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if r["model"] not in FLOP_MODELS or not r.get("flops"):
+            continue
+        peak = pk["per_core_gflops"] * r["threads"]
+        g = r["flops"] / 1e9
+        ox_g = g / r["ox"]["median"] if r.get("ox") else None
+        ort_g = g / r["ort"]["median"] if r.get("ort") else None
+        L.append("| %s | %d | %d | %.2f | %.0f | %s | %s | %s | %s |"
+                 % (r["model"], r["batch"], r["threads"], g, peak,
+                    "%.1f" % ox_g if ox_g else "-", "%.1f%%" % (100 * ox_g / peak) if ox_g else "-",
+                    "%.1f" % ort_g if ort_g else "-", "%.1f%%" % (100 * ort_g / peak) if ort_g else "-"))
+    L.append("")
+
+    L.append("## Machine")
+    L.append("")
+    ls = mi["lscpu"]
+    L.append("| | |")
+    L.append("|---|---|")
+    for k in ("Model name", "Architecture", "CPU(s)", "Thread(s) per core", "Core(s) per socket", "Socket(s)",
+              "CPU max MHz", "BogoMIPS", "Hypervisor vendor", "L1d cache", "L2 cache", "L3 cache"):
+        if k in ls:
+            L.append("| %s | %s |" % (k, ls[k]))
+    L.append("| cpu MHz (/proc/cpuinfo) | %s |" % mi.get("cpuinfo_mhz"))
+    simd = [f for f in ("avx2", "fma", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx512_bf16", "amx_tile")
+            if f in mi["flags"]]
+    L.append("| SIMD flags | %s |" % " ".join(simd))
+    L.append("| memory | %.1f GiB |" % mi["mem_gib"])
+    L.append("| kernel | %s |" % mi["kernel"])
+    L.append("")
+    L.append("## Versions")
+    L.append("")
+    L.append("| | |")
+    L.append("|---|---|")
+    L.append("| onnx_pg | %s (library %s, built %s) |" % (v["onnx_pg"], v["onnx_pg_lib"], v["onnx_pg_lib_mtime"]))
+    L.append("| onnx_pg optimization level | %d |" % OX_OPT_LEVEL)
+    for k in ("onnxruntime", "onnx", "numpy", "python"):
+        L.append("| %s | %s |" % (k, v[k]))
+    L.append("")
+    L.append("## Method")
+    L.append("")
+    c = res["config"]
+    L.append("- Models (random weights, `bench/make_models.py`, torch %s export, opset 17; "
+             "`bench/make_sklearn_models.py`): resnet50 and mobilenet_v2 (torchvision, weights=None, "
+             "[N,3,224,224]), encoder (BERT-base shape: embeddings + 12 layers, hidden 768, 12 heads, "
+             "FFN 3072, GELU, LayerNorm, int64 input_ids [1,128]), mlp (784-512-512-10, ReLU), iris_rf "
+             "(RandomForestClassifier 10 trees depth 5, zipmap=False)." % res.get("torch_version", "1.13"))
+    L.append("- Inputs: seeded random normal floats (iris_rf: uniform 0–8; encoder: random token ids).")
+    L.append("- Before timing, every tensor output of onnx_pg is compared with onnxruntime's "
+             "(rtol %g, atol = rtol x 1e-2 x max|output|; integer outputs exactly)." % c["rtol"])
+    L.append("- Per row: warm-up (at least %d runs and %.1f s per engine), then repetitions that "
+             "alternate the engines (and which goes first); each repetition times a block of k calls "
+             "(k chosen so a block lasts at least %.0f ms) and records block time / k. Repetitions: as many "
+             "as fit %.0f s per row, between %d and %d. A %.0f ms pause precedes each block so that "
+             "worker threads of the other engine can park (onnxruntime spins its pool after a run). "
+             "Garbage collection is off while timing."
+             % (c["warmup_min"], c["warmup_s"], c["min_block_s"] * 1e3, c["budget_s"], c["min_reps"],
+                c["max_reps"], c["pause_s"] * 1e3))
+    L.append("- Every thread of the process is pinned to the first `threads` CPUs during a row "
+             "(`sched_setaffinity`), so a library's helper threads (OpenBLAS, say) cannot use more "
+             "cores than the row's thread count.")
+    L.append("- onnxruntime: CPUExecutionProvider, ORT_ENABLE_ALL, intra_op_num_threads = threads, "
+             "inter_op_num_threads = 1, ORT_SEQUENTIAL, other options default (thread spinning on). "
+             "onnx_pg: `ox_session_create` with opt_level %d and intra_op_threads = threads." % OX_OPT_LEVEL)
+    L.append("- Total wall time of this run: %.0f s." % res["elapsed_s"])
+    L.append("")
+    L.append("## Reproduce")
+    L.append("")
+    L.append("```sh")
+    L.append("apt-get install -y python3-torch python3-torchvision   # model export only (Debian's /usr/bin/python3)")
+    L.append("pip install numpy onnx onnxruntime scikit-learn skl2onnx  # the benchmark's python3")
+    L.append("make bench                      # = make build/libox_capi.so && python3 bench/run.py")
+    L.append("python3 bench/run.py --quick    # smoke run")
+    L.append("python3 bench/run.py --models mlp iris_rf --threads 1   # a subset (writes elsewhere with --out)")
+    L.append("python3 bench/inquery_cpu.py    # the in-SQL variant (needs a server with onnx_pg)")
+    L.append("```")
+    L.append("")
+    L.append("See bench/README.md for the options. Raw numbers: bench/results/latest.json.")
+    L.append("")
+    inq = os.path.join(HERE, "results", "inquery.md")
+    L.append("## In SQL")
+    L.append("")
+    if os.path.exists(inq):
+        with open(inq) as f:
+            L.append(f.read().strip())
+    else:
+        L.append("Not measured: `python3 bench/inquery_cpu.py` (against a running server with onnx_pg) "
+                 "writes bench/results/inquery.md, which the next `bench/run.py` includes here.")
+    L.append("")
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+# ---------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------
+
+class Config:
+    pass
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="smoke run: few repetitions")
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--models", nargs="+", help="only these models (names from the case list)")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
+    ap.add_argument("--json", default=os.path.join(HERE, "results", "latest.json"))
+    ap.add_argument("--budget", type=float, help="seconds of timed repetitions per row")
+    ap.add_argument("--fma-units", type=int, default=2, help="AVX-512 FMA units per core for the peak (default 2)")
+    ap.add_argument("--rtol", type=float, default=1e-3)
+    ap.add_argument("--no-memory", action="store_true", help="skip the peak-RSS child processes")
+    ap.add_argument("--child", nargs=5, metavar=("ENGINE", "MODEL", "INPUTS", "THREADS", "RUNS"),
+                    help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
+        e, n, b, t, r = args.child
+        return child_main(e, n, b, int(t), int(r))
+
+    cfg = Config()
+    cfg.threads = args.threads
+    cfg.rtol = args.rtol
+    if args.quick:
+        cfg.budget_s, cfg.min_reps, cfg.max_reps = 1.0, 3, 30
+        cfg.warmup_s, cfg.warmup_min, cfg.min_block_s = 0.1, 1, 0.002
+        cfg.creation_n, cfg.mem_runs = 1, 1
+    else:
+        cfg.budget_s, cfg.min_reps, cfg.max_reps = 20.0, 7, 400
+        cfg.warmup_s, cfg.warmup_min, cfg.min_block_s = 1.0, 2, 0.005
+        cfg.creation_n, cfg.mem_runs = 5, 2
+    if args.budget is not None:
+        cfg.budget_s = args.budget
+    cfg.pause_s = 0.005
+
+    t_start = time.time()
+    cases = [(n, b) for n, b in CASES if not args.models or n in args.models]
+    names = sorted({n for n, _ in cases}, key=[n for n, _ in CASES].index)
+    ensure_models(names)
+
+    import onnxruntime as ort  # noqa: F401
+    import oxengine
+    try:
+        oxengine.lib()
+    except OSError as e:
+        log("cannot load the engine library (%s): run `make build/libox_capi.so` or set OX_CAPI_LIB" % e)
+        return 2
+
+    info = machine_info()
+    peak = machine_peak(info, args.fma_units)
+    res = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
+           "machine": info, "peak": peak, "versions": versions(), "rows": [], "creation": {},
+           "memory": {}, "config": {k: getattr(cfg, k) for k in vars(cfg)}}
+    try:
+        res["torch_version"] = subprocess.run(
+            ["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"],
+            capture_output=True, text=True, timeout=60).stdout.strip() or None
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    log("peak: %.0f MHz x %d FLOP/cycle = %.1f GFLOP/s per core" % (peak["mhz"], peak["flops_per_cycle"],
+                                                                     peak["per_core_gflops"]))
+
+    for name in names:
+        with open(model_path(name), "rb") as f:
+            model_bytes = f.read()
+        batches = [b for n, b in cases if n == name]
+        flops = {}
+        if name in FLOP_MODELS:
+            probe = ort_session(model_bytes, 1)
+            for b in batches:
+                flops[b], unk = count_flops(model_bytes, make_inputs(probe, name, b))
+                log("%s b%d: %.2f GFLOP per run%s" % (name, b, flops[b] / 1e9,
+                                                       " (%d nodes without shapes)" % unk if unk else ""))
+            del probe
+        for threads in cfg.threads:
+            pin(threads)
+            ox_err = None
+            try:
+                cr_ox, cr_ort = creation_times(model_bytes, threads, cfg.creation_n)
+                res["creation"]["%s/%d" % (name, threads)] = {"ox": cr_ox, "ort": cr_ort}
+            except Exception as e:  # an unsupported operator, a loader error
+                ox_err = str(e)
+                res["creation"]["%s/%d" % (name, threads)] = {"ox": None, "ort": None, "error": ox_err}
+            sess = ort_session(model_bytes, threads)
+            ox = None
+            if ox_err is None:
+                try:
+                    ox = ox_session(model_bytes, threads)
+                except Exception as e:
+                    ox_err = str(e)
+            for b in batches:
+                row = {"model": name, "batch": b, "threads": threads, "flops": flops.get(b)}
+                feeds = make_inputs(sess, name, b)
+                ort_out = sess.run(None, feeds)
+                if ox is None:
+                    row["status"] = "onnx_pg cannot run it: %s" % ox_err
+                else:
+                    try:
+                        ok, msg = compare(ox.run(feeds), ort_out, cfg.rtol)
+                    except Exception as e:
+                        ok, msg = None, str(e)
+                    if ok is None:
+                        row["status"] = "onnx_pg failed: %s" % msg
+                    else:
+                        row["check"] = ("agree (%s)" % msg) if ok else ("**MISMATCH** (%s)" % msg)
+                if "status" in row:
+                    log("%-13s b%-5d t%d  %s" % (name, b, threads, row["status"]))
+                    res["rows"].append(row)
+                    continue
+                samples, ks, reps, py = bench_row(ox, sess, feeds, threads, cfg)
+                for lbl in ("ox", "ort"):
+                    s = samples[lbl]
+                    row[lbl] = {"median": float(np.median(s)), "p10": pct(s, 10), "p90": pct(s, 90),
+                                "k": ks[lbl], "samples": [float(x) for x in s]}
+                if py:
+                    row["ox_py"] = {"median": float(np.median(py)), "p10": pct(py, 10), "p90": pct(py, 90)}
+                row["reps"] = reps
+                row["ratio"] = row["ox"]["median"] / row["ort"]["median"]
+                log("%-13s b%-5d t%d  onnx_pg %-10s onnxruntime %-10s ratio %.2f  (%d reps, %s)"
+                    % (name, b, threads, fmt_t(row["ox"]["median"]), fmt_t(row["ort"]["median"]),
+                       row["ratio"], reps, row["check"]))
+                res["rows"].append(row)
+            del sess, ox
+            gc.collect()
+        if not args.no_memory:
+            probe = ort_session(model_bytes, 1)
+            for b in batches:
+                feeds = make_inputs(probe, name, b)
+                key = "%s/%d" % (name, b)
+                res["memory"][key] = {}
+                for eng in ("ox", "ort"):
+                    m = measure_memory(eng, name, feeds, 1, cfg.mem_runs, timeout=300)
+                    res["memory"][key][eng] = m
+                log("%-13s b%-5d memory: onnx_pg %s, onnxruntime %s" % (
+                    name, b, json.dumps(res["memory"][key]["ox"]), json.dumps(res["memory"][key]["ort"])))
+    pin(os.cpu_count() or 1)
+    res["elapsed_s"] = time.time() - t_start
+
+    os.makedirs(os.path.dirname(args.json), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump(res, f, indent=1)
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    svg = os.path.splitext(args.out)[0] + ".svg"
+    write_svg(res["rows"], svg)
+    write_markdown(res, args.out, os.path.basename(svg))
+    log("wrote %s, %s, %s (%.0f s)" % (args.out, svg, args.json, res["elapsed_s"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

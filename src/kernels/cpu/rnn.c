@@ -1,0 +1,1019 @@
+/*
+ * rnn.c
+ *	  RNN, GRU and LSTM (ai.onnx, every opset from 1), and the rnn family
+ *	  table.
+ *
+ * The three ops share one driver.  Per direction, the input projection
+ * X W^T of all time steps is one GEMM (with the biases that are not tied
+ * to the reset gate folded in); each time step is then one GEMM
+ * H_{t-1} R^T over the whole batch (two for GRU with
+ * linear_before_reset = 0, whose reset gate applies before the recurrent
+ * product) followed by element-wise gate math on the batch rows that are
+ * still inside their sequence.
+ *
+ * sequence_lens: batch entry b runs time steps 0 .. len_b - 1, backwards
+ * for the reverse direction.  Y is zero past len_b; Y_h and Y_c hold the
+ * state after the entry's last step, and zero when len_b is 0 (what
+ * onnxruntime does).  clip bounds the input of every gate activation but
+ * not the cell state fed to h(), also as onnxruntime does.
+ *
+ * float and double are computed in their own precision; float16 and
+ * bfloat16 are staged through float32.  The gate math is written once as a
+ * macro and instantiated for the two precisions.
+ */
+#include "kernels/kernel.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef enum rnn_cell
+{
+	RNN_CELL_RNN,
+	RNN_CELL_GRU,
+	RNN_CELL_LSTM
+} rnn_cell;
+
+typedef enum rnn_act_kind
+{
+	ACT_RELU,
+	ACT_TANH,
+	ACT_SIGMOID,
+	ACT_AFFINE,
+	ACT_LEAKY_RELU,
+	ACT_THRESHOLDED_RELU,
+	ACT_SCALED_TANH,
+	ACT_HARD_SIGMOID,
+	ACT_ELU,
+	ACT_SOFTSIGN,
+	ACT_SOFTPLUS
+} rnn_act_kind;
+
+typedef struct rnn_act
+{
+	rnn_act_kind kind;
+	float		alpha;
+	float		beta;
+} rnn_act;
+
+/* which activations take alpha / beta, and their defaults when not given */
+typedef struct rnn_act_info
+{
+	const char *name;
+	rnn_act_kind kind;
+	bool		takes_alpha;
+	bool		takes_beta;
+	float		alpha;
+	float		beta;
+} rnn_act_info;
+
+static const rnn_act_info rnn_act_infos[] = {
+	{"Relu", ACT_RELU, false, false, 0.0f, 0.0f},
+	{"Tanh", ACT_TANH, false, false, 0.0f, 0.0f},
+	{"Sigmoid", ACT_SIGMOID, false, false, 0.0f, 0.0f},
+	{"Affine", ACT_AFFINE, true, true, 1.0f, 0.0f},
+	{"LeakyRelu", ACT_LEAKY_RELU, true, false, 0.01f, 0.0f},
+	{"ThresholdedRelu", ACT_THRESHOLDED_RELU, true, false, 1.0f, 0.0f},
+	{"ScaledTanh", ACT_SCALED_TANH, true, true, 1.0f, 1.0f},
+	{"HardSigmoid", ACT_HARD_SIGMOID, true, true, 0.2f, 0.5f},
+	{"Elu", ACT_ELU, true, false, 1.0f, 0.0f},
+	{"Softsign", ACT_SOFTSIGN, false, false, 0.0f, 0.0f},
+	{"Softplus", ACT_SOFTPLUS, false, false, 0.0f, 0.0f},
+};
+
+#define RNN_MAX_ACTS 3
+
+/* attributes, parsed once per session */
+typedef struct rnn_state
+{
+	rnn_cell	cell;
+	const char *op;
+	int			n_gates;		/* 1 (RNN), 3 (GRU), 4 (LSTM) */
+	int			num_dir;		/* 1 or 2 */
+	bool		reverse;		/* direction "reverse" */
+	int64_t		hidden_size;	/* -1 when absent: taken from R */
+	bool		has_clip;
+	float		clip;
+	int			layout;			/* 0: time-major, 1: batch-major */
+	bool		linear_before_reset;
+	bool		input_forget;
+	rnn_act		act[2][RNN_MAX_ACTS];	/* per direction: f (, g (, h)) */
+} rnn_state;
+
+/* sizes of one run */
+typedef struct rnn_dims
+{
+	int64_t		seq;
+	int64_t		batch;
+	int64_t		input;
+	int64_t		hidden;
+} rnn_dims;
+
+/* raw data of one run, in the compute precision; absent ones are NULL */
+typedef struct rnn_io
+{
+	const void *x;
+	const void *w;
+	const void *r;
+	const void *b;
+	const int32_t *lens;
+	const void *h0;
+	const void *c0;
+	const void *p;
+	void	   *y;
+	void	   *yh;
+	void	   *yc;
+} rnn_io;
+
+/* what the typed gate functions see for one time step of one direction */
+typedef struct rnn_step
+{
+	const rnn_state *s;
+	const rnn_act *act;			/* this direction's activations */
+	int64_t		hidden;
+	int64_t		gh;				/* n_gates * hidden: row stride of xp and gates */
+	int64_t		n_rows;			/* batch rows inside their sequence */
+	const int64_t *rows;		/* their batch indices */
+	const int64_t *xrows;		/* their rows in xp */
+	const void *xp;				/* [seq * batch, gh] input projection + biases */
+	void	   *gates;			/* [batch, gh] recurrent products, then scratch */
+	void	   *h;				/* [batch, hidden] state, updated in place */
+	void	   *c;				/* [batch, hidden] LSTM cell state */
+	void	   *rh;				/* [batch, hidden] GRU: r (.) H_{t-1} */
+	const void *p;				/* LSTM peepholes [3 * hidden], or NULL */
+	const void *rbh;			/* GRU linear_before_reset: Rb of h, or NULL */
+} rnn_step;
+
+/* precision-specific pieces */
+typedef struct rnn_ops
+{
+	size_t		esz;
+	/* c[m, n] = a[m, k] b[n, k]^T */
+	void		(*gemm_nt) (int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+							const void *b, int64_t ldb, void *c, int64_t ldc);
+	/* rows[i, j] += wb[j] (+ rb[j] for j < rb_cols) */
+	void		(*fold_bias) (void *rows, int64_t n_rows, int64_t width,
+							  const void *wb, const void *rb, int64_t rb_cols);
+	void		(*rnn_step) (const rnn_step *st);
+	void		(*gru_step) (const rnn_step *st);	/* linear_before_reset = 1 */
+	void		(*gru_reset) (const rnn_step *st);	/* lbr = 0, before the 2nd GEMM */
+	void		(*gru_update) (const rnn_step *st); /* lbr = 0, after it */
+	void		(*lstm_step) (const rnn_step *st);
+} rnn_ops;
+
+/* ---- typed gate math ---------------------------------------------------- */
+
+/*
+ * Instantiated for float and double.  Every row function works on the
+ * active rows only and leaves the others untouched, so a finished sequence
+ * keeps its last state.  Gate rows are scratch: sums are built in place,
+ * clipped and activated there.
+ */
+#define RNN_DEFINE_TYPED(SUF, T, EXP, EXPM1, LOG1P, TANH, FABS, BLAS_GEMM) \
+static void \
+gemm_nt_##SUF(int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, \
+			  const void *b, int64_t ldb, void *c, int64_t ldc) \
+{ \
+	T		   *cc = c; \
+	if (m == 0 || n == 0) \
+		return; \
+	if (k == 0) \
+	{ \
+		for (int64_t i = 0; i < m; i++) \
+			for (int64_t j = 0; j < n; j++) \
+				cc[i * ldc + j] = 0; \
+		return; \
+	} \
+	BLAS_GEMM(CblasRowMajor, CblasNoTrans, CblasTrans, (int) m, (int) n, (int) k, \
+			  1, a, (int) lda, b, (int) ldb, 0, c, (int) ldc); \
+} \
+\
+static void \
+fold_bias_##SUF(void *rows, int64_t n_rows, int64_t width, const void *wb, \
+				const void *rb, int64_t rb_cols) \
+{ \
+	T		   *x = rows; \
+	const T    *w = wb; \
+	const T    *r = rb; \
+	for (int64_t i = 0; i < n_rows; i++) \
+	{ \
+		T		   *row = x + i * width; \
+		for (int64_t j = 0; j < width; j++) \
+			row[j] += w[j] + (j < rb_cols ? r[j] : 0); \
+	} \
+} \
+\
+static void \
+clip_##SUF(const rnn_state *s, T *x, int64_t n) \
+{ \
+	T			c = (T) s->clip; \
+	if (!s->has_clip) \
+		return; \
+	for (int64_t i = 0; i < n; i++) \
+		x[i] = x[i] < -c ? -c : (x[i] > c ? c : x[i]); \
+} \
+\
+static void \
+activate_##SUF(const rnn_act *a, T *x, int64_t n) \
+{ \
+	T			alpha = (T) a->alpha; \
+	T			beta = (T) a->beta; \
+	switch (a->kind) \
+	{ \
+		case ACT_RELU: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = x[i] > 0 ? x[i] : 0; \
+			break; \
+		case ACT_TANH: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = TANH(x[i]); \
+			break; \
+		case ACT_SIGMOID: \
+			/* written so that neither branch overflows */ \
+			for (int64_t i = 0; i < n; i++) \
+			{ \
+				T			e = EXP(-FABS(x[i])); \
+				x[i] = x[i] >= 0 ? 1 / (1 + e) : e / (1 + e); \
+			} \
+			break; \
+		case ACT_AFFINE: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = alpha * x[i] + beta; \
+			break; \
+		case ACT_LEAKY_RELU: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = x[i] >= 0 ? x[i] : alpha * x[i]; \
+			break; \
+		case ACT_THRESHOLDED_RELU: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = x[i] > alpha ? x[i] : 0; \
+			break; \
+		case ACT_SCALED_TANH: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = alpha * TANH(beta * x[i]); \
+			break; \
+		case ACT_HARD_SIGMOID: \
+			for (int64_t i = 0; i < n; i++) \
+			{ \
+				T			v = alpha * x[i] + beta; \
+				x[i] = v < 0 ? 0 : (v > 1 ? 1 : v); \
+			} \
+			break; \
+		case ACT_ELU: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = x[i] >= 0 ? x[i] : alpha * EXPM1(x[i]); \
+			break; \
+		case ACT_SOFTSIGN: \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = x[i] / (1 + FABS(x[i])); \
+			break; \
+		case ACT_SOFTPLUS: \
+			/* log(1 + e^x) = max(x, 0) + log1p(e^-|x|), exact for large |x| */ \
+			for (int64_t i = 0; i < n; i++) \
+				x[i] = (x[i] > 0 ? x[i] : 0) + LOG1P(EXP(-FABS(x[i]))); \
+			break; \
+	} \
+} \
+\
+/* H_t = f(X W^T + H_{t-1} R^T + Wb + Rb) */ \
+static void \
+rnn_step_##SUF(const rnn_step *st) \
+{ \
+	int64_t		hs = st->hidden; \
+	for (int64_t k = 0; k < st->n_rows; k++) \
+	{ \
+		T		   *g = (T *) st->gates + st->rows[k] * st->gh; \
+		const T    *xr = (const T *) st->xp + st->xrows[k] * st->gh; \
+		T		   *h = (T *) st->h + st->rows[k] * hs; \
+		for (int64_t j = 0; j < hs; j++) \
+			g[j] += xr[j]; \
+		clip_##SUF(st->s, g, hs); \
+		activate_##SUF(&st->act[0], g, hs); \
+		memcpy(h, g, sizeof(T) * hs); \
+	} \
+} \
+\
+/* z and r of a GRU row into g[0, 2h) */ \
+static void \
+gru_zr_##SUF(const rnn_step *st, T *g, const T *xr) \
+{ \
+	int64_t		n = 2 * st->hidden; \
+	for (int64_t j = 0; j < n; j++) \
+		g[j] += xr[j]; \
+	clip_##SUF(st->s, g, n); \
+	activate_##SUF(&st->act[0], g, n); \
+} \
+\
+/* H_t = (1 - z) (.) hh + z (.) H_{t-1}, hh already activated */ \
+static void \
+gru_blend_##SUF(int64_t hs, const T *z, const T *hh, T *h) \
+{ \
+	for (int64_t j = 0; j < hs; j++) \
+		h[j] = (1 - z[j]) * hh[j] + z[j] * h[j]; \
+} \
+\
+/* linear_before_reset = 1: hh = g(Xh + r (.) (H_{t-1} Rh^T + Rbh) + Wbh) */ \
+static void \
+gru_step_##SUF(const rnn_step *st) \
+{ \
+	int64_t		hs = st->hidden; \
+	const T    *rbh = st->rbh; \
+	for (int64_t k = 0; k < st->n_rows; k++) \
+	{ \
+		T		   *g = (T *) st->gates + st->rows[k] * st->gh; \
+		const T    *xr = (const T *) st->xp + st->xrows[k] * st->gh; \
+		T		   *h = (T *) st->h + st->rows[k] * hs; \
+		T		   *hh = g + 2 * hs; \
+		gru_zr_##SUF(st, g, xr); \
+		for (int64_t j = 0; j < hs; j++) \
+			hh[j] = xr[2 * hs + j] + g[hs + j] * (hh[j] + (rbh ? rbh[j] : 0)); \
+		clip_##SUF(st->s, hh, hs); \
+		activate_##SUF(&st->act[1], hh, hs); \
+		gru_blend_##SUF(hs, g, hh, h); \
+	} \
+} \
+\
+/* linear_before_reset = 0, first half: z, r and r (.) H_{t-1} */ \
+static void \
+gru_reset_##SUF(const rnn_step *st) \
+{ \
+	int64_t		hs = st->hidden; \
+	for (int64_t k = 0; k < st->n_rows; k++) \
+	{ \
+		T		   *g = (T *) st->gates + st->rows[k] * st->gh; \
+		const T    *xr = (const T *) st->xp + st->xrows[k] * st->gh; \
+		const T    *h = (const T *) st->h + st->rows[k] * hs; \
+		T		   *rh = (T *) st->rh + st->rows[k] * hs; \
+		gru_zr_##SUF(st, g, xr); \
+		for (int64_t j = 0; j < hs; j++) \
+			rh[j] = g[hs + j] * h[j]; \
+	} \
+} \
+\
+/* second half: hh = g(Xh + (r (.) H_{t-1}) Rh^T + Rbh + Wbh), the product in g[2h, 3h) */ \
+static void \
+gru_update_##SUF(const rnn_step *st) \
+{ \
+	int64_t		hs = st->hidden; \
+	for (int64_t k = 0; k < st->n_rows; k++) \
+	{ \
+		T		   *g = (T *) st->gates + st->rows[k] * st->gh; \
+		const T    *xr = (const T *) st->xp + st->xrows[k] * st->gh; \
+		T		   *h = (T *) st->h + st->rows[k] * hs; \
+		T		   *hh = g + 2 * hs; \
+		for (int64_t j = 0; j < hs; j++) \
+			hh[j] += xr[2 * hs + j]; \
+		clip_##SUF(st->s, hh, hs); \
+		activate_##SUF(&st->act[1], hh, hs); \
+		gru_blend_##SUF(hs, g, hh, h); \
+	} \
+} \
+\
+/* gates in ONNX order i, o, f, c; peepholes i, o, f */ \
+static void \
+lstm_step_##SUF(const rnn_step *st) \
+{ \
+	int64_t		hs = st->hidden; \
+	const T    *p = st->p; \
+	for (int64_t k = 0; k < st->n_rows; k++) \
+	{ \
+		T		   *g = (T *) st->gates + st->rows[k] * st->gh; \
+		const T    *xr = (const T *) st->xp + st->xrows[k] * st->gh; \
+		T		   *h = (T *) st->h + st->rows[k] * hs; \
+		T		   *c = (T *) st->c + st->rows[k] * hs; \
+		T		   *gi = g, *go = g + hs, *gf = g + 2 * hs, *gc = g + 3 * hs; \
+		for (int64_t j = 0; j < 4 * hs; j++) \
+			g[j] += xr[j]; \
+		if (p) \
+			for (int64_t j = 0; j < hs; j++) \
+			{ \
+				gi[j] += p[j] * c[j]; \
+				gf[j] += p[2 * hs + j] * c[j]; \
+			} \
+		clip_##SUF(st->s, gi, hs); \
+		activate_##SUF(&st->act[0], gi, hs); \
+		if (st->s->input_forget) \
+			for (int64_t j = 0; j < hs; j++) \
+				gf[j] = 1 - gi[j]; \
+		else \
+		{ \
+			clip_##SUF(st->s, gf, hs); \
+			activate_##SUF(&st->act[0], gf, hs); \
+		} \
+		clip_##SUF(st->s, gc, hs); \
+		activate_##SUF(&st->act[1], gc, hs); \
+		for (int64_t j = 0; j < hs; j++) \
+		{ \
+			c[j] = gf[j] * c[j] + gi[j] * gc[j]; \
+			if (p) \
+				go[j] += p[hs + j] * c[j]; \
+		} \
+		clip_##SUF(st->s, go, hs); \
+		activate_##SUF(&st->act[0], go, hs); \
+		/* gc is free again: h(C_t) goes there */ \
+		memcpy(gc, c, sizeof(T) * hs); \
+		activate_##SUF(&st->act[2], gc, hs); \
+		for (int64_t j = 0; j < hs; j++) \
+			h[j] = go[j] * gc[j]; \
+	} \
+} \
+\
+static const rnn_ops rnn_ops_##SUF = { \
+	sizeof(T), gemm_nt_##SUF, fold_bias_##SUF, rnn_step_##SUF, gru_step_##SUF, \
+	gru_reset_##SUF, gru_update_##SUF, lstm_step_##SUF \
+};
+
+RNN_DEFINE_TYPED(f32, float, expf, expm1f, log1pf, tanhf, fabsf, cblas_sgemm)
+RNN_DEFINE_TYPED(f64, double, exp, expm1, log1p, tanh, fabs, cblas_dgemm)
+
+/* ---- attributes ---------------------------------------------------------- */
+
+static const char *
+rnn_op_name(rnn_cell cell)
+{
+	return cell == RNN_CELL_RNN ? "RNN" : cell == RNN_CELL_GRU ? "GRU" : "LSTM";
+}
+
+static ox_code
+rnn_parse_activations(ox_prepare_ctx *pc, rnn_state *s, int n_acts)
+{
+	static const char *const defaults[3][RNN_MAX_ACTS] = {
+		{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}
+	};
+	const char *const *names;
+	const float *alphas;
+	const float *betas;
+	int			n_names = ox_attr_strings(pc->node, "activations", &names);
+	int			n_alphas = ox_attr_floats(pc->node, "activation_alpha", &alphas);
+	int			n_betas = ox_attr_floats(pc->node, "activation_beta", &betas);
+	int			ia = 0;
+	int			ib = 0;
+
+	if (n_names == 0)
+	{
+		names = defaults[s->cell];
+		n_names = n_acts;
+	}
+	if (n_names != n_acts && n_names != n_acts * s->num_dir)
+		return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+					   "%s: activations has %d entries but expected %d (or %d for each of %d directions)",
+					   s->op, n_names, n_acts, n_acts, s->num_dir);
+
+	/*
+	 * alpha and beta values are consumed in order by the activations that
+	 * take them, as onnxruntime does; the rest use the ONNX defaults.
+	 */
+	for (int i = 0; i < n_names; i++)
+	{
+		const rnn_act_info *info = NULL;
+		rnn_act    *a = &s->act[i / n_acts][i % n_acts];
+
+		for (size_t k = 0; k < sizeof(rnn_act_infos) / sizeof(rnn_act_infos[0]); k++)
+			if (names[i] && strcasecmp(names[i], rnn_act_infos[k].name) == 0)
+				info = &rnn_act_infos[k];
+		if (!info)
+			return ox_fail(pc->st, OX_UNSUPPORTED,
+						   "%s: activation \"%s\" is not supported (expected Relu, Tanh, Sigmoid, Affine, LeakyRelu, ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign or Softplus)",
+						   s->op, names[i] ? names[i] : "");
+		a->kind = info->kind;
+		a->alpha = info->alpha;
+		a->beta = info->beta;
+		if (info->takes_alpha && ia < n_alphas)
+			a->alpha = alphas[ia++];
+		if (info->takes_beta && ib < n_betas)
+			a->beta = betas[ib++];
+	}
+	if (n_names == n_acts && s->num_dir == 2)
+		memcpy(s->act[1], s->act[0], sizeof(s->act[0]));
+	return OX_OK;
+}
+
+static ox_code
+rnn_prepare_cell(ox_prepare_ctx *pc, rnn_cell cell)
+{
+	const ox_node *node = pc->node;
+	rnn_state	s;
+	rnn_state  *copy;
+	const char *dir = ox_attr_string(node, "direction", "forward");
+	const ox_attr *hidden = ox_node_attr(node, "hidden_size");
+	const ox_attr *clip = ox_node_attr(node, "clip");
+	int64_t		lbr = ox_attr_int(node, "linear_before_reset", 0);
+	int64_t		input_forget = ox_attr_int(node, "input_forget", 0);
+	int64_t		layout = ox_attr_int(node, "layout", 0);
+
+	memset(&s, 0, sizeof(s));
+	s.cell = cell;
+	s.op = rnn_op_name(cell);
+	s.n_gates = cell == RNN_CELL_RNN ? 1 : cell == RNN_CELL_GRU ? 3 : 4;
+
+	/* "foward" is the default GRU-1 declares, a typo kept by the spec */
+	if (strcmp(dir, "forward") == 0 || strcmp(dir, "foward") == 0)
+		s.num_dir = 1;
+	else if (strcmp(dir, "reverse") == 0)
+	{
+		s.num_dir = 1;
+		s.reverse = true;
+	}
+	else if (strcmp(dir, "bidirectional") == 0)
+		s.num_dir = 2;
+	else
+		return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+					   "%s: direction \"%s\" is not forward, reverse or bidirectional", s.op, dir);
+
+	s.hidden_size = -1;
+	if (hidden)
+	{
+		if (hidden->type != OX_ATTR_INT || hidden->i < 1 || hidden->i > INT_MAX / 4)
+			return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+						   "%s: hidden_size must be a positive integer, got %lld",
+						   s.op, (long long) (hidden->type == OX_ATTR_INT ? hidden->i : 0));
+		s.hidden_size = hidden->i;
+	}
+	if (clip)
+	{
+		s.has_clip = true;
+		s.clip = ox_attr_float(node, "clip", 0.0f);
+		if (!(s.clip > 0))
+			return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+						   "%s: clip must be positive, got %g", s.op, s.clip);
+	}
+	if (layout != 0 && layout != 1)
+		return ox_fail(pc->st, OX_INVALID_ARGUMENT, "%s: layout must be 0 or 1, got %lld",
+					   s.op, (long long) layout);
+	s.layout = (int) layout;
+	if (cell == RNN_CELL_GRU)
+	{
+		if (lbr != 0 && lbr != 1)
+			return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+						   "GRU: linear_before_reset must be 0 or 1, got %lld", (long long) lbr);
+		s.linear_before_reset = lbr == 1;
+	}
+	if (cell == RNN_CELL_LSTM)
+	{
+		if (input_forget != 0 && input_forget != 1)
+			return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+						   "LSTM: input_forget must be 0 or 1, got %lld", (long long) input_forget);
+		s.input_forget = input_forget == 1;
+	}
+	OX_TRY(rnn_parse_activations(pc, &s, cell == RNN_CELL_RNN ? 1 : cell == RNN_CELL_GRU ? 2 : 3));
+
+	copy = malloc(sizeof(s));
+	if (!copy)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: out of memory for kernel state", s.op);
+	*copy = s;
+	pc->state = copy;
+	return OX_OK;
+}
+
+static ox_code rnn_prepare(ox_prepare_ctx *pc) { return rnn_prepare_cell(pc, RNN_CELL_RNN); }
+static ox_code gru_prepare(ox_prepare_ctx *pc) { return rnn_prepare_cell(pc, RNN_CELL_GRU); }
+static ox_code lstm_prepare(ox_prepare_ctx *pc) { return rnn_prepare_cell(pc, RNN_CELL_LSTM); }
+
+static void
+rnn_free(void *state)
+{
+	free(state);
+}
+
+/* ---- the driver ------------------------------------------------------------ */
+
+/* a * b, or -1 when it exceeds the element limit */
+static int64_t
+rnn_mul(int64_t a, int64_t b)
+{
+	int64_t		r;
+
+	if (a < 0 || b < 0 || __builtin_mul_overflow(a, b, &r) || r > OX_MAX_ELEMENTS)
+		return -1;
+	return r;
+}
+
+static ox_code
+rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn_io *io,
+			const rnn_ops *ops)
+{
+	size_t		esz = ops->esz;
+	int64_t		hs = d->hidden;
+	int64_t		gh = s->n_gates * hs;
+	int64_t		nrows = d->seq * d->batch;
+	int			nd = s->num_dir;
+	bool		gru_split = s->cell == RNN_CELL_GRU && !s->linear_before_reset;
+	/* columns of the per-step product: GRU lbr = 0 leaves the h gate for later */
+	int64_t		rcols = gru_split ? 2 * hs : gh;
+	char	   *xp;
+	char	   *gates;
+	char	   *h;
+	char	   *c;
+	char	   *rh;
+	int64_t    *rows;
+	int64_t    *xrows;
+	int64_t    *trows;
+	ox_code		rc = OX_OK;
+
+	xp = malloc((size_t) (nrows * gh) * esz + 1);
+	gates = malloc((size_t) (d->batch * gh) * esz + 1);
+	h = malloc((size_t) (d->batch * hs) * esz + 1);
+	c = malloc((size_t) (d->batch * hs) * esz + 1);
+	/* calloc: rows outside their sequence still enter the second GRU product */
+	rh = calloc((size_t) (d->batch * hs) + 1, esz);
+	rows = malloc(sizeof(int64_t) * (size_t) (3 * d->batch + 1));
+	if (!xp || !gates || !h || !c || !rh || !rows)
+	{
+		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory for %lld x %lld workspace",
+					 s->op, (long long) nrows, (long long) gh);
+		goto done;
+	}
+	xrows = rows + d->batch;
+	trows = rows + 2 * d->batch;
+
+	/* Y is zero past each sequence's end */
+	if (io->y && io->lens)
+		memset(io->y, 0, (size_t) (nrows * nd * hs) * esz);
+
+	for (int dir = 0; dir < nd; dir++)
+	{
+		bool		backward = dir == 1 || s->reverse;
+		const char *w = (const char *) io->w + (size_t) (dir * gh * d->input) * esz;
+		const char *r = (const char *) io->r + (size_t) (dir * gh * hs) * esz;
+		const char *b = io->b ? (const char *) io->b + (size_t) (dir * 2 * gh) * esz : NULL;
+		rnn_step	st;
+
+		ops->gemm_nt(nrows, gh, d->input, io->x, d->input, w, d->input, xp, gh);
+		/* Rb of the GRU h gate sits inside the reset product when lbr = 1 */
+		if (b)
+			ops->fold_bias(xp, nrows, gh, b, b + (size_t) gh * esz,
+						   s->cell == RNN_CELL_GRU && s->linear_before_reset ? 2 * hs : gh);
+
+		for (int64_t bi = 0; bi < d->batch; bi++)
+		{
+			int64_t		off = s->layout == 0 ? (dir * d->batch + bi) * hs : (bi * nd + dir) * hs;
+
+			if (io->h0)
+				memcpy(h + bi * hs * esz, (const char *) io->h0 + off * esz, hs * esz);
+			else
+				memset(h + bi * hs * esz, 0, hs * esz);
+			if (io->c0)
+				memcpy(c + bi * hs * esz, (const char *) io->c0 + off * esz, hs * esz);
+			else
+				memset(c + bi * hs * esz, 0, hs * esz);
+		}
+
+		memset(&st, 0, sizeof(st));
+		st.s = s;
+		st.act = s->act[dir];
+		st.hidden = hs;
+		st.gh = gh;
+		st.rows = rows;
+		st.xrows = xrows;
+		st.xp = xp;
+		st.gates = gates;
+		st.h = h;
+		st.c = c;
+		st.rh = rh;
+		st.p = io->p ? (const char *) io->p + (size_t) (dir * 3 * hs) * esz : NULL;
+		st.rbh = b && s->cell == RNN_CELL_GRU && s->linear_before_reset ?
+			b + (size_t) (gh + 2 * hs) * esz : NULL;
+
+		for (int64_t step = 0; step < d->seq; step++)
+		{
+			if (ox_kernel_should_abort(ctx))
+			{
+				rc = ox_fail(ctx->st, OX_CANCELED, "%s: canceled", s->op);
+				goto done;
+			}
+			st.n_rows = 0;
+			for (int64_t bi = 0; bi < d->batch; bi++)
+			{
+				int64_t		len = io->lens ? io->lens[bi] : d->seq;
+				int64_t		t;
+
+				if (step >= len)
+					continue;
+				t = backward ? len - 1 - step : step;
+				rows[st.n_rows] = bi;
+				trows[st.n_rows] = t;
+				xrows[st.n_rows] = s->layout == 0 ? t * d->batch + bi : bi * d->seq + t;
+				st.n_rows++;
+			}
+			if (st.n_rows == 0)
+				break;
+
+			ops->gemm_nt(d->batch, rcols, hs, h, hs, r, hs, gates, gh);
+			switch (s->cell)
+			{
+				case RNN_CELL_RNN:
+					ops->rnn_step(&st);
+					break;
+				case RNN_CELL_GRU:
+					if (!gru_split)
+						ops->gru_step(&st);
+					else
+					{
+						ops->gru_reset(&st);
+						ops->gemm_nt(d->batch, hs, hs, rh, hs, r + (size_t) (2 * hs * hs) * esz, hs,
+									 gates + (size_t) (2 * hs) * esz, gh);
+						ops->gru_update(&st);
+					}
+					break;
+				case RNN_CELL_LSTM:
+					ops->lstm_step(&st);
+					break;
+			}
+
+			if (io->y)
+				for (int64_t k = 0; k < st.n_rows; k++)
+				{
+					int64_t		bi = rows[k];
+					int64_t		t = trows[k];
+					int64_t		off = s->layout == 0 ?
+						((t * nd + dir) * d->batch + bi) * hs :
+						((bi * d->seq + t) * nd + dir) * hs;
+
+					memcpy((char *) io->y + off * esz, h + bi * hs * esz, hs * esz);
+				}
+		}
+
+		for (int64_t bi = 0; bi < d->batch; bi++)
+		{
+			int64_t		off = s->layout == 0 ? (dir * d->batch + bi) * hs : (bi * nd + dir) * hs;
+			bool		empty = io->lens && io->lens[bi] == 0;
+
+			if (io->yh)
+			{
+				if (empty)
+					memset((char *) io->yh + off * esz, 0, hs * esz);
+				else
+					memcpy((char *) io->yh + off * esz, h + bi * hs * esz, hs * esz);
+			}
+			if (io->yc)
+			{
+				if (empty)
+					memset((char *) io->yc + off * esz, 0, hs * esz);
+				else
+					memcpy((char *) io->yc + off * esz, c + bi * hs * esz, hs * esz);
+			}
+		}
+	}
+
+done:
+	free(xp);
+	free(gates);
+	free(h);
+	free(c);
+	free(rh);
+	free(rows);
+	return rc;
+}
+
+/* ---- checks and dispatch ------------------------------------------------------ */
+
+/* fail unless t has exactly the given shape */
+static ox_code
+rnn_check_shape(ox_kernel_ctx *ctx, const rnn_state *s, const char *what, const ox_tensor *t,
+				int rank, const int64_t *dims, const char *expect)
+{
+	char		got[128];
+
+	if (ox_shape_equal(t->rank, t->dims, rank, dims))
+		return OX_OK;
+	ox_shape_str(t->rank, t->dims, got, sizeof(got));
+	return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: %s has shape %s but expected %s",
+				   s->op, what, got, expect);
+}
+
+static ox_code
+rnn_check_dtype(ox_kernel_ctx *ctx, const rnn_state *s, const char *what, const ox_tensor *t,
+				ox_dtype dt)
+{
+	if (t->dtype != dt)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: %s has type %s but X has type %s",
+					   s->op, what, ox_dtype_name(t->dtype), ox_dtype_name(dt));
+	return OX_OK;
+}
+
+/* float copy of a float16/bfloat16 tensor (NULL tensor: NULL, OK) */
+static ox_code
+rnn_stage_in(ox_kernel_ctx *ctx, const ox_tensor *t, const void **out, float **owned)
+{
+	int64_t		n;
+
+	*out = NULL;
+	if (!t)
+		return OX_OK;
+	n = ox_tensor_numel(t);
+	*owned = malloc(sizeof(float) * (size_t) n + 1);
+	if (!*owned)
+		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "out of memory staging %lld elements",
+					   (long long) n);
+	*out = *owned;
+	return ox_convert_elements(*owned, OX_FLOAT, t->data, t->dtype, n, ctx->st);
+}
+
+static ox_code
+rnn_stage_out(ox_kernel_ctx *ctx, ox_tensor *t, void **out, float **owned)
+{
+	int64_t		n;
+
+	*out = NULL;
+	if (!t)
+		return OX_OK;
+	n = ox_tensor_numel(t);
+	*owned = malloc(sizeof(float) * (size_t) n + 1);
+	if (!*owned)
+		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "out of memory staging %lld elements",
+					   (long long) n);
+	*out = *owned;
+	return OX_OK;
+}
+
+static ox_code
+rnn_run_staged(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d,
+			   const ox_tensor *const in[8], ox_tensor *const out[3], rnn_io *io)
+{
+	float	   *buf[11];
+	const void **ins[8] = {&io->x, &io->w, &io->r, &io->b, NULL, &io->h0, &io->c0, &io->p};
+	void	  **outs[3] = {&io->y, &io->yh, &io->yc};
+	ox_code		rc = OX_OK;
+
+	memset(buf, 0, sizeof(buf));
+	for (int i = 0; i < 8 && rc == OX_OK; i++)
+		if (ins[i])
+			rc = rnn_stage_in(ctx, in[i], ins[i], &buf[i]);
+	for (int i = 0; i < 3 && rc == OX_OK; i++)
+		rc = rnn_stage_out(ctx, out[i], outs[i], &buf[8 + i]);
+	if (rc == OX_OK)
+		rc = rnn_compute(ctx, s, d, io, &rnn_ops_f32);
+	for (int i = 0; i < 3 && rc == OX_OK; i++)
+		if (out[i])
+			rc = ox_convert_elements(out[i]->data, out[i]->dtype, buf[8 + i], OX_FLOAT,
+									 ox_tensor_numel(out[i]), ctx->st);
+	for (int i = 0; i < 11; i++)
+		free(buf[i]);
+	return rc;
+}
+
+static ox_code
+rnn_run(ox_kernel_ctx *ctx)
+{
+	const rnn_state *s = ctx->state;
+	bool		lstm = s->cell == RNN_CELL_LSTM;
+	const ox_tensor *in[8];
+	ox_tensor  *out[3] = {NULL, NULL, NULL};
+	static const char *const in_names[8] = {
+		"X", "W", "R", "B", "sequence_lens", "initial_h", "initial_c", "P"
+	};
+	const ox_tensor *x;
+	const ox_tensor *w;
+	const ox_tensor *r;
+	ox_dtype	dt;
+	rnn_dims	d;
+	rnn_io		io;
+	int64_t		nd = s->num_dir;
+	int64_t		gh;
+	int64_t		dims[4];
+	char		expect[160];
+
+	for (int i = 0; i < 8; i++)
+		in[i] = (i < 6 || lstm) ? ox_in_tensor(ctx, i) : NULL;
+	x = in[0];
+	w = in[1];
+	r = in[2];
+	if (!x || !w || !r)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: inputs X, W and R are required", s->op);
+	dt = x->dtype;
+	if (dt != OX_FLOAT && dt != OX_DOUBLE && dt != OX_FLOAT16 && dt != OX_BFLOAT16)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "%s: X has type %s but expected float, double, float16 or bfloat16",
+					   s->op, ox_dtype_name(dt));
+	for (int i = 1; i < 8; i++)
+		if (in[i] && i != 4)
+			OX_TRY(rnn_check_dtype(ctx, s, in_names[i], in[i], dt));
+	if (x->rank != 3 || w->rank != 3 || r->rank != 3)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "%s: X, W and R must have rank 3, got ranks %d, %d and %d",
+					   s->op, x->rank, w->rank, r->rank);
+
+	d.seq = x->dims[s->layout == 0 ? 0 : 1];
+	d.batch = x->dims[s->layout == 0 ? 1 : 0];
+	d.input = x->dims[2];
+	d.hidden = s->hidden_size >= 0 ? s->hidden_size : r->dims[2];
+	if (d.hidden < 1 || d.hidden > INT_MAX / 4)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: hidden size %lld is out of range",
+					   s->op, (long long) d.hidden);
+	gh = s->n_gates * d.hidden;
+
+	/* the GEMMs take int sizes */
+	if (rnn_mul(rnn_mul(d.seq, d.batch), gh) < 0 || d.seq * d.batch > INT_MAX ||
+		rnn_mul(d.batch, gh) < 0 || d.input > INT_MAX ||
+		rnn_mul(rnn_mul(d.seq, d.batch), nd * d.hidden) < 0)
+		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED,
+					   "%s: %lld steps x %lld batch x %lld gates is too large",
+					   s->op, (long long) d.seq, (long long) d.batch, (long long) gh);
+
+	dims[0] = nd;
+	dims[1] = gh;
+	dims[2] = d.input;
+	snprintf(expect, sizeof(expect), "[%lld, %lld, %lld] (directions, %d * hidden_size, input_size)",
+			 (long long) nd, (long long) gh, (long long) d.input, s->n_gates);
+	OX_TRY(rnn_check_shape(ctx, s, "W", w, 3, dims, expect));
+	dims[2] = d.hidden;
+	snprintf(expect, sizeof(expect), "[%lld, %lld, %lld] (directions, %d * hidden_size, hidden_size)",
+			 (long long) nd, (long long) gh, (long long) d.hidden, s->n_gates);
+	OX_TRY(rnn_check_shape(ctx, s, "R", r, 3, dims, expect));
+	if (in[3])
+	{
+		dims[1] = 2 * gh;
+		snprintf(expect, sizeof(expect), "[%lld, %lld] (directions, %d * hidden_size)",
+				 (long long) nd, (long long) (2 * gh), 2 * s->n_gates);
+		OX_TRY(rnn_check_shape(ctx, s, "B", in[3], 2, dims, expect));
+	}
+	if (in[4])
+	{
+		if (in[4]->dtype != OX_INT32)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: sequence_lens has type %s but expected int32",
+						   s->op, ox_dtype_name(in[4]->dtype));
+		dims[0] = d.batch;
+		snprintf(expect, sizeof(expect), "[%lld] (batch_size)", (long long) d.batch);
+		OX_TRY(rnn_check_shape(ctx, s, "sequence_lens", in[4], 1, dims, expect));
+		for (int64_t i = 0; i < d.batch; i++)
+		{
+			int32_t		len = OX_DATA(in[4], int32_t)[i];
+
+			if (len < 0 || len > d.seq)
+				return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+							   "%s: sequence_lens[%lld] is %d but must be between 0 and seq_length %lld",
+							   s->op, (long long) i, len, (long long) d.seq);
+		}
+	}
+	/* initial_h, initial_c, Y_h and Y_c share one shape */
+	dims[0] = s->layout == 0 ? nd : d.batch;
+	dims[1] = s->layout == 0 ? d.batch : nd;
+	dims[2] = d.hidden;
+	snprintf(expect, sizeof(expect), "[%lld, %lld, %lld] (%s, hidden_size)",
+			 (long long) dims[0], (long long) dims[1], (long long) dims[2],
+			 s->layout == 0 ? "directions, batch_size" : "batch_size, directions");
+	if (in[5])
+		OX_TRY(rnn_check_shape(ctx, s, "initial_h", in[5], 3, dims, expect));
+	if (in[6])
+		OX_TRY(rnn_check_shape(ctx, s, "initial_c", in[6], 3, dims, expect));
+	if (in[7])
+	{
+		int64_t		pdims[2] = {nd, 3 * d.hidden};
+
+		snprintf(expect, sizeof(expect), "[%lld, %lld] (directions, 3 * hidden_size)",
+				 (long long) nd, (long long) (3 * d.hidden));
+		OX_TRY(rnn_check_shape(ctx, s, "P", in[7], 2, pdims, expect));
+	}
+
+	if (ox_has_output(ctx, 1) && !(out[1] = ox_out_tensor(ctx, 1, dt, 3, dims)))
+		return ctx->st->code;
+	if (lstm && ox_has_output(ctx, 2) && !(out[2] = ox_out_tensor(ctx, 2, dt, 3, dims)))
+		return ctx->st->code;
+	if (ox_has_output(ctx, 0))
+	{
+		int64_t		ydims[4];
+
+		if (s->layout == 0)
+		{
+			ydims[0] = d.seq;
+			ydims[1] = nd;
+			ydims[2] = d.batch;
+		}
+		else
+		{
+			ydims[0] = d.batch;
+			ydims[1] = d.seq;
+			ydims[2] = nd;
+		}
+		ydims[3] = d.hidden;
+		if (!(out[0] = ox_out_tensor(ctx, 0, dt, 4, ydims)))
+			return ctx->st->code;
+	}
+
+	memset(&io, 0, sizeof(io));
+	io.lens = in[4] ? OX_DATA(in[4], int32_t) : NULL;
+	if (dt == OX_FLOAT16 || dt == OX_BFLOAT16)
+		return rnn_run_staged(ctx, s, &d, in, out, &io);
+	io.x = x->data;
+	io.w = w->data;
+	io.r = r->data;
+	io.b = in[3] ? in[3]->data : NULL;
+	io.h0 = in[5] ? in[5]->data : NULL;
+	io.c0 = in[6] ? in[6]->data : NULL;
+	io.p = in[7] ? in[7]->data : NULL;
+	io.y = out[0] ? out[0]->data : NULL;
+	io.yh = out[1] ? out[1]->data : NULL;
+	io.yc = out[2] ? out[2]->data : NULL;
+	return rnn_compute(ctx, s, &d, &io, dt == OX_DOUBLE ? &rnn_ops_f64 : &rnn_ops_f32);
+}
+
+const ox_kernel_def ox_kernels_rnn[] = {
+	{"", "RNN", 1, rnn_prepare, rnn_run, rnn_free},
+	{"", "GRU", 1, gru_prepare, rnn_run, rnn_free},
+	{"", "LSTM", 1, lstm_prepare, rnn_run, rnn_free},
+};
+const int	ox_kernels_rnn_count = OX_KERNEL_COUNT(ox_kernels_rnn);

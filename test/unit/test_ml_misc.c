@@ -1,0 +1,669 @@
+/*
+ * test_ml_misc.c
+ *	  The ai.onnx.ml kernels other than tree ensembles.  Expected values are
+ *	  onnxruntime 1.32's answers on the same attributes (checked with
+ *	  skl2onnx exports of LogisticRegression, LinearSVC, SVC, SVR, ...), or
+ *	  arithmetic simple enough to do by hand.
+ */
+#include "kernel_test.h"
+
+#define ML "ai.onnx.ml"
+#define RUN(n) kt_run(ox_kernels_ml_misc, ox_kernels_ml_misc_count, n)
+
+static _Alignas(16) char keep_pool[1 << 20];
+static size_t keep_used;
+
+/* literal arrays in static storage (the harness keeps the pointers) */
+static void *
+keep(const void *p, size_t n)
+{
+	void	   *dst = keep_pool + keep_used;
+
+	keep_used += (n + 15) & ~(size_t) 15;
+	if (keep_used > sizeof(keep_pool))
+	{
+		printf("test pool exhausted\n");
+		exit(1);
+	}
+	memcpy(dst, p, n);
+	return dst;
+}
+
+#define KEEP(T, ...) ((const T *) keep((const T[]) {__VA_ARGS__}, sizeof((const T[]) {__VA_ARGS__})))
+#define I64(...) KEEP(int64_t, __VA_ARGS__)
+#define F32(...) KEEP(float, __VA_ARGS__)
+#define F64(...) KEEP(double, __VA_ARGS__)
+#define STRS(...) ((const char **) KEEP(char *, __VA_ARGS__))
+#define DIMS(...) I64(__VA_ARGS__)
+
+static void
+expect_strings(int i, int n, const char **want)
+{
+	const ox_tensor *t = kt_output(i);
+
+	kt_expect_ok();
+	if (kt.rc != OX_OK)
+		return;
+	if (kt.outputs[i].kind != OX_VALUE_TENSOR || t->dtype != OX_STRING || ox_tensor_numel(t) != n)
+	{
+		kt_fail("output %s%.0f is not %.0f strings", "", i, n);
+		return;
+	}
+	for (int k = 0; k < n; k++)
+		if (strcmp(((ox_string *) t->data)[k].data, want[k]) != 0)
+			kt_fail("got string \"%s\" at %.0f%.0f", ((ox_string *) t->data)[k].data, k, 0);
+}
+
+/* ---------------- linear models ---------------- */
+
+static void
+test_linear(void)
+{
+	/* one coefficient row, two labels: scores [1 - s, s], label by s > 0 */
+	kt_begin("LinearClassifier", ML, 1);
+	kt_attr_floats("coefficients", 2, F32(0.5f, -0.25f));
+	kt_attr_floats("intercepts", 1, F32(0.1f));
+	kt_attr_ints("classlabels_ints", 2, I64(5, 7));
+	kt_input_f32(2, DIMS(3, 2), F32(1, 2, -1, 0.5f, 0, 0));
+	RUN(2);
+	kt.label = "LinearClassifier binary NONE";
+	kt_expect_i64(0, 1, DIMS(3), I64(7, 5, 7));
+	kt_expect_f32(1, 2, DIMS(3, 2), F32(0.9f, 0.1f, 1.525f, -0.525f, 0.9f, 0.1f), 1e-5);
+	kt_end();
+
+	kt_begin("LinearClassifier", ML, 1);
+	kt_attr_floats("coefficients", 2, F32(0.5f, -0.25f));
+	kt_attr_floats("intercepts", 1, F32(0.1f));
+	kt_attr_strings("classlabels_strings", 2, STRS("no", "yes"));
+	kt_attr_string("post_transform", "LOGISTIC");
+	kt_input(OX_INT64, 2, DIMS(2, 2), I64(1, 2, -1, 0));
+	RUN(2);
+	kt.label = "LinearClassifier binary LOGISTIC, int64 input, strings";
+	expect_strings(0, 2, STRS("yes", "no"));
+	kt_expect_f32(1, 2, DIMS(2, 2), F32(0.47502083f, 0.5249792f, 0.5986877f, 0.4013123f), 1e-5);
+	kt_end();
+
+	kt_begin("LinearClassifier", ML, 1);
+	kt_attr_floats("coefficients", 6, F32(1, 0, 0, 1, -1, -1));
+	kt_attr_floats("intercepts", 3, F32(0, 0, 0.5f));
+	kt_attr_ints("classlabels_ints", 3, I64(10, 20, 30));
+	kt_attr_string("post_transform", "SOFTMAX");
+	kt_input(OX_DOUBLE, 1, DIMS(2), F64(1, 2));
+	RUN(2);
+	kt.label = "LinearClassifier multiclass SOFTMAX, 1-D double";
+	kt_expect_i64(0, 1, DIMS(1), I64(20));
+	{
+		float		e0 = expf(1 - 2),
+					e1 = 1,
+					e2 = expf(-2.5f - 2);
+		float		sum = e0 + e1 + e2;
+
+		kt_expect_f32(1, 2, DIMS(1, 3), F32(e0 / sum, e1 / sum, e2 / sum), 1e-5);
+	}
+	kt_end();
+
+	kt_begin("LinearClassifier", ML, 1);
+	kt_attr_floats("coefficients", 3, F32(1, 0, 0));
+	kt_attr_floats("intercepts", 1, F32(0));
+	kt_attr_ints("classlabels_ints", 2, I64(0, 1));
+	kt_input_f32(2, DIMS(1, 2), F32(1, 2));
+	RUN(2);
+	kt.label = "LinearClassifier coefficients do not fit the input";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("LinearRegressor", ML, 1);
+	kt_attr_floats("coefficients", 6, F32(0.1f, 0.2f, -0.3f, 0.05f, 0.1f, 0.1f));
+	kt_attr_floats("intercepts", 2, F32(0.1f, 0.2f));
+	kt_attr_int("targets", 2);
+	kt_input_f32(2, DIMS(2, 3), F32(1, 2, 3, 0, 0, 0));
+	RUN(1);
+	kt.label = "LinearRegressor two targets";
+	kt_expect_f32(0, 2, DIMS(2, 2), F32(-0.3f, 0.75f, 0.1f, 0.2f), 1e-5);
+	kt_end();
+
+	kt_begin("LinearRegressor", ML, 1);
+	kt_attr_floats("coefficients", 2, F32(1, 1));
+	kt_attr_floats("intercepts", 1, F32(0.5f));
+	kt_attr_string("post_transform", "LOGISTIC");
+	kt_input(OX_INT32, 2, DIMS(1, 2), KEEP(int32_t, 1, 2));
+	RUN(1);
+	kt.label = "LinearRegressor one target ignores LOGISTIC";
+	kt_expect_f32(0, 2, DIMS(1, 1), F32(3.5f), 1e-6);
+	kt_end();
+}
+
+/* ---------------- SVMs ---------------- */
+
+/* a 3-class RBF SVC with two support vectors per class (libsvm layout) */
+static void
+svc3(bool proba)
+{
+	kt_begin("SVMClassifier", ML, 1);
+	kt_attr_string("kernel_type", "RBF");
+	kt_attr_floats("kernel_params", 3, F32(0.5f, 0, 3));
+	kt_attr_ints("vectors_per_class", 3, I64(1, 1, 1));
+	kt_attr_floats("support_vectors", 6, F32(0, 0, 1, 1, 2, 0));
+	/* rows: (c1, c2 | c0, c2 | c0, c1) coefficient layout, one row per other class */
+	kt_attr_floats("coefficients", 6, F32(1, 1, -1, 1, -1, -1));
+	kt_attr_floats("rho", 3, F32(0.1f, -0.2f, 0.05f));
+	kt_attr_ints("classlabels_ints", 3, I64(0, 1, 2));
+	if (proba)
+	{
+		kt_attr_floats("prob_a", 3, F32(-2, -2, -2));
+		kt_attr_floats("prob_b", 3, F32(0.1f, 0, -0.1f));
+	}
+}
+
+static void
+test_svm(void)
+{
+	float		k[3];
+	float		x[2] = {0.5f, 0.25f};
+	float		sv[3][2] = {{0, 0}, {1, 1}, {2, 0}};
+	float		s01,
+				s02,
+				s12;
+
+	for (int i = 0; i < 3; i++)
+	{
+		float		d0 = x[0] - sv[i][0],
+					d1 = x[1] - sv[i][1];
+
+		k[i] = expf(-0.5f * (d0 * d0 + d1 * d1));
+	}
+	/* pair (i, j): coef[j-1][i] * k_i + coef[i][j] * k_j + rho (libsvm's sv_coef) */
+	s01 = 1 * k[0] + 1 * k[1] + 0.1f;
+	s02 = 1 * k[0] + (-1) * k[2] - 0.2f;
+	s12 = (-1) * k[1] + (-1) * k[2] + 0.05f;
+
+	svc3(false);
+	kt_input_f32(2, DIMS(1, 2), x);
+	RUN(2);
+	kt.label = "SVMClassifier RBF one-vs-one votes";
+	{
+		int			votes[3] = {0, 0, 0};
+		int			best = 0;
+
+		votes[s01 > 0 ? 0 : 1]++;
+		votes[s02 > 0 ? 0 : 2]++;
+		votes[s12 > 0 ? 1 : 2]++;
+		for (int c = 1; c < 3; c++)
+			if (votes[c] > votes[best])
+				best = c;
+		kt_expect_i64(0, 1, DIMS(1), I64(best));
+	}
+	kt_expect_f32(1, 2, DIMS(1, 3), F32(s01, s02, s12), 1e-5);
+	kt_end();
+
+	svc3(true);
+	kt_input_f32(2, DIMS(1, 2), x);
+	RUN(2);
+	kt.label = "SVMClassifier Platt probabilities sum to one";
+	kt_expect_ok();
+	if (kt.rc == OX_OK)
+	{
+		const float *p = kt_output(1)->data;
+
+		if (fabsf(p[0] + p[1] + p[2] - 1) > 1e-4f || p[0] < p[1] || p[0] < p[2])
+			kt_fail("probabilities %s%g, %g", "", p[0], p[1]);
+	}
+	kt_end();
+
+	/* binary linear-kernel SVC: scores [-s, s], label by the vote */
+	kt_begin("SVMClassifier", ML, 1);
+	kt_attr_string("kernel_type", "LINEAR");
+	kt_attr_floats("kernel_params", 3, F32(0.1f, 0, 3));
+	kt_attr_ints("vectors_per_class", 2, I64(1, 1));
+	kt_attr_floats("support_vectors", 4, F32(1, 0, 0, 1));
+	kt_attr_floats("coefficients", 2, F32(1, -1));
+	kt_attr_floats("rho", 1, F32(0.5f));
+	kt_attr_strings("classlabels_strings", 2, STRS("a", "b"));
+	kt_input_f32(2, DIMS(2, 2), F32(1, 2, 3, 0));
+	RUN(2);
+	kt.label = "SVMClassifier binary, string labels";
+	/* s = x0 - x1 + 0.5: row 0 -0.5 -> "b"; row 1 3.5 -> "a" */
+	expect_strings(0, 2, STRS("b", "a"));
+	kt_expect_f32(1, 2, DIMS(2, 2), F32(0.5f, -0.5f, -3.5f, 3.5f), 1e-5);
+	kt_end();
+
+	kt_begin("SVMRegressor", ML, 1);
+	kt_attr_string("kernel_type", "POLY");
+	kt_attr_floats("kernel_params", 3, F32(0.5f, 1, 2));
+	kt_attr_int("n_supports", 2);
+	kt_attr_floats("support_vectors", 4, F32(1, 0, 0, 2));
+	kt_attr_floats("coefficients", 2, F32(2, -1));
+	kt_attr_floats("rho", 1, F32(0.25f));
+	kt_input_f32(2, DIMS(1, 2), F32(1, 1));
+	RUN(1);
+	kt.label = "SVMRegressor POLY";
+	/* k0 = (0.5*1 + 1)^2 = 2.25, k1 = (0.5*2 + 1)^2 = 4 -> 4.5 - 4 + 0.25 */
+	kt_expect_f32(0, 2, DIMS(1, 1), F32(0.75f), 1e-6);
+	kt_end();
+
+	kt_begin("SVMRegressor", ML, 1);
+	kt_attr_string("kernel_type", "SIGMOID");
+	kt_attr_floats("kernel_params", 3, F32(0.5f, 0, 0));
+	kt_attr_int("n_supports", 1);
+	kt_attr_int("one_class", 1);
+	kt_attr_floats("support_vectors", 2, F32(1, 1));
+	kt_attr_floats("coefficients", 1, F32(1));
+	kt_attr_floats("rho", 1, F32(-0.5f));
+	kt_input_f32(2, DIMS(2, 2), F32(1, 1, -1, -1));
+	RUN(1);
+	kt.label = "SVMRegressor one_class";
+	/* tanh(1) - 0.5 > 0 -> 1; tanh(-1) - 0.5 < 0 -> -1 */
+	kt_expect_f32(0, 2, DIMS(2, 1), F32(1, -1), 0);
+	kt_end();
+
+	kt_begin("SVMRegressor", ML, 1);
+	kt_attr_floats("coefficients", 2, F32(1, 2));
+	kt_attr_floats("rho", 1, F32(0));
+	kt_input_f32(2, DIMS(1, 3), F32(1, 1, 1));
+	RUN(1);
+	kt.label = "SVMRegressor wrong feature count";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	svc3(false);
+	kt.attrs[1].n = 2;			/* kernel_params with 2 values */
+	kt_input_f32(2, DIMS(1, 2), x);
+	RUN(2);
+	kt.label = "SVMClassifier bad kernel_params";
+	kt_expect_error(OX_INVALID_MODEL);
+	kt_end();
+}
+
+/* ---------------- per-element transforms ---------------- */
+
+static void
+test_transforms(void)
+{
+	kt_begin("Scaler", ML, 1);
+	kt_attr_floats("offset", 3, F32(1, 2, 3));
+	kt_attr_floats("scale", 3, F32(0.5f, 2, -1));
+	kt_input(OX_INT64, 2, DIMS(2, 3), I64(1, 2, 3, 3, 4, 5));
+	RUN(1);
+	kt.label = "Scaler int64";
+	kt_expect_f32(0, 2, DIMS(2, 3), F32(0, 0, 0, 1, 4, -2), 1e-6);
+	kt_end();
+
+	kt_begin("Scaler", ML, 1);
+	kt_attr_floats("offset", 1, F32(1));
+	kt_attr_floats("scale", 1, F32(0.5f));
+	kt_input(OX_DOUBLE, 1, DIMS(3), F64(1, 3, 5));
+	RUN(1);
+	kt.label = "Scaler broadcast double";
+	kt_expect_f32(0, 1, DIMS(3), F32(0, 1, 2), 1e-6);
+	kt_end();
+
+	kt_begin("Scaler", ML, 1);
+	kt_attr_floats("offset", 2, F32(1, 2));
+	kt_input_f32(2, DIMS(1, 3), F32(1, 2, 3));
+	RUN(1);
+	kt.label = "Scaler offset length mismatch";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("Normalizer", ML, 1);
+	kt_attr_string("norm", "L2");
+	kt_input_f32(2, DIMS(2, 2), F32(3, 4, 0, 0));
+	RUN(1);
+	kt.label = "Normalizer L2 (zero row untouched)";
+	kt_expect_f32(0, 2, DIMS(2, 2), F32(0.6f, 0.8f, 0, 0), 1e-6);
+	kt_end();
+
+	kt_begin("Normalizer", ML, 1);
+	kt_attr_string("norm", "L1");
+	kt_input(OX_INT32, 2, DIMS(1, 3), KEEP(int32_t, 1, -2, 1));
+	RUN(1);
+	kt.label = "Normalizer L1 int32";
+	kt_expect_f32(0, 2, DIMS(1, 3), F32(0.25f, -0.5f, 0.25f), 1e-6);
+	kt_end();
+
+	kt_begin("Normalizer", ML, 1);
+	kt_attr_string("norm", "MAX");
+	kt_input_f32(2, DIMS(2, 3), F32(1, -2, 4, -1, -5, -2));
+	RUN(1);
+	kt.label = "Normalizer MAX (signed maximum)";
+	kt_expect_f32(0, 2, DIMS(2, 3), F32(0.25f, -0.5f, 1, 1, 5, 2), 1e-6);
+	kt_end();
+
+	kt_begin("Normalizer", ML, 1);
+	kt_attr_string("norm", "L3");
+	kt_input_f32(2, DIMS(1, 1), F32(1));
+	RUN(1);
+	kt.label = "Normalizer unknown norm";
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
+	kt_begin("Binarizer", ML, 1);
+	kt_attr_float("threshold", 0.5f);
+	kt_input_f32(2, DIMS(1, 3), F32(0.2f, 0.5f, 0.7f));
+	RUN(1);
+	kt.label = "Binarizer float";
+	kt_expect_f32(0, 2, DIMS(1, 3), F32(0, 0, 1), 0);
+	kt_end();
+
+	kt_begin("Binarizer", ML, 1);
+	kt_attr_float("threshold", 1.5f);
+	kt_input(OX_INT64, 1, DIMS(4), I64(0, 1, 2, 3));
+	RUN(1);
+	kt.label = "Binarizer int64";
+	kt_expect_i64(0, 1, DIMS(4), I64(0, 0, 1, 1));
+	kt_end();
+
+	kt_begin("Imputer", ML, 1);
+	kt_attr_floats("imputed_value_floats", 3, F32(1, 2, 3));
+	kt_attr_float("replaced_value_float", NAN);
+	kt_input_f32(2, DIMS(2, 3), F32(NAN, 5, NAN, 1, NAN, 0));
+	RUN(1);
+	kt.label = "Imputer NaN";
+	kt_expect_f32(0, 2, DIMS(2, 3), F32(1, 5, 3, 1, 2, 0), 0);
+	kt_end();
+
+	kt_begin("Imputer", ML, 1);
+	kt_attr_ints("imputed_value_int64s", 1, I64(9));
+	kt_attr_int("replaced_value_int64", -1);
+	kt_input(OX_INT64, 2, DIMS(2, 2), I64(-1, 5, 3, -1));
+	RUN(1);
+	kt.label = "Imputer int64 broadcast";
+	kt_expect_i64(0, 2, DIMS(2, 2), I64(9, 5, 3, 9));
+	kt_end();
+
+	kt_begin("Imputer", ML, 1);
+	kt_attr_floats("imputed_value_floats", 2, F32(1, 2));
+	kt_input_f32(2, DIMS(1, 3), F32(0, 0, 0));
+	RUN(1);
+	kt.label = "Imputer value count mismatch";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+}
+
+/* ---------------- encoders ---------------- */
+
+static void
+test_encoders(void)
+{
+	kt_begin("LabelEncoder", ML, 1);
+	kt_attr_strings("classes_strings", 3, STRS("a", "b", "c"));
+	kt_attr_int("default_int64", 42);
+	kt_input_strings(1, DIMS(4), STRS("b", "c", "zz", "a"));
+	RUN(1);
+	kt.label = "LabelEncoder-1 string to index";
+	kt_expect_i64(0, 1, DIMS(4), I64(1, 2, 42, 0));
+	kt_end();
+
+	kt_begin("LabelEncoder", ML, 1);
+	kt_attr_strings("classes_strings", 3, STRS("a", "b", "c"));
+	kt_attr_string("default_string", "none");
+	kt_input(OX_INT64, 1, DIMS(4), I64(2, 0, 7, -1));
+	RUN(1);
+	kt.label = "LabelEncoder-1 index to string";
+	expect_strings(0, 4, STRS("c", "a", "none", "none"));
+	kt_end();
+
+	kt_begin("LabelEncoder", ML, 2);
+	kt_attr_ints("keys_int64s", 3, I64(1, 1, 2));
+	kt_attr_ints("values_int64s", 3, I64(10, 11, 20));
+	kt_input(OX_INT64, 2, DIMS(1, 3), I64(1, 2, 3));
+	RUN(1);
+	kt.label = "LabelEncoder-2 int64, duplicate key keeps the first";
+	kt_expect_i64(0, 2, DIMS(1, 3), I64(10, 20, -1));
+	kt_end();
+
+	kt_begin("LabelEncoder", ML, 2);
+	kt_attr_floats("keys_floats", 3, F32(0.5f, NAN, 2));
+	kt_attr_floats("values_floats", 3, F32(1.5f, -1, 3));
+	kt_attr_float("default_float", 7);
+	kt_input_f32(1, DIMS(4), F32(0.5f, NAN, 2, 3));
+	RUN(1);
+	kt.label = "LabelEncoder-2 float (NaN never matches before opset 4)";
+	kt_expect_f32(0, 1, DIMS(4), F32(1.5f, 7, 3, 7), 0);
+	kt_end();
+
+	kt_begin("LabelEncoder", ML, 4);
+	kt_attr_tensor("keys_tensor", kt_make_tensor(OX_FLOAT, 1, DIMS(3), F32(0.5f, NAN, 2)));
+	kt_attr_tensor("values_tensor", kt_make_tensor(OX_DOUBLE, 1, DIMS(3), F64(1.5, -1, 3)));
+	kt_attr_tensor("default_tensor", kt_make_tensor(OX_DOUBLE, 1, DIMS(1), F64(7)));
+	kt_input_f32(1, DIMS(4), F32(0.5f, NAN, 2, 3));
+	RUN(1);
+	kt.label = "LabelEncoder-4 tensors, NaN key";
+	kt_expect_values(0, OX_DOUBLE, 1, DIMS(4), F64(1.5, -1, 3, 7), 0);
+	kt_end();
+
+	kt_begin("LabelEncoder", ML, 2);
+	kt_attr_strings("keys_strings", 2, STRS("x", "y"));
+	kt_attr_ints("values_int64s", 3, I64(1, 2, 3));
+	kt_input_strings(1, DIMS(1), STRS("x"));
+	RUN(1);
+	kt.label = "LabelEncoder keys and values differ in length";
+	kt_expect_error(OX_INVALID_MODEL);
+	kt_end();
+
+	kt_begin("LabelEncoder", ML, 2);
+	kt_attr_strings("keys_strings", 2, STRS("x", "y"));
+	kt_attr_ints("values_int64s", 2, I64(1, 2));
+	kt_input(OX_INT64, 1, DIMS(1), I64(1));
+	RUN(1);
+	kt.label = "LabelEncoder input type differs from keys";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("OneHotEncoder", ML, 1);
+	kt_attr_ints("cats_int64s", 3, I64(1, 3, 5));
+	kt_input(OX_INT64, 2, DIMS(2, 2), I64(1, 5, 2, 3));
+	RUN(1);
+	kt.label = "OneHotEncoder int64";
+	kt_expect_f32(0, 3, DIMS(2, 2, 3), F32(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0), 0);
+	kt_end();
+
+	kt_begin("OneHotEncoder", ML, 1);
+	kt_attr_strings("cats_strings", 3, STRS("a", "b", "c"));
+	kt_attr_int("zeros", 0);
+	kt_input_strings(1, DIMS(2), STRS("c", "q"));
+	RUN(1);
+	kt.label = "OneHotEncoder unknown category with zeros=0";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("CategoryMapper", ML, 1);
+	kt_attr_strings("cats_strings", 2, STRS("a", "b"));
+	kt_attr_ints("cats_int64s", 2, I64(10, 20));
+	kt_attr_int("default_int64", -5);
+	kt_input_strings(1, DIMS(3), STRS("b", "x", "a"));
+	RUN(1);
+	kt.label = "CategoryMapper string to int";
+	kt_expect_i64(0, 1, DIMS(3), I64(20, -5, 10));
+	kt_end();
+
+	kt_begin("CategoryMapper", ML, 1);
+	kt_attr_strings("cats_strings", 2, STRS("a", "b"));
+	kt_attr_ints("cats_int64s", 2, I64(10, 20));
+	kt_input(OX_INT64, 2, DIMS(2, 2), I64(20, 10, 3, 20));
+	RUN(1);
+	kt.label = "CategoryMapper int to string";
+	expect_strings(0, 4, STRS("b", "a", "_Unused", "b"));
+	kt_end();
+}
+
+/* ---------------- feature plumbing ---------------- */
+
+static void
+test_features(void)
+{
+	kt_begin("ArrayFeatureExtractor", ML, 1);
+	kt_input_f32(2, DIMS(2, 3), F32(1, 2, 3, 4, 5, 6));
+	kt_input(OX_INT64, 1, DIMS(2), I64(2, 0));
+	RUN(1);
+	kt.label = "ArrayFeatureExtractor 2-D";
+	kt_expect_f32(0, 2, DIMS(2, 2), F32(3, 1, 6, 4), 0);
+	kt_end();
+
+	kt_begin("ArrayFeatureExtractor", ML, 1);
+	kt_input_strings(1, DIMS(3), STRS("a", "b", "c"));
+	kt_input(OX_INT64, 1, DIMS(1), I64(1));
+	RUN(1);
+	kt.label = "ArrayFeatureExtractor 1-D strings";
+	expect_strings(0, 1, STRS("b"));
+	kt_end();
+
+	kt_begin("ArrayFeatureExtractor", ML, 1);
+	kt_input_f32(2, DIMS(2, 3), F32(1, 2, 3, 4, 5, 6));
+	kt_input(OX_INT64, 1, DIMS(1), I64(3));
+	RUN(1);
+	kt.label = "ArrayFeatureExtractor index out of range";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("FeatureVectorizer", ML, 1);
+	kt_attr_ints("inputdimensions", 3, I64(2, 3, 1));
+	kt_input_f32(2, DIMS(2, 2), F32(1, 2, 3, 4));
+	kt_input(OX_INT64, 2, DIMS(2, 2), I64(5, 6, 7, 8));
+	kt_input(OX_DOUBLE, 2, DIMS(2, 1), F64(9.5, 10.5));
+	RUN(1);
+	kt.label = "FeatureVectorizer pads and concatenates";
+	kt_expect_f32(0, 2, DIMS(2, 6), F32(1, 2, 5, 6, 0, 9.5f, 3, 4, 7, 8, 0, 10.5f), 0);
+	kt_end();
+
+	kt_begin("FeatureVectorizer", ML, 1);
+	kt_attr_ints("inputdimensions", 2, I64(1, 1));
+	kt_input_f32(2, DIMS(2, 1), F32(1, 2));
+	kt_input_f32(2, DIMS(3, 1), F32(1, 2, 3));
+	RUN(1);
+	kt.label = "FeatureVectorizer row counts differ";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+}
+
+/* ---------------- maps and sequences ---------------- */
+
+static ox_value *
+map_input(ox_dtype kdt, ox_dtype vdt, int n)
+{
+	ox_value   *v = kt_input_value();
+	int64_t		d[1] = {n};
+
+	v->kind = OX_VALUE_MAP;
+	ox_tensor_alloc(&v->map_keys, kdt, 1, d, NULL);
+	ox_tensor_alloc(&v->map_values, vdt, 1, d, NULL);
+	return v;
+}
+
+static void
+set_str(ox_tensor *t, int i, const char *s)
+{
+	((ox_string *) t->data)[i].data = strdup(s);
+	((ox_string *) t->data)[i].len = strlen(s);
+}
+
+static void
+test_maps(void)
+{
+	ox_value   *m;
+
+	kt_begin("ZipMap", ML, 1);
+	kt_attr_strings("classlabels_strings", 2, STRS("a", "b"));
+	kt_input_f32(2, DIMS(2, 2), F32(0.1f, 0.9f, 0.5f, 0.5f));
+	RUN(1);
+	kt.label = "ZipMap strings";
+	kt_expect_ok();
+	if (kt.rc == OX_OK)
+	{
+		ox_value   *seq = &kt.outputs[0];
+
+		if (seq->kind != OX_VALUE_SEQUENCE || seq->seq_len != 2 ||
+			seq->seq_items[1].kind != OX_VALUE_MAP ||
+			strcmp(((ox_string *) seq->seq_items[1].map_keys.data)[1].data, "b") != 0 ||
+			((float *) seq->seq_items[0].map_values.data)[1] != 0.9f)
+			kt_fail("sequence of maps is wrong%s%.0f%.0f", "", 0, 0);
+	}
+	kt_end();
+
+	kt_begin("ZipMap", ML, 1);
+	kt_attr_ints("classlabels_int64s", 3, I64(10, 20, 30));
+	kt_input_f32(2, DIMS(1, 2), F32(0.1f, 0.9f));
+	RUN(1);
+	kt.label = "ZipMap label count mismatch";
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("DictVectorizer", ML, 1);
+	kt_attr_strings("string_vocabulary", 3, STRS("a", "b", "c"));
+	m = map_input(OX_STRING, OX_FLOAT, 2);
+	set_str(&m->map_keys, 0, "c");
+	set_str(&m->map_keys, 1, "a");
+	((float *) m->map_values.data)[0] = 1.5f;
+	((float *) m->map_values.data)[1] = 2;
+	RUN(1);
+	kt.label = "DictVectorizer string keys";
+	kt_expect_f32(0, 2, DIMS(1, 3), F32(2, 0, 1.5f), 0);
+	kt_end();
+
+	kt_begin("DictVectorizer", ML, 1);
+	kt_attr_ints("int64_vocabulary", 3, I64(3, 1, 2));
+	m = map_input(OX_INT64, OX_DOUBLE, 2);
+	((int64_t *) m->map_keys.data)[0] = 1;
+	((int64_t *) m->map_keys.data)[1] = 7;
+	((double *) m->map_values.data)[0] = 1.5;
+	((double *) m->map_values.data)[1] = 2;
+	RUN(1);
+	kt.label = "DictVectorizer int64 keys, double values";
+	kt_expect_values(0, OX_DOUBLE, 2, DIMS(1, 3), F64(0, 1.5, 0), 0);
+	kt_end();
+
+	kt_begin("CastMap", ML, 1);
+	kt_attr_string("cast_to", "TO_FLOAT");
+	kt_attr_string("map_form", "SPARSE");
+	kt_attr_int("max_map", 5);
+	m = map_input(OX_INT64, OX_FLOAT, 3);
+	memcpy(m->map_keys.data, I64(3, 1, 9), 24);
+	memcpy(m->map_values.data, F32(1.5f, 2, 4), 12);
+	RUN(1);
+	kt.label = "CastMap sparse";
+	kt_expect_f32(0, 2, DIMS(1, 5), F32(0, 2, 0, 1.5f, 0), 0);
+	kt_end();
+
+	kt_begin("CastMap", ML, 1);
+	kt_attr_string("cast_to", "TO_STRING");
+	m = map_input(OX_INT64, OX_FLOAT, 2);
+	memcpy(m->map_keys.data, I64(3, 1), 16);
+	memcpy(m->map_values.data, F32(1.5f, 2), 8);
+	RUN(1);
+	kt.label = "CastMap dense to string, key order";
+	expect_strings(0, 2, STRS("2.000000", "1.500000"));
+	kt_end();
+
+	kt_begin("CastMap", ML, 1);
+	kt_attr_string("cast_to", "TO_INT64");
+	m = map_input(OX_INT64, OX_STRING, 2);
+	memcpy(m->map_keys.data, I64(3, 1), 16);
+	set_str(&m->map_values, 0, "15");
+	set_str(&m->map_values, 1, "-2");
+	RUN(1);
+	kt.label = "CastMap strings to int64";
+	kt_expect_i64(0, 2, DIMS(1, 2), I64(-2, 15));
+	kt_end();
+
+	kt_begin("CastMap", ML, 1);
+	kt_attr_string("cast_to", "TO_BOOL");
+	m = map_input(OX_INT64, OX_FLOAT, 1);
+	((int64_t *) m->map_keys.data)[0] = 0;
+	((float *) m->map_values.data)[0] = 1;
+	RUN(1);
+	kt.label = "CastMap unknown cast_to";
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+}
+
+int
+main(void)
+{
+	test_linear();
+	test_svm();
+	test_transforms();
+	test_encoders();
+	test_features();
+	test_maps();
+	return kt_summary();
+}
