@@ -221,3 +221,27 @@ oxc_profile(void *h, int i, const char **name, const char **op, double *ms)
 	}
 	return n;
 }
+
+int			oxc_save(void *h, void **bytes, size_t *len, char *err, size_t errlen);
+void		oxc_free_bytes(void *p);
+
+/* the session's optimized model as ONNX bytes (free with oxc_free_bytes) */
+int
+oxc_save(void *h, void **bytes, size_t *len, char *err, size_t errlen)
+{
+	ox_status	st;
+
+	ox_status_clear(&st);
+	if (ox_model_save(ox_session_model(((oxc_session *) h)->s), bytes, len, &st) != OX_OK)
+	{
+		copy_error(&st, err, errlen);
+		return (int) st.code;
+	}
+	return 0;
+}
+
+void
+oxc_free_bytes(void *p)
+{
+	free(p);
+}

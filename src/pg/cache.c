@@ -59,6 +59,7 @@ struct OnnxCacheEntry
 	char	   *effective;		/* providers the session runs on */
 	int			threads;
 	int			opt_level;
+	Size		max_run_bytes;	/* onnx.max_run_memory it was built with */
 	/* accounting */
 	Size		file_bytes;
 	Size		bytes;
@@ -210,7 +211,8 @@ options_match(OnnxCacheEntry *e)
 	bool		match;
 
 	if (e->threads != (onnx_intra_op_threads > 0 ? onnx_intra_op_threads : 1) ||
-		e->opt_level != onnx_graph_optimization_level)
+		e->opt_level != onnx_graph_optimization_level ||
+		e->max_run_bytes != OnnxMaxRunBytes())
 		return false;
 	if (e->override)
 		return true;			/* the catalog decides; changes invalidate */
@@ -254,8 +256,10 @@ build_session(OnnxCacheEntry *e, const char *name, bytea *bytes, const OnnxModel
 	set_str(&e->effective, effective);
 	e->threads = opts.intra_op_threads;
 	e->opt_level = onnx_graph_optimization_level;
+	e->max_run_bytes = opts.max_run_memory;
 
-	model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), name);
+	/* a stored model was accepted at load: onnx.max_model_size does not apply */
+	model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), name, 0);
 	ox_status_clear(&st);
 	s = ox_session_create(model, &opts, &st);	/* owns model */
 	if (s == NULL)

@@ -388,7 +388,8 @@ validate_model(const char *name, bytea *bytes, ModelFacts *facts)
 	ox_status	st;
 	ox_session *s;
 
-	guard->model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), name);
+	guard->model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), name,
+								  OnnxMaxModelBytes());
 	facts->ir_version = guard->model->ir_version;
 	facts->opsets = OnnxOpsetsJsonb(guard->model);
 	facts->metadata = OnnxMetadataJsonb(guard->model);
@@ -436,6 +437,7 @@ load_model_bytes(const char *name, bytea *bytes, bool replace)
 				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
 				 errmsg("invalid ONNX model \"%s\"", name),
 				 errdetail("The model is empty (0 bytes).")));
+	OnnxCheckModelSize(len, name, NULL);
 
 	validate_model(name, bytes, &facts);
 	sha256_bytes(VARDATA_ANY(bytes), len, sha);
@@ -551,6 +553,8 @@ onnx_load_model_file(PG_FUNCTION_ARGS)
 				 errmsg("model file \"%s\" is too large", path),
 				 errdetail("Models of up to 1 GB can be stored; the file has %lld bytes.",
 						   (long long) stbuf.st_size)));
+	/* before reading it */
+	OnnxCheckModelSize((uint64) stbuf.st_size, name, path);
 	bytes = palloc(VARHDRSZ + stbuf.st_size);
 	nread = fread(VARDATA(bytes), 1, stbuf.st_size, f);
 	if (ferror(f))

@@ -131,6 +131,24 @@ run_session(CallSite *cs, const ox_value *inputs, bool targeted)
 {
 	ox_status	st;
 	ox_code		rc;
+	Size		limit = OnnxMaxRunBytes();
+
+	/* inputs count against onnx.max_run_memory; the engine checks the rest */
+	if (limit > 0)
+	{
+		uint64		bytes = 0;
+
+		for (int i = 0; i < ox_session_input_count(cs->session); i++)
+			if (inputs[i].kind == OX_VALUE_TENSOR && ox_tensor_numel(&inputs[i].tensor) > 0)
+				bytes += (uint64) ox_tensor_numel(&inputs[i].tensor) *
+					Max(ox_dtype_size(inputs[i].tensor.dtype), 1);
+		if (bytes > limit)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("inputs of model \"%s\" exceed onnx.max_run_memory", cs->model),
+					 errdetail("The inputs take " UINT64_FORMAT " bytes; onnx.max_run_memory allows %d MB.",
+							   bytes, onnx_max_run_memory)));
+	}
 
 	OnnxCacheTouch(cs->entry);
 	ox_status_clear(&st);

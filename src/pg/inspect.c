@@ -27,13 +27,14 @@ PG_FUNCTION_INFO_V1(onnx_model_nodes);
 PG_FUNCTION_INFO_V1(onnx_model_nodes_bytea);
 
 ox_model *
-OnnxParseModel(const void *bytes, size_t len, const char *name)
+OnnxParseModel(const void *bytes, size_t len, const char *name, size_t max_bytes)
 {
 	ox_load_options lopts;
 	ox_status	st;
 	ox_model   *m;
 
 	memset(&lopts, 0, sizeof(lopts));
+	lopts.max_model_bytes = max_bytes;
 	ox_status_clear(&st);
 	if (len == 0)
 	{
@@ -152,14 +153,16 @@ model_from_args(FunctionCallInfo fcinfo, bool by_name, OnnxGuard **guard)
 		OnnxModelKey key;
 		bytea	   *bytes = OnnxCatalogFetch(name, &key);
 
-		(*guard)->model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), name);
+		(*guard)->model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), name, 0);
 		pfree(bytes);
 	}
 	else
 	{
 		bytea	   *bytes = PG_GETARG_BYTEA_PP(0);
 
-		(*guard)->model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), NULL);
+		OnnxCheckModelSize(VARSIZE_ANY_EXHDR(bytes), NULL, NULL);
+		(*guard)->model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), NULL,
+										 OnnxMaxModelBytes());
 	}
 	return (*guard)->model;
 }

@@ -8,10 +8,14 @@
  * every backend.  Sessions are created lazily by the backend that needs them
  * (cache.c).
  *
- * The GUCs that shape sessions (providers, threads, optimization level) are
- * part of each cached session's identity: cache.c compares them when it
- * revalidates an entry, and the assign hooks here bump the cache epoch so
- * that remembered sessions are rechecked.
+ * The GUCs that shape sessions (providers, threads, optimization level,
+ * run memory limit) are part of each cached session's identity: cache.c
+ * compares them when it revalidates an entry, and the assign hooks here bump
+ * the cache epoch so that remembered sessions are rechecked.
+ *
+ * The two limits, onnx.max_model_size and onnx.max_run_memory, protect the
+ * server rather than tune a query, so only superusers may change them
+ * (PGC_SUSET; a superuser may still set them per role or database).
  */
 #include "onnx_pg.h"
 
@@ -28,6 +32,8 @@ char	   *onnx_providers = NULL;
 int			onnx_intra_op_threads = ONNX_THREADS_DEFAULT;
 int			onnx_graph_optimization_level = OX_OPT_ALL;
 int			onnx_session_cache_size = ONNX_CACHE_SIZE_DEFAULT;
+int			onnx_max_model_size = ONNX_MAX_MODEL_SIZE_DEFAULT;
+int			onnx_max_run_memory = ONNX_MAX_RUN_MEMORY_DEFAULT;
 
 static const struct config_enum_entry opt_level_options[] = {
 	{"disable", OX_OPT_DISABLE, false},
@@ -176,6 +182,35 @@ OnnxEffectiveProviders(const char *normalized)
 	return buf.data;
 }
 
+Size
+OnnxMaxModelBytes(void)
+{
+	return (Size) onnx_max_model_size * 1024 * 1024;
+}
+
+Size
+OnnxMaxRunBytes(void)
+{
+	return (Size) onnx_max_run_memory * 1024 * 1024;
+}
+
+void
+OnnxCheckModelSize(uint64 len, const char *name, const char *path)
+{
+	Size		limit = OnnxMaxModelBytes();
+
+	if (limit == 0 || len <= limit)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 path ? errmsg("model file \"%s\" is too large", path) :
+			 name ? errmsg("model \"%s\" is too large", name) :
+			 errmsg("model is too large"),
+			 errdetail("The model has " UINT64_FORMAT " bytes; onnx.max_model_size allows %d MB.",
+					   len, onnx_max_model_size),
+			 errhint("A superuser may raise onnx.max_model_size.")));
+}
+
 void
 OnnxSessionOptions(ox_session_options *opts, const char *providers_override,
 				   char **effective_providers)
@@ -195,7 +230,7 @@ OnnxSessionOptions(ox_session_options *opts, const char *providers_override,
 	opts->providers = *effective_providers;
 	opts->intra_op_threads = onnx_intra_op_threads > 0 ? onnx_intra_op_threads : 1;
 	opts->opt_level = (ox_opt_level) onnx_graph_optimization_level;
-	opts->max_run_memory = 0;
+	opts->max_run_memory = OnnxMaxRunBytes();
 	opts->should_abort = OnnxShouldAbort;
 	opts->abort_arg = NULL;
 }
@@ -239,6 +274,25 @@ OnnxGucInit(void)
 							&onnx_session_cache_size,
 							ONNX_CACHE_SIZE_DEFAULT, ONNX_CACHE_SIZE_MIN, ONNX_CACHE_SIZE_MAX,
 							PGC_USERSET,
+							GUC_UNIT_MB,
+							NULL, assign_int_guc, NULL);
+
+	DefineCustomIntVariable("onnx.max_model_size",
+							"Largest ONNX model accepted by a load.",
+							"Applies to onnx_load_model, onnx_load_model_file and the inspection "
+							"functions given raw bytes; 0 means no limit.",
+							&onnx_max_model_size,
+							ONNX_MAX_MODEL_SIZE_DEFAULT, ONNX_MAX_MODEL_SIZE_MIN, ONNX_MAX_MODEL_SIZE_MAX,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("onnx.max_run_memory",
+							"Most tensor memory one ONNX inference may hold.",
+							"Inputs and intermediate tensors count; 0 means no limit.",
+							&onnx_max_run_memory,
+							ONNX_MAX_RUN_MEMORY_DEFAULT, ONNX_MAX_RUN_MEMORY_MIN, ONNX_MAX_RUN_MEMORY_MAX,
+							PGC_SUSET,
 							GUC_UNIT_MB,
 							NULL, assign_int_guc, NULL);
 

@@ -40,11 +40,26 @@
 #define ONNX_THREADS_DEFAULT 1
 #define ONNX_THREADS_MIN 0				/* 0 = one thread */
 #define ONNX_THREADS_MAX 1024
+/* limits, in MB; 0 = no limit (bytea still stops a model at 1 GB) */
+#define ONNX_MAX_MODEL_SIZE_DEFAULT 1024
+#define ONNX_MAX_MODEL_SIZE_MIN 0
+#define ONNX_MAX_MODEL_SIZE_MAX (INT_MAX / 2)
+#define ONNX_MAX_RUN_MEMORY_DEFAULT 1024
+#define ONNX_MAX_RUN_MEMORY_MIN 0
+#define ONNX_MAX_RUN_MEMORY_MAX (INT_MAX / 2)
 
 extern char *onnx_providers;
 extern int	onnx_intra_op_threads;
 extern int	onnx_graph_optimization_level;
 extern int	onnx_session_cache_size;
+extern int	onnx_max_model_size;
+extern int	onnx_max_run_memory;
+
+/* the limits in bytes (0 = none) */
+extern Size OnnxMaxModelBytes(void);
+extern Size OnnxMaxRunBytes(void);
+/* ERROR (54000) when a model of len bytes exceeds onnx.max_model_size */
+extern void OnnxCheckModelSize(uint64 len, const char *name, const char *path);
 
 extern void OnnxGucInit(void);
 
@@ -196,7 +211,12 @@ OnnxDomainName(const char *domain)
 extern Jsonb *OnnxOpsetsJsonb(const ox_model *m);
 extern Jsonb *OnnxMetadataJsonb(const ox_model *m);
 extern char *OnnxProducerString(const ox_model *m);
-/* parse and validate model bytes; never returns NULL (ERROR instead) */
-extern ox_model *OnnxParseModel(const void *bytes, size_t len, const char *name);
+/*
+ * Parse and validate model bytes; never returns NULL (ERROR instead).
+ * max_bytes: the engine's load limit (0 = none); models arriving from
+ * outside pass OnnxMaxModelBytes(), stored ones (accepted already) 0.
+ */
+extern ox_model *OnnxParseModel(const void *bytes, size_t len, const char *name,
+								size_t max_bytes);
 
 #endif							/* ONNX_PG_H */

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "model/ir.h"
+#include "model/saver.h"
 #include "util/status.h"
 #include "util/tensor.h"
 
@@ -78,7 +79,7 @@ const ox_value_def *ox_model_feed(const ox_model *m, int i);
 ox_session *ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st);
 void		ox_session_free(ox_session *s);
 
-/* the (optimized) model the session runs */
+/* the (optimized) model the session runs; ox_model_save serializes it */
 const ox_model *ox_session_model(const ox_session *s);
 
 int			ox_session_input_count(const ox_session *s);

@@ -40,6 +40,9 @@ def lib():
         _lib.oxc_set_profiling.argtypes = [ctypes.c_void_p, ctypes.c_int]
         _lib.oxc_profile.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                      ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_double)]
+        _lib.oxc_save.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
+                                  ctypes.c_char_p, ctypes.c_size_t]
+        _lib.oxc_free_bytes.argtypes = [ctypes.c_void_p]
         _lib.oxc_stat.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         _lib.oxc_stat.restype = ctypes.c_int64
     return _lib
@@ -67,6 +70,17 @@ class Session:
 
     def stat(self, what):
         return lib().oxc_stat(self._h, what.encode())
+
+    def save(self):
+        """The session's (optimized) model as ONNX bytes."""
+        ptr, n = ctypes.c_void_p(), ctypes.c_size_t()
+        err = ctypes.create_string_buffer(2048)
+        if lib().oxc_save(self._h, ctypes.byref(ptr), ctypes.byref(n), err, 2048):
+            raise EngineError(err.value.decode())
+        try:
+            return ctypes.string_at(ptr.value, n.value)
+        finally:
+            lib().oxc_free_bytes(ptr)
 
     def profile(self, feeds):
         """Run once with per-node timing; returns [(node name, op type, ms)] in execution order."""

@@ -33,11 +33,12 @@ ox_act_relu(ox_kernel_ctx *ctx)
 	return ox_ew_map(ctx, &relu_op, NULL);
 }
 
-/* the float ops: ACT_FLOAT(NAME, float expr, double expr); p holds attributes */
+/* the float ops: ACT_FLOAT(NAME, float expr, double expr); p holds attributes.
+ * The float loops get an AVX2 variant: most are compute-bound. */
 #define ACT_FLOAT(NAME, EXPRF, EXPRD) \
-	OX_MAP_FN(NAME##_f32, float, float, EXPRF) \
+	OX_MAP_FN_A(OX_SIMD_CLONES, ox_act_##NAME##_f32, float, float, EXPRF) \
 	OX_MAP_FN(NAME##_f64, double, double, EXPRD) \
-	static const ox_map_op NAME##_op = {.fn = {[OX_FLOAT] = NAME##_f32, \
+	static const ox_map_op NAME##_op = {.fn = {[OX_FLOAT] = ox_act_##NAME##_f32, \
 	[OX_DOUBLE] = NAME##_f64}};
 
 static inline double

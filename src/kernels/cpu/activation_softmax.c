@@ -45,7 +45,7 @@ hard_better(double v, double best)
 
 /*
  * One implementation for float and double: T the type, EXP its exp.  Sums accumulate in double: rows can be long.
- * Defines sm_rows_SFX (inner == 1) and sm_cols_SFX (inner > 1), each over
+ * Defines ox_sm_rows_SFX (inner == 1) and ox_sm_cols_SFX (inner > 1), each over
  * outer blocks [begin, end).
  */
 #define SM_IMPL(SFX, T, EXP) \
@@ -87,8 +87,8 @@ hard_better(double v, double best)
 		return r; \
 	} \
 	\
-	static void \
-	sm_rows_##SFX(const sm_job *j, int64_t begin, int64_t end) \
+	OX_SIMD_CLONES static void \
+	ox_sm_rows_##SFX(const sm_job *j, int64_t begin, int64_t end) \
 	{ \
 		const int64_t n = j->n; \
 		for (int64_t r = begin; r < end; r++) \
@@ -123,8 +123,8 @@ hard_better(double v, double best)
 		} \
 	} \
 	\
-	static void \
-	sm_cols_##SFX(const sm_job *j, int64_t begin, int64_t end) \
+	OX_SIMD_CLONES static void \
+	ox_sm_cols_##SFX(const sm_job *j, int64_t begin, int64_t end) \
 	{ \
 		const int64_t n = j->n; \
 		const int64_t inner = j->inner; \
@@ -211,9 +211,9 @@ sm_range_f32(void *arg, int64_t begin, int64_t end)
 	const sm_job *j = arg;
 
 	if (j->inner == 1)
-		sm_rows_f32(j, begin, end);
+		ox_sm_rows_f32(j, begin, end);
 	else
-		sm_cols_f32(j, begin, end);
+		ox_sm_cols_f32(j, begin, end);
 }
 
 static void
@@ -222,9 +222,9 @@ sm_range_f64(void *arg, int64_t begin, int64_t end)
 	const sm_job *j = arg;
 
 	if (j->inner == 1)
-		sm_rows_f64(j, begin, end);
+		ox_sm_rows_f64(j, begin, end);
 	else
-		sm_cols_f64(j, begin, end);
+		ox_sm_cols_f64(j, begin, end);
 }
 
 static ox_code

@@ -33,6 +33,22 @@
 
 #include "kernels/kernel.h"
 
+/*
+ * OX_SIMD_CLONES: also compile a compute-bound float loop for AVX2, picked
+ * once when the library loads (an ifunc, resolved by cpuid).  AVX2 without
+ * FMA performs the same IEEE operations as the baseline SSE2 code, so
+ * results do not depend on the machine.  Functions carrying it need names
+ * unique in the engine (clang makes the resolver a global symbol).
+ */
+#if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define OX_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef OX_SIMD_CLONES
+#define OX_SIMD_CLONES
+#endif
+
 /* ---- broadcasting ----------------------------------------------------- */
 
 /* inputs one broadcast iterator walks together (Where needs 3; variadic
@@ -200,14 +216,19 @@ ox_map_supports(const ox_map_op *op, ox_dtype dt)
 	return (dt == OX_FLOAT16 || dt == OX_BFLOAT16) && op->fn[OX_FLOAT];
 }
 
-/* Define a map function: for each element x of type TI, o[i] = EXPR of
- * type TO; p is the ox_map_params. */
-#define OX_MAP_FN(NAME, TI, TO, EXPR) \
-	static void \
-	NAME(const ox_map_params *p, void *out_, const void *in_, int64_t n) \
+/*
+ * Define a map function: for each element x of type TI, o[i] = EXPR of
+ * type TO; p points to the ox_map_params (a local copy, so that its fields
+ * stay in registers).  OX_MAP_FN_A puts ATTR in front (e.g. OX_SIMD_CLONES).
+ */
+#define OX_MAP_FN_A(ATTR, NAME, TI, TO, EXPR) \
+	ATTR static void \
+	NAME(const ox_map_params *p_arg_, void *out_, const void *in_, int64_t n) \
 	{ \
 		TO		   *restrict o_ = (TO *) out_; \
 		const TI   *restrict in_p_ = (const TI *) in_; \
+		const ox_map_params p_copy_ = *p_arg_; \
+		const ox_map_params *const p = &p_copy_; \
 		(void) p; \
 		for (int64_t i_ = 0; i_ < n; i_++) \
 		{ \
@@ -215,6 +236,7 @@ ox_map_supports(const ox_map_op *op, ox_dtype dt)
 			o_[i_] = (TO) (EXPR); \
 		} \
 	}
+#define OX_MAP_FN(NAME, TI, TO, EXPR) OX_MAP_FN_A(, NAME, TI, TO, EXPR)
 
 /* elements per parallel chunk of simple elementwise work */
 #define OX_EW_MIN_CHUNK ((int64_t) 16384)

@@ -411,6 +411,7 @@ map_range(void *arg, int64_t begin, int64_t end)
 ox_code
 ox_ew_map(ox_kernel_ctx *ctx, const ox_map_op *op, const ox_map_params *p)
 {
+	static const ox_map_params no_params;
 	const ox_tensor *x = ox_ew_input(ctx, 0);
 	ox_tensor  *y;
 	ox_dtype	out_dt;
@@ -418,6 +419,8 @@ ox_ew_map(ox_kernel_ctx *ctx, const ox_map_op *op, const ox_map_params *p)
 
 	if (!x)
 		return ctx->st->code;
+	if (!p)
+		p = &no_params;
 	if (!ox_map_supports(op, x->dtype))
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s does not support type %s",
 					   ctx->node->op_type, ox_dtype_name(x->dtype));
