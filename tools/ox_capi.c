@@ -245,3 +245,18 @@ oxc_free_bytes(void *p)
 {
 	free(p);
 }
+
+const char *oxc_type_of(void *h, const char *name);
+
+/* the type of a main-graph value, declared or inferred, e.g. "tensor(float)[N, 8, 16, 16]" */
+const char *
+oxc_type_of(void *h, const char *name)
+{
+	static __thread char buf[512];
+	const ox_model *m = ox_session_model(((oxc_session *) h)->s);
+	int			id = ox_graph_find_value(m->graph, name);
+
+	if (id < 0)
+		return NULL;
+	return ox_type_str(&m->graph->values[id].type, buf, sizeof(buf));
+}

@@ -567,3 +567,21 @@ ox_type_str(const ox_type *t, char *buf, size_t len)
 	type_str(t, buf, len);
 	return buf;
 }
+
+void
+ox_type_from_tensor(ox_model *m, ox_type *out, const ox_tensor *t)
+{
+	memset(out, 0, sizeof(*out));
+	out->kind = OX_TYPE_TENSOR;
+	out->elem = t->dtype;
+	out->rank = -1;
+	out->dims = ox_arena_alloc(&m->arena, sizeof(ox_dim) * (t->rank + 1));
+	if (!out->dims)
+		return;					/* out of memory: the shape stays unknown */
+	for (int i = 0; i < t->rank; i++)
+	{
+		out->dims[i].value = t->dims[i];
+		out->dims[i].param = NULL;
+	}
+	out->rank = t->rank;
+}

@@ -229,6 +229,8 @@ ox_node_input_def(const ox_graph *g, const ox_node *n, int i)
 }
 
 const char *ox_attr_type_name(ox_attr_type t);
+/* the exact type of a constant tensor (dims allocated in the model's arena) */
+void		ox_type_from_tensor(ox_model *m, ox_type *out, const ox_tensor *t);
 /* human-readable type, e.g. "tensor(float)[N, 4]" or "seq(map(int64, float))" */
 const char *ox_type_str(const ox_type *t, char *buf, size_t len);
 

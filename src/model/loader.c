@@ -10,6 +10,7 @@
  * nodes and rejects cycles and undefined inputs.
  */
 #include "model/loader.h"
+#include "model/shape_infer.h"
 #include "runtime/onnx_engine.h"
 #include "util/strmap.h"
 
@@ -332,12 +333,8 @@ build_graph(ox_model *m, scope *sc, const Onnx__GraphProto *gp, ox_status *st)
 		else
 			OX_TRY(ox_tensor_from_proto(t, gp->initializer[i], name, st));
 		g->values[id].init = t;
-		if (g->values[id].type.kind == OX_TYPE_UNKNOWN)
-		{
-			g->values[id].type.kind = OX_TYPE_TENSOR;
-			g->values[id].type.elem = t->dtype;
-			g->values[id].type.rank = -1;
-		}
+		if (g->values[id].type.kind == OX_TYPE_UNKNOWN || g->values[id].type.rank < 0)
+			ox_type_from_tensor(m, &g->values[id].type, t);
 	}
 
 	/* declare node outputs first so that nodes may come in any order */
@@ -594,6 +591,7 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 		goto fail;
 	ox_strmap_free(&top.names);
 	onnx__model_proto__free_unpacked(mp, NULL);
+	ox_infer_shapes(m);
 	return m;
 
 oom:

@@ -185,13 +185,27 @@ OnnxEffectiveProviders(const char *normalized)
 Size
 OnnxMaxModelBytes(void)
 {
-	return (Size) onnx_max_model_size * 1024 * 1024;
+	return onnx_max_model_size <= 0 ? 0 : (Size) onnx_max_model_size * 1024 * 1024;
 }
 
 Size
 OnnxMaxRunBytes(void)
 {
-	return (Size) onnx_max_run_memory * 1024 * 1024;
+	return onnx_max_run_memory <= 0 ? 0 : (Size) onnx_max_run_memory * 1024 * 1024;
+}
+
+static bool
+check_limit(int *newval, void **extra, GucSource source)
+{
+	if (*newval == 0)
+	{
+		GUC_check_errcode(ERRCODE_INVALID_PARAMETER_VALUE);
+		GUC_check_errmsg("a limit of 0 MB would refuse everything");
+		GUC_check_errdetail("Values are in megabytes; smaller values round to 0.");
+		GUC_check_errhint("Use -1 for no limit.");
+		return false;
+	}
+	return true;
 }
 
 void
@@ -280,21 +294,21 @@ OnnxGucInit(void)
 	DefineCustomIntVariable("onnx.max_model_size",
 							"Largest ONNX model accepted by a load.",
 							"Applies to onnx_load_model, onnx_load_model_file and the inspection "
-							"functions given raw bytes; 0 means no limit.",
+							"functions given raw bytes; -1 means no limit.",
 							&onnx_max_model_size,
-							ONNX_MAX_MODEL_SIZE_DEFAULT, ONNX_MAX_MODEL_SIZE_MIN, ONNX_MAX_MODEL_SIZE_MAX,
+							ONNX_MAX_MODEL_SIZE_DEFAULT, ONNX_LIMIT_NONE, ONNX_MAX_MODEL_SIZE_MAX,
 							PGC_SUSET,
 							GUC_UNIT_MB,
-							NULL, NULL, NULL);
+							check_limit, NULL, NULL);
 
 	DefineCustomIntVariable("onnx.max_run_memory",
 							"Most tensor memory one ONNX inference may hold.",
-							"Inputs and intermediate tensors count; 0 means no limit.",
+							"Inputs and intermediate tensors count; -1 means no limit.",
 							&onnx_max_run_memory,
-							ONNX_MAX_RUN_MEMORY_DEFAULT, ONNX_MAX_RUN_MEMORY_MIN, ONNX_MAX_RUN_MEMORY_MAX,
+							ONNX_MAX_RUN_MEMORY_DEFAULT, ONNX_LIMIT_NONE, ONNX_MAX_RUN_MEMORY_MAX,
 							PGC_SUSET,
 							GUC_UNIT_MB,
-							NULL, assign_int_guc, NULL);
+							check_limit, assign_int_guc, NULL);
 
 	MarkGUCPrefixReserved("onnx");
 }

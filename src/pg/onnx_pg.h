@@ -40,12 +40,15 @@
 #define ONNX_THREADS_DEFAULT 1
 #define ONNX_THREADS_MIN 0				/* 0 = one thread */
 #define ONNX_THREADS_MAX 1024
-/* limits, in MB; 0 = no limit (bytea still stops a model at 1 GB) */
+/*
+ * Limits, in MB; -1 = no limit (bytea still stops a model at 1 GB).  0 is
+ * refused, so that a value that rounds down to 0 MB ('1kB') is an error
+ * rather than no limit.
+ */
+#define ONNX_LIMIT_NONE (-1)
 #define ONNX_MAX_MODEL_SIZE_DEFAULT 1024
-#define ONNX_MAX_MODEL_SIZE_MIN 0
 #define ONNX_MAX_MODEL_SIZE_MAX (INT_MAX / 2)
 #define ONNX_MAX_RUN_MEMORY_DEFAULT 1024
-#define ONNX_MAX_RUN_MEMORY_MIN 0
 #define ONNX_MAX_RUN_MEMORY_MAX (INT_MAX / 2)
 
 extern char *onnx_providers;
@@ -55,7 +58,7 @@ extern int	onnx_session_cache_size;
 extern int	onnx_max_model_size;
 extern int	onnx_max_run_memory;
 
-/* the limits in bytes (0 = none) */
+/* the limits in bytes (0 = none, as the engine takes them) */
 extern Size OnnxMaxModelBytes(void);
 extern Size OnnxMaxRunBytes(void);
 /* ERROR (54000) when a model of len bytes exceeds onnx.max_model_size */

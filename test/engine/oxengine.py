@@ -43,6 +43,8 @@ def lib():
         _lib.oxc_save.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_size_t),
                                   ctypes.c_char_p, ctypes.c_size_t]
         _lib.oxc_free_bytes.argtypes = [ctypes.c_void_p]
+        _lib.oxc_type_of.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+        _lib.oxc_type_of.restype = ctypes.c_char_p
         _lib.oxc_stat.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
         _lib.oxc_stat.restype = ctypes.c_int64
     return _lib
@@ -70,6 +72,11 @@ class Session:
 
     def stat(self, what):
         return lib().oxc_stat(self._h, what.encode())
+
+    def type_of(self, name):
+        """Declared or inferred type of a value, e.g. 'tensor(float)[N, 8]'."""
+        t = lib().oxc_type_of(self._h, name.encode())
+        return t.decode() if t is not None else None
 
     def save(self):
         """The session's (optimized) model as ONNX bytes."""

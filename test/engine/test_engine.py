@@ -210,3 +210,36 @@ def test_wrong_inputs_are_errors():
         s.run({"x": np.zeros((1, 2, 8, 8), np.float32)})
     with pytest.raises(EngineError, match="element type"):
         s.run({"x": np.zeros((1, 3, 8, 8), np.float64)})
+
+
+def _onnx_types(model):
+    """value name -> 'tensor(elem)[dims]' as onnx's own shape inference sees it."""
+    inferred = onnx.shape_inference.infer_shapes(model)
+    out = {}
+    for vi in list(inferred.graph.value_info) + list(inferred.graph.output):
+        t = vi.type.tensor_type
+        if not t.HasField("shape"):
+            continue
+        # onnx names dimensions it cannot determine "unk__N"; we show them as "?"
+        dims = [("?" if d.dim_param.startswith("unk__") else d.dim_param) if d.dim_param
+                else (str(d.dim_value) if d.HasField("dim_value") else "?") for d in t.shape.dim]
+        out[vi.name] = f"tensor({onnx.helper.tensor_dtype_to_np_dtype(t.elem_type).name})[{', '.join(dims)}]"
+    return out
+
+
+@pytest.mark.parametrize("name", ["small_cnn", "mlp", "iris_rf", "logreg"])
+def test_shape_inference_agrees_with_onnx(name):
+    import os
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models", name + ".onnx")
+    model = onnx.load(path)
+    s = Session(model, opt_level=0)
+    want = _onnx_types(model)
+    checked = 0
+    for value, t in want.items():
+        got = s.type_of(value)
+        if got is None:
+            continue
+        got = got.replace("float)", "float32)").replace("double)", "float64)")
+        assert got == t, f"{value}: {got} vs {t}"
+        checked += 1
+    assert checked >= 1

@@ -46,10 +46,11 @@ hard_better(double v, double best)
 /*
  * One implementation for float and double: T the type, EXP its exp.  Sums accumulate in double: rows can be long.
  * Defines ox_sm_rows_SFX (inner == 1) and ox_sm_cols_SFX (inner > 1), each over
- * outer blocks [begin, end).
+ * outer blocks [begin, end).  The row helpers are forced inline so that they
+ * are compiled into each SIMD clone.
  */
 #define SM_IMPL(SFX, T, EXP) \
-	static T \
+	static inline __attribute__((always_inline)) T \
 	row_max_##SFX(const T *x, int64_t n) \
 	{ \
 		T			m[SM_LANES]; \
@@ -69,7 +70,7 @@ hard_better(double v, double best)
 	} \
 	\
 	/* y = exp(x - m), returns the sum */ \
-	static double \
+	static inline __attribute__((always_inline)) double \
 	row_exp_sum_##SFX(T *restrict y, const T *restrict x, int64_t n, T m) \
 	{ \
 		double		s[SM_LANES] = {0}; \

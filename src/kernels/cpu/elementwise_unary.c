@@ -103,7 +103,17 @@ FLOAT_MAP(cosh, coshf(x), cosh(x))
 FLOAT_MAP(asinh, asinhf(x), asinh(x))
 FLOAT_MAP(acosh, acoshf(x), acosh(x))
 FLOAT_MAP(atanh, atanhf(x), atanh(x))
-FLOAT_MAP(erf, erff(x), erf(x))
+
+/* Erf: the float loop is a vectorizable approximation (see ox_fast_erff) */
+OX_MAP_FN_A(OX_SIMD_CLONES, ox_ew_erf_f32, float, float, ox_fast_erff(x))
+OX_MAP_FN(erf_f64, double, double, erf(x))
+static const ox_map_op erf_op = {.fn = {[OX_FLOAT] = ox_ew_erf_f32, [OX_DOUBLE] = erf_f64}};
+
+ox_code
+ox_ew_erf(ox_kernel_ctx *ctx)
+{
+	return ox_ew_map(ctx, &erf_op, NULL);
+}
 
 /* IsNaN, IsInf: float types to bool */
 OX_MAP_FN(isnan_f32, float, uint8_t, x != x)

@@ -77,12 +77,9 @@ ox_pass_constant_fold(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 				memset(&outs[o].tensor, 0, sizeof(ox_tensor));
 				g->values[n->outputs[o]].init = t;
 				g->values[n->outputs[o]].producer = -1;
-				if (g->values[n->outputs[o]].type.kind == OX_TYPE_UNKNOWN)
-				{
-					g->values[n->outputs[o]].type.kind = OX_TYPE_TENSOR;
-					g->values[n->outputs[o]].type.elem = t->dtype;
-					g->values[n->outputs[o]].type.rank = -1;
-				}
+				if (g->values[n->outputs[o]].type.kind == OX_TYPE_UNKNOWN ||
+					g->values[n->outputs[o]].type.rank < 0)
+					ox_type_from_tensor(pc->model, &g->values[n->outputs[o]].type, t);
 			}
 			n->dead = true;
 			pc->changes++;

@@ -30,9 +30,7 @@ add_initializer(ox_pass_ctx *pc, ox_graph *g, const char *prefix, ox_tensor *t, 
 	if (id < 0)
 		return -1;
 	g->values[id].init = t;
-	g->values[id].type.kind = OX_TYPE_TENSOR;
-	g->values[id].type.elem = t->dtype;
-	g->values[id].type.rank = -1;
+	ox_type_from_tensor(pc->model, &g->values[id].type, t);
 	return id;
 }
 
