@@ -2,7 +2,7 @@
  * test_sgemm.c
  *	  ox_sgemm against a double-precision reference for shapes that hit
  *	  every edge (tiles, K blocks, N blocks, small-M paths), all transpose
- *	  combinations, alpha/beta, and 1 and 2 threads.
+ *	  combinations, alpha/beta, 1 and 2 threads, and with A or B packed ahead.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@ frand(unsigned *s)
 }
 
 static int
-check(int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, float beta)
+check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, float beta)
 {
 	int64_t		lda = ta ? M + 3 : K + 1,
 				ldb = tb ? K + 2 : N + 5,
@@ -43,8 +43,26 @@ check(int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alph
 	ox_status_clear(&st);
 	ctx.nthreads = threads;
 	ctx.st = &st;
-	if (ox_sgemm(&ctx, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) != OX_OK)
+	if (mode == 0 && ox_sgemm(&ctx, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) != OX_OK)
 		bad = 1;
+	if (mode == 1)
+	{
+		/* B packed ahead of time, as Gemm/MatMul do for constant weights */
+		ox_sgemm_packed *pb = ox_sgemm_pack_b(tb, K, N, B, ldb, &st);
+
+		if (!pb || ox_sgemm_packed_b(&ctx, ta, M, alpha, A, lda, pb, beta, C, ldc) != OX_OK)
+			bad = 1;
+		ox_sgemm_packed_free(pb);
+	}
+	if (mode == 2)
+	{
+		/* A packed ahead of time, as Conv does for its weights */
+		ox_sgemm_packed *pa = ox_sgemm_pack_a(ta, M, K, A, lda, &st);
+
+		if (!pa || ox_sgemm_packed_a(&ctx, pa, N, alpha, tb, B, ldb, beta, C, ldc) != OX_OK)
+			bad = 1;
+		ox_sgemm_packed_free(pa);
+	}
 	for (int64_t m = 0; m < M && !bad; m++)
 		for (int64_t n = 0; n < N; n++)
 		{
@@ -55,8 +73,8 @@ check(int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alph
 			s = alpha * s + (beta != 0.0f ? beta * C0[m * ldc + n] : 0.0);
 			if (!(fabs(C[m * ldc + n] - s) <= 1e-4 * (1 + fabs(s)) * sqrt((double) K + 1)))
 			{
-				printf("FAIL sgemm t=%d ta=%d tb=%d M=%lld N=%lld K=%lld at (%lld,%lld): %g vs %g\n",
-					   threads, ta, tb, (long long) M, (long long) N, (long long) K,
+				printf("FAIL sgemm mode=%d t=%d ta=%d tb=%d M=%lld N=%lld K=%lld at (%lld,%lld): %g vs %g\n",
+					   mode, threads, ta, tb, (long long) M, (long long) N, (long long) K,
 					   (long long) m, (long long) n, C[m * ldc + n], s);
 				bad = 1;
 				break;
@@ -87,10 +105,12 @@ main(void)
 				{
 					float		beta = (i % 3 == 0) ? 0.0f : (i % 3 == 1 ? 1.0f : 0.5f);
 
-					if (check(t, ta, tb, sizes[i][0], sizes[i][1], sizes[i][2], i % 2 ? 1.0f : 0.75f, beta))
-						failed++;
-					else
-						passed++;
+					for (int mode = 0; mode < 3; mode++)
+						if (check(mode, t, ta, tb, sizes[i][0], sizes[i][1], sizes[i][2],
+								  i % 2 ? 1.0f : 0.75f, beta))
+							failed++;
+						else
+							passed++;
 				}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

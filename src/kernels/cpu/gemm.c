@@ -150,10 +150,34 @@ mm_int_product(mm_kind kind, const void *a, const void *b, void *y, int64_t m, i
 /* ---- Gemm --------------------------------------------------------------- */
 
 /*
- * Attributes parsed once.  packed_b is where a pre-packed constant B will
- * go (prepare knows whether B is an initializer); run() already reads B only
- * through gemm_b_operand so that adding packing touches one place.
+ * A constant float B packed once in the micro-kernel's layout.  src is the
+ * constant's data: runs use the packed copy only when B is still that
+ * tensor (an initializer that is also a graph input can be overridden).
  */
+typedef struct nn_packed_weight
+{
+	ox_sgemm_packed *packed;
+	const void *src;
+} nn_packed_weight;
+
+/* pack a constant 2-D float B if this machine has our GEMM kernels */
+static ox_code
+pack_constant_b(ox_prepare_ctx *pc, int input, bool trans_b, nn_packed_weight *w)
+{
+	const ox_value_def *def = (pc->graph && pc->node->n_inputs > input &&
+							   pc->node->inputs[input] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, input) : NULL;
+	const ox_tensor *b = def ? def->init : NULL;
+
+	if (!b || b->dtype != OX_FLOAT || b->rank != 2 || ox_tensor_numel(b) <= 0)
+		return OX_OK;
+	w->packed = ox_sgemm_pack_b(trans_b, trans_b ? b->dims[1] : b->dims[0],
+								trans_b ? b->dims[0] : b->dims[1], b->data, b->dims[1], pc->st);
+	w->src = b->data;
+	return pc->st->code;
+}
+
+/* Attributes parsed once, and B packed when it is a constant. */
 typedef struct gemm_state
 {
 	bool		trans_a;
@@ -161,7 +185,7 @@ typedef struct gemm_state
 	float		alpha;
 	float		beta;
 	bool		b_is_constant;
-	void	   *packed_b;		/* reserved: not built yet */
+	nn_packed_weight b;
 } gemm_state;
 
 static ox_code
@@ -193,7 +217,7 @@ gemm_prepare(ox_prepare_ctx *pc)
 		? ox_node_input_def(pc->graph, node, 1) : NULL;
 	s->b_is_constant = bdef && bdef->init;
 	pc->state = s;
-	return OX_OK;
+	return pack_constant_b(pc, 1, s->trans_b, &s->b);
 }
 
 static void
@@ -202,7 +226,7 @@ gemm_free(void *state)
 	gemm_state *s = state;
 
 	if (s)
-		free(s->packed_b);
+		ox_sgemm_packed_free(s->b.packed);
 	free(s);
 }
 
@@ -324,6 +348,10 @@ gemm_run(ox_kernel_ctx *ctx)
 		case MM_F32:
 			if (use_c)
 				fill_c_f32(y->data, c->data, m, n, ci, cj);
+			/* one or two rows stream B directly: cheaper than the padded tile */
+			if (s->b.packed && b->data == s->b.src && m > 2)
+				return ox_sgemm_packed_b(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
+										 use_c ? s->beta : 0.0f, y->data, n);
 			nn_sgemm(s->trans_a, s->trans_b, m, n, k, s->alpha, a->data, a->dims[1],
 					 b->data, b->dims[1], use_c ? s->beta : 0.0f, y->data, n);
 			break;
@@ -521,6 +549,27 @@ mm_execute(const mm_plan *p, mm_kind kind, const void *a, const void *b, void *y
 }
 
 static ox_code
+matmul_prepare(ox_prepare_ctx *pc)
+{
+	nn_packed_weight *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "MatMul: could not allocate state");
+	pc->state = w;
+	return pack_constant_b(pc, 1, false, w);
+}
+
+static void
+matmul_free(void *state)
+{
+	nn_packed_weight *w = state;
+
+	if (w)
+		ox_sgemm_packed_free(w->packed);
+	free(w);
+}
+
+static ox_code
 matmul_run(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *a = ox_in_tensor(ctx, 0);
@@ -566,6 +615,15 @@ matmul_run(ox_kernel_ctx *ctx)
 		ox_aligned_free(fy);
 		return rc;
 	}
+	/* a constant 2-D B: every batch matrix of A folds into one packed GEMM */
+	{
+		const nn_packed_weight *w = ctx->state;
+
+		if (w && w->packed && b->data == w->src && kind == MM_F32 && b->rank == 2 &&
+			a->rank >= 2 && p.m * p.nbatch > 2)
+			return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, 1.0f, a->data, p.k, w->packed,
+									 0.0f, y->data, p.n);
+	}
 	mm_execute(&p, kind, a->data, b->data, y->data);
 	return OX_OK;
 }
@@ -594,7 +652,7 @@ nn_matmul_f64(const char *op, const ox_tensor *a, const ox_tensor *b, const doub
 
 const ox_kernel_def ox_kernels_gemm[] = {
 	{"", "Gemm", 1, gemm_prepare, gemm_run, gemm_free},
-	{"", "MatMul", 1, NULL, matmul_run, NULL},
+	{"", "MatMul", 1, matmul_prepare, matmul_run, matmul_free},
 	{"", "MatMulInteger", 10, NULL, nn_matmul_integer_run, NULL},
 	{"", "QLinearMatMul", 10, NULL, nn_qlinear_matmul_run, NULL},
 	{"", "Einsum", 12, nn_einsum_prepare, nn_einsum_run, nn_einsum_free},

@@ -287,8 +287,29 @@ typedef struct gemm_job
 	const float *apack;			/* shared packed A (sliver-parallel mode) */
 	int64_t		ic,
 				mc;				/* the block apack holds */
+	const ox_sgemm_packed *pa;	/* A packed ahead of time, or NULL */
+	int64_t		pb_index;		/* K block index, to find pa's panels */
 	bool		oom;
 } gemm_job;
+
+struct ox_sgemm_packed
+{
+	const isa_desc *isa;
+	bool		is_a;
+	int64_t		rows;			/* M for A, K for B */
+	int64_t		cols;			/* K for A, N for B */
+	int64_t		n_outer;		/* A: K blocks; B: N blocks */
+	int64_t		n_inner;		/* A: M blocks; B: K blocks */
+	size_t	   *off;			/* panel offsets, [outer * n_inner + inner] */
+	float	   *data;
+	size_t		bytes;
+};
+
+static const float *
+packed_a_panel(const ox_sgemm_packed *pa, int64_t pb, int64_t ib)
+{
+	return pa->data + pa->off[pb * pa->n_inner + ib];
+}
 
 static void
 macro_tile(const gemm_job *j, const float *ap, int64_t ic, int64_t mc, int64_t jr_begin, int64_t jr_end)
@@ -329,9 +350,9 @@ row_block_task(void *arg, int64_t begin, int64_t end)
 {
 	gemm_job   *j = arg;
 	const isa_desc *isa = j->isa;
-	float	   *ap = thread_abuf((size_t) isa->mc * KC);
+	float	   *ap = j->pa ? NULL : thread_abuf((size_t) isa->mc * KC);
 
-	if (!ap)
+	if (!j->pa && !ap)
 	{
 		j->oom = true;
 		return;
@@ -341,8 +362,14 @@ row_block_task(void *arg, int64_t begin, int64_t end)
 		int64_t		ic = b * isa->mc;
 		int64_t		mc = j->M - ic < isa->mc ? j->M - ic : isa->mc;
 
-		pack_a(isa, j->trans_a, j->A, j->lda, ic, mc, j->pc, j->kc, ap);
-		macro_tile(j, ap, ic, mc, 0, (j->nc + isa->nr - 1) / isa->nr);
+		if (j->pa)
+			macro_tile(j, packed_a_panel(j->pa, j->pb_index, b), ic, mc, 0,
+					   (j->nc + isa->nr - 1) / isa->nr);
+		else
+		{
+			pack_a(isa, j->trans_a, j->A, j->lda, ic, mc, j->pc, j->kc, ap);
+			macro_tile(j, ap, ic, mc, 0, (j->nc + isa->nr - 1) / isa->nr);
+		}
 	}
 }
 
@@ -405,10 +432,14 @@ gemv_rows(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alp
 	}
 }
 
-ox_code
-ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
-		 float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
-		 float beta, float *C, int64_t ldc)
+/*
+ * The loop nest.  pa / pb, when given, hold A / B packed ahead of time
+ * (constant weights); the matching A / B arguments are then unused.
+ */
+static ox_code
+gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+			float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+			float beta, float *C, int64_t ldc, const ox_sgemm_packed *pa, const ox_sgemm_packed *pb)
 {
 	const isa_desc *isa = pick_isa();
 	int			threads = ctx ? ctx->nthreads : 1;
@@ -429,7 +460,7 @@ ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, i
 		return OX_OK;
 	}
 	/* one or two rows: packing would cost as much as the arithmetic */
-	if (M <= 2 && threads <= 1)
+	if (M <= 2 && threads <= 1 && !pa && !pb)
 	{
 		gemv_rows(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 		return OX_OK;
@@ -446,8 +477,11 @@ ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, i
 			int64_t		kc = K - pc < KC ? K - pc : KC;
 			gemm_job	job;
 			int64_t		row_blocks = (M + isa->mc - 1) / isa->mc;
+			const float *bpanel;
 
-			if (shared_bbuf_len < bneed)
+			if (pb)
+				bpanel = pb->data + pb->off[(jc / isa->nc) * pb->n_inner + pc / KC];
+			else if (shared_bbuf_len < bneed)
 			{
 				ox_aligned_free(shared_bbuf);
 				shared_bbuf = ox_aligned_alloc(bneed * sizeof(float));
@@ -456,7 +490,11 @@ ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, i
 					return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY,
 								   "could not allocate %zu bytes for matrix packing", bneed * sizeof(float));
 			}
-			pack_b(isa, trans_b, B, ldb, pc, kc, jc, nc, shared_bbuf);
+			if (!pb)
+			{
+				pack_b(isa, trans_b, B, ldb, pc, kc, jc, nc, shared_bbuf);
+				bpanel = shared_bbuf;
+			}
 			memset(&job, 0, sizeof(job));
 			job.isa = isa;
 			job.trans_a = trans_a;
@@ -471,22 +509,29 @@ ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, i
 			job.kc = kc;
 			job.alpha = alpha;
 			job.beta = pc == 0 ? beta : 1.0f;
-			job.bpack = shared_bbuf;
+			job.bpack = bpanel;
+			job.pa = pa;
+			job.pb_index = pc / KC;
 			if (row_blocks >= threads || slivers < 2)
 				ox_parallel_for(ctx, row_blocks, 1, row_block_task, &job);
 			else
 			{
-				float	   *ap = thread_abuf((size_t) isa->mc * KC);
+				float	   *ap = pa ? NULL : thread_abuf((size_t) isa->mc * KC);
 
-				for (int64_t ic = 0; ap && ic < M; ic += isa->mc)
+				for (int64_t ic = 0; (pa || ap) && ic < M; ic += isa->mc)
 				{
 					job.ic = ic;
 					job.mc = M - ic < isa->mc ? M - ic : isa->mc;
-					pack_a(isa, trans_a, A, lda, ic, job.mc, pc, kc, ap);
-					job.apack = ap;
+					if (pa)
+						job.apack = packed_a_panel(pa, pc / KC, ic / isa->mc);
+					else
+					{
+						pack_a(isa, trans_a, A, lda, ic, job.mc, pc, kc, ap);
+						job.apack = ap;
+					}
 					ox_parallel_for(ctx, slivers, 1, sliver_task, &job);
 				}
-				if (!ap)
+				if (!pa && !ap)
 					job.oom = true;
 			}
 			/* a thread could not get its pack buffer: C is incomplete */
@@ -496,4 +541,141 @@ ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, i
 		}
 	}
 	return OX_OK;
+}
+
+ox_code
+ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+		 float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+		 float beta, float *C, int64_t ldc)
+{
+	return gemm_driver(ctx, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, NULL, NULL);
+}
+
+/* ---- packing ahead of time -------------------------------------------- */
+
+static ox_sgemm_packed *
+packed_new(const isa_desc *isa, bool is_a, int64_t rows, int64_t cols, ox_status *st)
+{
+	ox_sgemm_packed *p = calloc(1, sizeof(*p));
+	int64_t		kdim = is_a ? cols : rows;
+	int64_t		other = is_a ? rows : cols;
+	int64_t		blk = is_a ? isa->mc : isa->nc;
+	int64_t		unit = is_a ? isa->mr : isa->nr;
+	size_t		total = 0;
+
+	if (!p)
+		goto oom;
+	p->isa = isa;
+	p->is_a = is_a;
+	p->rows = rows;
+	p->cols = cols;
+	if (is_a)
+	{
+		p->n_outer = (kdim + KC - 1) / KC;
+		p->n_inner = (other + blk - 1) / blk;
+	}
+	else
+	{
+		p->n_outer = (other + blk - 1) / blk;
+		p->n_inner = (kdim + KC - 1) / KC;
+	}
+	p->off = calloc((size_t) (p->n_outer * p->n_inner + 1), sizeof(size_t));
+	if (!p->off)
+		goto oom;
+	for (int64_t o = 0; o < p->n_outer; o++)
+		for (int64_t i = 0; i < p->n_inner; i++)
+		{
+			int64_t		kb = is_a ? o : i;
+			int64_t		ob = is_a ? i : o;
+			int64_t		kc = kdim - kb * KC < KC ? kdim - kb * KC : KC;
+			int64_t		len = other - ob * blk < blk ? other - ob * blk : blk;
+
+			p->off[o * p->n_inner + i] = total;
+			total += (size_t) ((len + unit - 1) / unit) * unit * kc;
+		}
+	p->bytes = total * sizeof(float);
+	p->data = ox_aligned_alloc(p->bytes);
+	if (!p->data)
+		goto oom;
+	return p;
+oom:
+	ox_sgemm_packed_free(p);
+	ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a packed weight matrix");
+	return NULL;
+}
+
+ox_sgemm_packed *
+ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb, ox_status *st)
+{
+	const isa_desc *isa = pick_isa();
+	ox_sgemm_packed *p;
+
+	if (!isa || K <= 0 || N <= 0)
+		return NULL;
+	if (!(p = packed_new(isa, false, K, N, st)))
+		return NULL;
+	for (int64_t o = 0; o < p->n_outer; o++)
+		for (int64_t i = 0; i < p->n_inner; i++)
+		{
+			int64_t		jc = o * isa->nc,
+						pc = i * KC;
+
+			pack_b(isa, trans_b, B, ldb, pc, K - pc < KC ? K - pc : KC, jc,
+				   N - jc < isa->nc ? N - jc : isa->nc, p->data + p->off[o * p->n_inner + i]);
+		}
+	return p;
+}
+
+ox_sgemm_packed *
+ox_sgemm_pack_a(bool trans_a, int64_t M, int64_t K, const float *A, int64_t lda, ox_status *st)
+{
+	const isa_desc *isa = pick_isa();
+	ox_sgemm_packed *p;
+
+	if (!isa || K <= 0 || M <= 0)
+		return NULL;
+	if (!(p = packed_new(isa, true, M, K, st)))
+		return NULL;
+	for (int64_t o = 0; o < p->n_outer; o++)
+		for (int64_t i = 0; i < p->n_inner; i++)
+		{
+			int64_t		pc = o * KC,
+						ic = i * isa->mc;
+
+			pack_a(isa, trans_a, A, lda, ic, M - ic < isa->mc ? M - ic : isa->mc, pc,
+				   K - pc < KC ? K - pc : KC, p->data + p->off[o * p->n_inner + i]);
+		}
+	return p;
+}
+
+void
+ox_sgemm_packed_free(ox_sgemm_packed *p)
+{
+	if (!p)
+		return;
+	free(p->off);
+	ox_aligned_free(p->data);
+	free(p);
+}
+
+size_t
+ox_sgemm_packed_bytes(const ox_sgemm_packed *p)
+{
+	return p ? p->bytes : 0;
+}
+
+ox_code
+ox_sgemm_packed_b(ox_kernel_ctx *ctx, bool trans_a, int64_t M, float alpha, const float *A, int64_t lda,
+				  const ox_sgemm_packed *pb, float beta, float *C, int64_t ldc)
+{
+	return gemm_driver(ctx, trans_a, false, M, pb->cols, pb->rows, alpha, A, lda, NULL, 0,
+					   beta, C, ldc, NULL, pb);
+}
+
+ox_code
+ox_sgemm_packed_a(ox_kernel_ctx *ctx, const ox_sgemm_packed *pa, int64_t N, float alpha, bool trans_b,
+				  const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+{
+	return gemm_driver(ctx, false, trans_b, pa->rows, N, pa->cols, alpha, NULL, 0, B, ldb,
+					   beta, C, ldc, pa, NULL);
 }

@@ -29,6 +29,29 @@ ox_code		ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int
 					 float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
 					 float beta, float *C, int64_t ldc);
 
+/*
+ * Constant weights packed once (at session creation) in the layout the
+ * micro-kernel reads, so runs skip packing them.  ox_sgemm_pack_* return
+ * NULL on machines without our kernels (callers keep using ox_sgemm) or on
+ * out-of-memory (status set).
+ */
+typedef struct ox_sgemm_packed ox_sgemm_packed;
+
+/* op(B) is K x N */
+ox_sgemm_packed *ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb,
+								 ox_status *st);
+/* op(A) is M x K */
+ox_sgemm_packed *ox_sgemm_pack_a(bool trans_a, int64_t M, int64_t K, const float *A, int64_t lda,
+								 ox_status *st);
+void		ox_sgemm_packed_free(ox_sgemm_packed *p);
+size_t		ox_sgemm_packed_bytes(const ox_sgemm_packed *p);
+/* C = alpha * op(A) * B + beta * C, B packed (its K and N) */
+ox_code		ox_sgemm_packed_b(ox_kernel_ctx *ctx, bool trans_a, int64_t M, float alpha, const float *A,
+							  int64_t lda, const ox_sgemm_packed *pb, float beta, float *C, int64_t ldc);
+/* C = alpha * A * op(B) + beta * C, A packed (its M and K) */
+ox_code		ox_sgemm_packed_a(ox_kernel_ctx *ctx, const ox_sgemm_packed *pa, int64_t N, float alpha,
+							  bool trans_b, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
+
 /* which kernel family ox_sgemm uses here: "avx512", "avx2" or "blas" */
 const char *ox_sgemm_isa(void);
 
