@@ -20,6 +20,7 @@
  * no bounds checks and vectorize.
  */
 #include "kernels/cpu/nn.h"
+#include "kernels/cpu/sgemm.h"
 
 #include <string.h>
 
@@ -185,6 +186,7 @@ nn_conv_check(const nn_window *w, int64_t group, const char *op, const ox_tensor
 					   op, nn_shape(x, sx), nn_shape(wt, sw));
 	nsp = x->rank - 2;
 	cs->n = x->dims[0];
+	cs->wpack = NULL;
 	cs->c = x->dims[1];
 	cs->m = wt->dims[0];
 	cs->group = group;
@@ -288,8 +290,21 @@ NAME(const nn_conv_shape *cs, const T *x, const T *w, const T *b, T *y, ox_statu
 				T		   *yg = y + (n * cs->m + gi * mg) * g->out_size; \
 				if (!pointwise) \
 					IM2COL(g, cg, xg, col); \
-				GEMM(false, false, mg, g->out_size, kk, 1, wg, kk, pointwise ? xg : col, \
-					 g->out_size, 0, yg, g->out_size); \
+				if (!DBL && cs->wpack) \
+				{ \
+					/* weights packed at prepare: only the image side is packed per run */ \
+					ox_code		grc = ox_sgemm_packed_a(ox_kernel_current(), cs->wpack[gi], g->out_size, 1.0f, \
+														false, (const float *) (const void *) (pointwise ? xg : col), \
+														g->out_size, 0.0f, (float *) (void *) yg, g->out_size); \
+					if (grc != OX_OK) \
+					{ \
+						ox_aligned_free(col); \
+						return grc; \
+					} \
+				} \
+				else \
+					GEMM(false, false, mg, g->out_size, kk, 1, wg, kk, pointwise ? xg : col, \
+						 g->out_size, 0, yg, g->out_size); \
 			} \
 		ox_aligned_free(col); \
 	} \
@@ -305,12 +320,73 @@ typedef struct conv_state
 {
 	nn_window	win;
 	int64_t		group;
+	/* Conv with constant float weights: one packed GEMM operand per group */
+	ox_sgemm_packed **wpack;
+	int64_t		n_wpack;
+	const void *wsrc;			/* the constant the packs were made from */
 	/* ConvTranspose only */
 	int			n_output_padding;
 	int64_t		output_padding[OX_MAX_RANK];
 	int			n_output_shape;
 	int64_t		output_shape[OX_MAX_RANK + 2];
 } conv_state;
+
+static void
+conv_free(void *state)
+{
+	conv_state *s = state;
+
+	if (s)
+	{
+		for (int64_t i = 0; i < s->n_wpack; i++)
+			ox_sgemm_packed_free(s->wpack[i]);
+		free(s->wpack);
+	}
+	free(s);
+}
+
+/*
+ * A constant float W [M, C/group, k...] is, per group, the A operand of the
+ * convolution GEMM ([M/group, C/group * prod(k)], row-major): pack it once.
+ * Depthwise convolutions do not use GEMM and are left alone.
+ */
+static ox_code
+pack_conv_weights(ox_prepare_ctx *pc, conv_state *s)
+{
+	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 1 &&
+							   pc->node->inputs[1] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, 1) : NULL;
+	const ox_tensor *w = def ? def->init : NULL;
+	int64_t		mg,
+				kk;
+
+	if (!w || w->dtype != OX_FLOAT || w->rank < 3 || ox_tensor_numel(w) <= 0 ||
+		w->dims[0] % s->group != 0)
+		return OX_OK;
+	if (w->dims[1] == 1 && s->group > 1)
+		return OX_OK;
+	mg = w->dims[0] / s->group;
+	kk = ox_tensor_numel(w) / w->dims[0];
+	s->wpack = calloc(s->group, sizeof(ox_sgemm_packed *));
+	if (!s->wpack)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "Conv: could not allocate packed weights");
+	for (int64_t gi = 0; gi < s->group; gi++)
+	{
+		s->wpack[gi] = ox_sgemm_pack_a(false, mg, kk, (const float *) w->data + gi * mg * kk, kk, pc->st);
+		if (!s->wpack[gi])
+		{
+			/* no kernels for this machine (or out of memory: status set) */
+			for (int64_t k = 0; k < gi; k++)
+				ox_sgemm_packed_free(s->wpack[k]);
+			free(s->wpack);
+			s->wpack = NULL;
+			return pc->st->code;
+		}
+		s->n_wpack = gi + 1;
+	}
+	s->wsrc = w->data;
+	return OX_OK;
+}
 
 static ox_code
 conv_prepare(ox_prepare_ctx *pc)
@@ -349,20 +425,17 @@ conv_prepare(ox_prepare_ctx *pc)
 		s->output_shape[i] = v[i];
 	}
 	s->n_output_shape = n;
+	if (rc == OX_OK && strcmp(pc->node->op_type, "Conv") == 0)
+		rc = pack_conv_weights(pc, s);
 	if (rc != OX_OK)
 	{
-		free(s);
+		conv_free(s);
 		return rc;
 	}
 	pc->state = s;
 	return OX_OK;
 }
 
-static void
-conv_free(void *state)
-{
-	free(state);
-}
 
 static ox_code
 check_float_types(const char *op, const ox_tensor *x, const ox_tensor *w, const ox_tensor *b,
@@ -431,7 +504,11 @@ conv_run(ox_kernel_ctx *ctx)
 	if (!(y = ox_out_tensor(ctx, 0, x->dtype, cs.y_rank, cs.y_dims)))
 		return ctx->st->code;
 	if (x->dtype == OX_FLOAT)
+	{
+		if (s->wpack && w->data == s->wsrc && s->n_wpack == cs.group)
+			cs.wpack = s->wpack;
 		return nn_conv_f32(&cs, x->data, w->data, b ? b->data : NULL, y->data, ctx->st);
+	}
 	if (x->dtype == OX_DOUBLE)
 		return nn_conv_f64(&cs, x->data, w->data, b ? b->data : NULL, y->data, ctx->st);
 	return run_staged(&cs, conv_staged, x, w, b, y, ctx->st);
