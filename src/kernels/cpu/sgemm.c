@@ -263,8 +263,10 @@ thread_abuf(size_t floats)
 	return tls_abuf;
 }
 
-static float *shared_bbuf;
-static size_t shared_bbuf_len;
+/* per calling thread: a GEMM called inside a parallel loop of another kernel
+ * must not share it */
+static __thread float *shared_bbuf;
+static __thread size_t shared_bbuf_len;
 
 /* ---- the loop nest ---------------------------------------------------- */
 
