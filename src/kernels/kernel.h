@@ -158,6 +158,7 @@ OX_DECLARE_KERNEL_FAMILY(loss);
 OX_DECLARE_KERNEL_FAMILY(signal);
 OX_DECLARE_KERNEL_FAMILY(text);
 OX_DECLARE_KERNEL_FAMILY(random);
+OX_DECLARE_KERNEL_FAMILY(preview);
 
 #define OX_KERNEL_COUNT(table) ((int) (sizeof(table) / sizeof((table)[0])))
 

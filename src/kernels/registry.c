@@ -35,6 +35,7 @@ OX_WEAK_FAMILY(loss);
 OX_WEAK_FAMILY(signal);
 OX_WEAK_FAMILY(text);
 OX_WEAK_FAMILY(random);
+OX_WEAK_FAMILY(preview);
 
 typedef struct kernel_family
 {
@@ -63,6 +64,7 @@ static const kernel_family families[] = {
 	{ox_kernels_signal, &ox_kernels_signal_count},
 	{ox_kernels_text, &ox_kernels_text_count},
 	{ox_kernels_random, &ox_kernels_random_count},
+	{ox_kernels_preview, &ox_kernels_preview_count},
 };
 
 static bool
