@@ -22,6 +22,7 @@
  * macro and instantiated for the two precisions.
  */
 #include "kernels/kernel.h"
+#include "kernels/cpu/sgemm.h"
 
 #include <cblas.h>
 #include <limits.h>
@@ -427,7 +428,20 @@ static const rnn_ops rnn_ops_##SUF = { \
 	gru_reset_##SUF, gru_update_##SUF, lstm_step_##SUF \
 };
 
-RNN_DEFINE_TYPED(f32, float, expf, expm1f, log1pf, tanhf, fabsf, cblas_sgemm)
+/*
+ * float GEMMs go through our SGEMM (threaded by the running kernel's
+ * context; a packing failure lands in its status, which the executor checks)
+ */
+static void
+rnn_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int n, int k, float alpha,
+		  const float *a, int lda, const float *b, int ldb, float beta, float *c, int ldc)
+{
+	(void) order;				/* always row-major here */
+	(void) ox_sgemm(ox_kernel_current(), ta == CblasTrans, tb == CblasTrans, m, n, k, alpha, a, lda, b,
+					ldb, beta, c, ldc);
+}
+
+RNN_DEFINE_TYPED(f32, float, expf, expm1f, log1pf, tanhf, fabsf, rnn_sgemm)
 RNN_DEFINE_TYPED(f64, double, exp, expm1, log1p, tanh, fabs, cblas_dgemm)
 
 /* ---- attributes ---------------------------------------------------------- */
@@ -569,9 +583,23 @@ rnn_prepare_cell(ox_prepare_ctx *pc, rnn_cell cell)
 	return OX_OK;
 }
 
-static ox_code rnn_prepare(ox_prepare_ctx *pc) { return rnn_prepare_cell(pc, RNN_CELL_RNN); }
-static ox_code gru_prepare(ox_prepare_ctx *pc) { return rnn_prepare_cell(pc, RNN_CELL_GRU); }
-static ox_code lstm_prepare(ox_prepare_ctx *pc) { return rnn_prepare_cell(pc, RNN_CELL_LSTM); }
+static ox_code
+rnn_prepare(ox_prepare_ctx *pc)
+{
+	return rnn_prepare_cell(pc, RNN_CELL_RNN);
+}
+
+static ox_code
+gru_prepare(ox_prepare_ctx *pc)
+{
+	return rnn_prepare_cell(pc, RNN_CELL_GRU);
+}
+
+static ox_code
+lstm_prepare(ox_prepare_ctx *pc)
+{
+	return rnn_prepare_cell(pc, RNN_CELL_LSTM);
+}
 
 static void
 rnn_free(void *state)
