@@ -162,7 +162,7 @@ test_pointwise(void)
 	kt_attr_string("approximate", "fast");
 	kt_input_f32(1, D(1), (float[]) {1});
 	kt_run(ACT, 1);
-	kt_expect_error(OX_INVALID_MODEL);
+	kt_expect_error(OX_UNSUPPORTED);
 	kt_end();
 
 	begin("Shrink", 9, "Shrink float");

@@ -48,14 +48,14 @@ static void
 test_plan(const char *label, int ra, const int64_t *a, int rb, const int64_t *b,
 		  int want_rank, const int64_t *want_dims)
 {
-	ox_bcast	p;
+	ox_ew_bcast	p;
 	int			ranks[2] = {ra, rb};
 	const int64_t *dims[2] = {a, b};
 	ox_status	st;
 
 	kt_begin(label, "", 1);
 	ox_status_clear(&st);
-	if (ox_bcast_plan(&p, 2, ranks, dims, "Add", &st) != OX_OK)
+	if (ox_ew_bcast_plan(&p, 2, ranks, dims, "Add", &st) != OX_OK)
 		kt_fail("plan failed: %s%.0f%.0f", st.msg, 0, 0);
 	else if (!ox_shape_equal(p.rank, p.dims, want_rank, want_dims))
 	{
@@ -84,14 +84,14 @@ test_plans(void)
 	test_plan("plan ones", 4, D(1, 3, 1, 4), 3, D(3, 1, 1), 2, D(3, 4));
 	test_plan("plan all ones", 2, D(1, 1), 1, D(1), 1, D(1));
 
-	ox_bcast	p;
+	ox_ew_bcast	p;
 	ox_status	st;
 	int			ranks[2] = {2, 1};
 	const int64_t *dims[2] = {D(2, 3), D(4)};
 
 	begin("plan", 1, "plan mismatch");
 	ox_status_clear(&st);
-	if (ox_bcast_plan(&p, 2, ranks, dims, "Add", &st) != OX_INVALID_ARGUMENT ||
+	if (ox_ew_bcast_plan(&p, 2, ranks, dims, "Add", &st) != OX_INVALID_ARGUMENT ||
 		!strstr(st.msg, "[2, 3] and [4]"))
 		kt_fail("expected a broadcast error naming both shapes, got \"%s\"%.0f%.0f", st.msg, 0, 0);
 	kt_end();
@@ -125,30 +125,35 @@ test_ranges(void)
 		{4, {2, 1, 3, 5}, 3, {4, 1, 5}},
 		{2, {7, 1}, 2, {1, 9}},
 		{1, {1}, 3, {3, 2, 2}},
+		/* short rows: blocks of rows through gathered tiles */
+		{3, {4, 10, 3}, 2, {10, 1}},
+		{3, {4, 10, 3}, 1, {3}},
+		{2, {40, 5}, 2, {40, 1}},
+		{3, {3, 1, 6}, 3, {3, 20, 1}},
 	};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
 	{
 		int			ranks[2] = {cases[c].ra, cases[c].rb};
 		const int64_t *dims[2] = {cases[c].a, cases[c].b};
-		ox_bcast	p;
-		int64_t		a[64];
-		int64_t		b[64];
-		int64_t		whole[256];
-		int64_t		parts[256];
+		ox_ew_bcast	p;
+		int64_t		a[512];
+		int64_t		b[512];
+		int64_t		whole[512];
+		int64_t		parts[512];
 		const void *in[2] = {a, b};
 		size_t		es[3] = {8, 8, 8};
 
 		begin("bcast", 1, "bcast ranges");
-		for (int i = 0; i < 64; i++)
+		for (int i = 0; i < 512; i++)
 			a[i] = b[i] = i;
-		if (ox_bcast_plan(&p, 2, ranks, dims, "t", NULL) != OX_OK || p.numel > 256)
+		if (ox_ew_bcast_plan(&p, 2, ranks, dims, "t", NULL) != OX_OK || p.numel > 512)
 		{
 			kt_fail("plan %s%.0f%.0f", "failed", 0, 0);
 			kt_end();
 			continue;
 		}
-		ox_bcast_run(NULL, &p, index_row, NULL, whole, in, es);
+		ox_ew_bcast_run(NULL, &p, index_row, NULL, whole, in, es);
 
 		/* reference: numpy index arithmetic on the output shape */
 		for (int64_t e = 0; e < p.numel; e++)
@@ -183,11 +188,11 @@ test_ranges(void)
 				break;
 			}
 		}
-		for (int64_t chunk = 1; chunk <= 7; chunk += 3)
+		for (int64_t chunk = 1; chunk <= 40; chunk += 3)
 		{
 			memset(parts, 0, sizeof(parts));
 			for (int64_t s = 0; s < p.numel; s += chunk)
-				ox_bcast_run_range(&p, index_row, NULL, parts, in, es, s,
+				ox_ew_bcast_run_range(&p, index_row, NULL, parts, in, es, s,
 								   s + chunk < p.numel ? s + chunk : p.numel);
 			if (memcmp(parts, whole, sizeof(int64_t) * p.numel) != 0)
 				kt_fail("chunked run differs (chunk %s%.0f)%.0f", "", chunk, 0);
@@ -315,6 +320,14 @@ test_arith(void)
 	kt_input_f32(1, D(3), (float[]) {2, 2, -2});
 	kt_run(EW, 1);
 	kt_expect_f32(0, 1, D(3), (float[]) {1.5f, -1.5f, 1.5f}, 0);
+	kt_end();
+
+	begin("Mod", 13, "Mod bad fmod");
+	kt_attr_int("fmod", 2);
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_input_f32(1, D(1), (float[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_UNSUPPORTED);
 	kt_end();
 
 	begin("Mod", 13, "Mod int by zero");
@@ -588,6 +601,14 @@ test_logic(void)
 	kt_expect_error(OX_INVALID_MODEL);
 	kt_end();
 
+	begin("BitShift", 11, "BitShift unknown direction");
+	kt_attr_string("direction", "UP");
+	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
+	kt_input(OX_UINT8, 1, D(1), (uint8_t[]) {1});
+	kt_run(EW, 1);
+	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
 	begin("BitwiseAnd", 18, "BitwiseAnd/Or/Xor");
 	kt_input(OX_INT32, 1, D(2), (int32_t[]) {0x0f, -1});
 	kt_input(OX_INT32, 0, NULL, (int32_t[]) {0x3c});
@@ -815,6 +836,12 @@ test_cast(void)
 	kt_input_f32(1, D(1), (float[]) {0.5f});
 	kt_run(EW, 1);
 	kt_expect_error(OX_UNSUPPORTED);
+	kt_end();
+
+	begin("Cast", 13, "Cast without to");
+	kt_input_f32(1, D(1), (float[]) {0.5f});
+	kt_run(EW, 1);
+	kt_expect_error(OX_INVALID_MODEL);
 	kt_end();
 
 	kt_begin("CastLike", "", 15);

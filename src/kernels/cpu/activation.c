@@ -182,18 +182,22 @@ ox_act_mish(ox_kernel_ctx *ctx)
 	return ox_ew_map(ctx, &mish_op, NULL);
 }
 
-/* Gelu (opset 20): approximate = "none" (erf) or "tanh" */
+/* Gelu (opset 20): approximate = "none" (erf) or "tanh"; state 1 for tanh */
+ox_code
+ox_act_gelu_prepare(ox_prepare_ctx *pc)
+{
+	const char *approx = ox_attr_string(pc->node, "approximate", "none");
+
+	if (strcmp(approx, "none") != 0 && strcmp(approx, "tanh") != 0)
+		return ox_fail(pc->st, OX_UNSUPPORTED,
+					   "Gelu approximate must be \"none\" or \"tanh\", not \"%s\"", approx);
+	return ox_ew_state_int(pc, strcmp(approx, "tanh") == 0);
+}
+
 ox_code
 ox_act_gelu(ox_kernel_ctx *ctx)
 {
-	const char *approx = ox_attr_string(ctx->node, "approximate", "none");
-
-	if (strcmp(approx, "none") == 0)
-		return ox_ew_map(ctx, &gelu_op, NULL);
-	if (strcmp(approx, "tanh") == 0)
-		return ox_ew_map(ctx, &gelu_tanh_op, NULL);
-	return ox_fail(ctx->st, OX_INVALID_MODEL,
-				   "Gelu attribute approximate must be \"none\" or \"tanh\", not \"%s\"", approx);
+	return ox_ew_map(ctx, ox_ew_state_get(ctx, 0) ? &gelu_tanh_op : &gelu_op, NULL);
 }
 
 /* Shrink: every numeric type; integers computed in double, truncated and
@@ -249,7 +253,7 @@ OX_BIN_ROW(prelu_i64, int64_t, int64_t, int64_t, OX_ID, OX_ID,
 OX_BIN_ROW(prelu_u32, uint32_t, uint32_t, uint32_t, OX_ID, OX_ID, ((void) b, a))
 OX_BIN_ROW(prelu_u64, uint64_t, uint64_t, uint64_t, OX_ID, OX_ID, ((void) b, a))
 
-static const ox_row_table prelu_fns = {
+static const ox_ew_row_table prelu_fns = {
 	[OX_FLOAT] = prelu_f32, [OX_DOUBLE] = prelu_f64, [OX_FLOAT16] = prelu_f16,
 	[OX_BFLOAT16] = prelu_bf16, [OX_INT32] = prelu_i32, [OX_INT64] = prelu_i64,
 	[OX_UINT32] = prelu_u32, [OX_UINT64] = prelu_u64,
@@ -305,6 +309,7 @@ ox_act_prelu(ox_kernel_ctx *ctx)
 /* ---- the family table ---------------------------------------------------- */
 
 #define K(op, since, fn) {"", op, since, NULL, fn, NULL}
+#define KP(op, since, prep, fn) {"", op, since, prep, fn, free}
 
 const ox_kernel_def ox_kernels_activation[] = {
 	K("Relu", 1, ox_act_relu),
@@ -321,7 +326,7 @@ const ox_kernel_def ox_kernels_activation[] = {
 	K("Softsign", 1, ox_act_softsign),
 	K("ThresholdedRelu", 10, ox_act_thresholded_relu),
 	K("Mish", 18, ox_act_mish),
-	K("Gelu", 20, ox_act_gelu),
+	KP("Gelu", 20, ox_act_gelu_prepare, ox_act_gelu),
 	K("Shrink", 9, ox_act_shrink),
 	K("Softmax", 1, ox_act_softmax),
 	K("LogSoftmax", 1, ox_act_log_softmax),

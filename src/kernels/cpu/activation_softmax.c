@@ -45,8 +45,8 @@ hard_better(double v, double best)
 
 /*
  * One implementation for float and double: T the type, EXP its exp.  Sums accumulate in double: rows can be long.
- * Defines ox_sm_rows_SFX (inner == 1) and ox_sm_cols_SFX (inner > 1), each over
- * outer blocks [begin, end).  The row helpers are forced inline so that they
+ * Defines ox_act_softmax_rows_SFX (inner == 1) and ox_act_softmax_cols_SFX
+ * (inner > 1), each over outer blocks [begin, end).  The row helpers are forced inline so that they
  * are compiled into each SIMD clone.
  */
 #define SM_IMPL(SFX, T, EXP) \
@@ -89,7 +89,7 @@ hard_better(double v, double best)
 	} \
 	\
 	OX_SIMD_CLONES static void \
-	ox_sm_rows_##SFX(const sm_job *j, int64_t begin, int64_t end) \
+	ox_act_softmax_rows_##SFX(const sm_job *j, int64_t begin, int64_t end) \
 	{ \
 		const int64_t n = j->n; \
 		for (int64_t r = begin; r < end; r++) \
@@ -125,7 +125,7 @@ hard_better(double v, double best)
 	} \
 	\
 	OX_SIMD_CLONES static void \
-	ox_sm_cols_##SFX(const sm_job *j, int64_t begin, int64_t end) \
+	ox_act_softmax_cols_##SFX(const sm_job *j, int64_t begin, int64_t end) \
 	{ \
 		const int64_t n = j->n; \
 		const int64_t inner = j->inner; \
@@ -212,9 +212,9 @@ sm_range_f32(void *arg, int64_t begin, int64_t end)
 	const sm_job *j = arg;
 
 	if (j->inner == 1)
-		ox_sm_rows_f32(j, begin, end);
+		ox_act_softmax_rows_f32(j, begin, end);
 	else
-		ox_sm_cols_f32(j, begin, end);
+		ox_act_softmax_cols_f32(j, begin, end);
 }
 
 static void
@@ -223,9 +223,9 @@ sm_range_f64(void *arg, int64_t begin, int64_t end)
 	const sm_job *j = arg;
 
 	if (j->inner == 1)
-		ox_sm_rows_f64(j, begin, end);
+		ox_act_softmax_rows_f64(j, begin, end);
 	else
-		ox_sm_cols_f64(j, begin, end);
+		ox_act_softmax_cols_f64(j, begin, end);
 }
 
 static ox_code

@@ -13,6 +13,7 @@
 #include "kernels/cpu/elementwise.h"
 
 #define K(op, since, fn) {"", op, since, NULL, fn, NULL}
+#define KP(op, since, prep, fn) {"", op, since, prep, fn, free}
 
 const ox_kernel_def ox_kernels_elementwise[] = {
 	K("Add", 1, ox_ew_add),
@@ -49,7 +50,7 @@ const ox_kernel_def ox_kernels_elementwise[] = {
 	K("And", 1, ox_ew_and),
 	K("Or", 1, ox_ew_or),
 	K("Xor", 1, ox_ew_xor),
-	K("BitShift", 11, ox_ew_bitshift),
+	KP("BitShift", 11, ox_ew_bitshift_prepare, ox_ew_bitshift),
 	K("BitwiseAnd", 18, ox_ew_bitwise_and),
 	K("BitwiseOr", 18, ox_ew_bitwise_or),
 	K("BitwiseXor", 18, ox_ew_bitwise_xor),
@@ -65,7 +66,7 @@ const ox_kernel_def ox_kernels_elementwise[] = {
 	K("Mean", 1, ox_ew_mean),
 	K("Where", 9, ox_ew_where),
 	K("Clip", 1, ox_ew_clip),
-	K("Cast", 1, ox_ew_cast),
+	KP("Cast", 1, ox_ew_cast_prepare, ox_ew_cast),
 	K("CastLike", 15, ox_ew_cast_like),
 };
 

@@ -2,12 +2,14 @@
  * elementwise.h
  *	  Private to the elementwise and activation kernel families: the
  *	  multidirectional (numpy-style) broadcast iterator, the one-input map
- *	  runner, and branch-free float helpers (exp, tanh, sigmoid) written so
- *	  that the compiler can vectorize the loops that call them.
+ *	  runner, the run functions of both family tables, and branch-free float
+ *	  helpers (exp, sigmoid, tanh, erf) written so that the compiler can
+ *	  vectorize the loops that call them.
  *
  * Dispatch happens once per kernel call: a kernel picks a row function for
  * the element type, and the iterators call it once per contiguous run of
- * output elements (a "row"), never once per element.
+ * output elements (a "row"; short rows are grouped into blocks), never once
+ * per element.
  *
  * Include this header first in every file of the two families: the pragma
  * below must precede every function of the file (GCC refuses to inline
@@ -17,11 +19,13 @@
 #define OX_KERNELS_CPU_ELEMENTWISE_H
 
 /*
- * The project builds at -O2, where GCC 12 vectorizes almost no loop with an
- * unknown trip count, and -ftrapping-math keeps it from if-converting the
- * clamps and selects of the float helpers.  Neither option changes results:
- * no reassociation, no fast-math, IEEE semantics kept.  Clang vectorizes
- * these loops at -O2 as they are and does not know this pragma.
+ * -fno-trapping-math lets GCC if-convert the clamps and selects of the float
+ * helpers below; without it the exp/tanh/sigmoid loops stay scalar.  O3 is
+ * what the Makefile gives kernels anyway, repeated for builds that compile
+ * these files at -O2 (where GCC 12 vectorizes almost no loop of unknown
+ * length).  Neither changes results: no reassociation, no fast-math, IEEE
+ * semantics kept.  Clang vectorizes these loops as they are and ignores
+ * this pragma.
  */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC optimize("O3", "no-trapping-math")
@@ -29,6 +33,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kernels/kernel.h"
@@ -53,7 +58,7 @@
 
 /* inputs one broadcast iterator walks together (Where needs 3; variadic
  * ops with more inputs fold them in groups) */
-#define OX_BCAST_MAX_IN 16
+#define OX_EW_BCAST_MAX_IN 16
 
 /*
  * A broadcast plan: the output shape, and the same iteration space with
@@ -62,7 +67,7 @@
  * two, "channel bias on NCHW" three.  Strides are in elements, 0 along axes
  * an input is broadcast over.  The innermost stride of every input is 0 or 1.
  */
-typedef struct ox_bcast
+typedef struct ox_ew_bcast
 {
 	int			n_in;
 	int			out_rank;
@@ -70,23 +75,23 @@ typedef struct ox_bcast
 	int64_t		numel;
 	int			rank;			/* iteration rank, >= 1 */
 	int64_t		dims[OX_MAX_RANK];
-	int64_t		strides[OX_BCAST_MAX_IN][OX_MAX_RANK];
-} ox_bcast;
+	int64_t		strides[OX_EW_BCAST_MAX_IN][OX_MAX_RANK];
+} ox_ew_bcast;
 
 /*
  * Row function: write n contiguous output elements at out, reading input k
  * from in[k], stepping step[k] (0 = the same element throughout, 1 =
  * contiguous).  arg is the caller's.
  */
-typedef void (*ox_bcast_row_fn) (void *arg, int64_t n, void *out,
-								 const void *const *in, const int *step);
+typedef void (*ox_ew_row_fn) (void *arg, int64_t n, void *out,
+							  const void *const *in, const int *step);
 
 /* Plan the broadcast of n shapes; OX_INVALID_ARGUMENT when they do not
  * broadcast.  op names the operator in the message. */
-ox_code		ox_bcast_plan(ox_bcast *b, int n, const int *ranks,
-						  const int64_t *const *dims, const char *op, ox_status *st);
-ox_code		ox_bcast_plan_tensors(ox_bcast *b, int n, const ox_tensor *const *t,
-								  const char *op, ox_status *st);
+ox_code		ox_ew_bcast_plan(ox_ew_bcast *b, int n, const int *ranks,
+							 const int64_t *const *dims, const char *op, ox_status *st);
+ox_code		ox_ew_bcast_plan_tensors(ox_ew_bcast *b, int n, const ox_tensor *const *t,
+									 const char *op, ox_status *st);
 
 /*
  * Walk the plan, calling fn for every row.  esize[0] is the output element
@@ -94,30 +99,30 @@ ox_code		ox_bcast_plan_tensors(ox_bcast *b, int n, const ox_tensor *const *t,
  * across ctx's threads (fn must then be pure computation); with ctx NULL it
  * runs on the calling thread.
  */
-void		ox_bcast_run(ox_kernel_ctx *ctx, const ox_bcast *b, ox_bcast_row_fn fn,
-						 void *arg, void *out, const void *const *in,
-						 const size_t *esize);
+void		ox_ew_bcast_run(ox_kernel_ctx *ctx, const ox_ew_bcast *b, ox_ew_row_fn fn,
+							void *arg, void *out, const void *const *in,
+							const size_t *esize);
 
 /* the same for output elements [begin, end) only, on the calling thread */
-void		ox_bcast_run_range(const ox_bcast *b, ox_bcast_row_fn fn, void *arg,
-							   void *out, const void *const *in, const size_t *esize,
-							   int64_t begin, int64_t end);
+void		ox_ew_bcast_run_range(const ox_ew_bcast *b, ox_ew_row_fn fn, void *arg,
+								  void *out, const void *const *in, const size_t *esize,
+								  int64_t begin, int64_t end);
 
 /* per-dtype row functions of one operator; NULL = dtype not supported */
-typedef ox_bcast_row_fn ox_row_table[OX_DTYPE_COUNT];
+typedef ox_ew_row_fn ox_ew_row_table[OX_DTYPE_COUNT];
 
 /*
  * The common binary operator: inputs 0 and 1 of one dtype, broadcast, output
  * 0 of out_dt (OX_UNDEFINED: the input dtype).  Handles the opset < 7
  * "broadcast"/"axis" attributes.
  */
-ox_code		ox_ew_binary(ox_kernel_ctx *ctx, const ox_row_table fns, ox_dtype out_dt,
+ox_code		ox_ew_binary(ox_kernel_ctx *ctx, const ox_ew_row_table fns, ox_dtype out_dt,
 						 void *arg);
 
 /* the same for given tensors and one row function (b may have its own
  * dtype, e.g. Pow's exponent) */
 ox_code		ox_ew_binary_tensors(ox_kernel_ctx *ctx, const ox_tensor *a,
-								 const ox_tensor *b, ox_bcast_row_fn fn,
+								 const ox_tensor *b, ox_ew_row_fn fn,
 								 ox_dtype out_dt, void *arg);
 
 /*
@@ -377,6 +382,30 @@ ox_fast_erff(float x)
 void		ox_ew_half_to_float(float *dst, const uint16_t *src, ox_dtype dt, int64_t n);
 void		ox_ew_float_to_half(uint16_t *dst, const float *src, ox_dtype dt, int64_t n);
 
+/*
+ * prepare() helper for kernels whose attributes reduce to one int (a mode,
+ * a target type): stores v as the kernel state, released with free().
+ */
+static inline ox_code
+ox_ew_state_int(ox_prepare_ctx *pc, int v)
+{
+	int		   *s = malloc(sizeof(int));
+
+	if (!s)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s could not allocate its state",
+					   pc->node->op_type);
+	*s = v;
+	pc->state = s;
+	return OX_OK;
+}
+
+/* the int stored by ox_ew_state_int, or def when the kernel was not prepared */
+static inline int
+ox_ew_state_get(const ox_kernel_ctx *ctx, int def)
+{
+	return ctx->state ? *(const int *) ctx->state : def;
+}
+
 /* normalise an axis attribute against rank; false when out of range */
 static inline bool
 ox_ew_axis(int64_t axis, int rank, int *out)
@@ -438,6 +467,7 @@ OX_EW_KERNEL(ox_ew_bitwise_and);
 OX_EW_KERNEL(ox_ew_bitwise_or);
 OX_EW_KERNEL(ox_ew_bitwise_xor);
 OX_EW_KERNEL(ox_ew_bitshift);
+ox_code		ox_ew_bitshift_prepare(ox_prepare_ctx *pc);
 /* elementwise_select.c */
 OX_EW_KERNEL(ox_ew_max);
 OX_EW_KERNEL(ox_ew_min);
@@ -448,6 +478,7 @@ OX_EW_KERNEL(ox_ew_clip);
 /* elementwise_cast.c */
 OX_EW_KERNEL(ox_ew_cast);
 OX_EW_KERNEL(ox_ew_cast_like);
+ox_code		ox_ew_cast_prepare(ox_prepare_ctx *pc);
 /* activation.c */
 OX_EW_KERNEL(ox_act_relu);
 OX_EW_KERNEL(ox_act_leaky_relu);
@@ -464,6 +495,7 @@ OX_EW_KERNEL(ox_act_softsign);
 OX_EW_KERNEL(ox_act_thresholded_relu);
 OX_EW_KERNEL(ox_act_mish);
 OX_EW_KERNEL(ox_act_gelu);
+ox_code		ox_act_gelu_prepare(ox_prepare_ctx *pc);
 OX_EW_KERNEL(ox_act_shrink);
 /* activation_softmax.c */
 OX_EW_KERNEL(ox_act_softmax);

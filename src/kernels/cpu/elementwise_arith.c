@@ -35,9 +35,9 @@ ARITH_ROWS(add, a + b)
 ARITH_ROWS(sub, a - b)
 ARITH_ROWS(mul, a * b)
 
-static const ox_row_table add_fns = NUMERIC_TABLE(add);
-static const ox_row_table sub_fns = NUMERIC_TABLE(sub);
-static const ox_row_table mul_fns = NUMERIC_TABLE(mul);
+static const ox_ew_row_table add_fns = NUMERIC_TABLE(add);
+static const ox_ew_row_table sub_fns = NUMERIC_TABLE(sub);
+static const ox_ew_row_table mul_fns = NUMERIC_TABLE(mul);
 
 ox_code
 ox_ew_add(ox_kernel_ctx *ctx)
@@ -144,9 +144,9 @@ INT_ROWS(fmod, MOD_TRUNC, a % b)
 FLOAT_ROWS(mod, mod_floor_f32(a, b), mod_floor_f64(a, b))
 INT_ROWS(mod, MOD_FLOOR, a % b)
 
-static const ox_row_table div_fns = NUMERIC_TABLE(div);
-static const ox_row_table fmod_fns = NUMERIC_TABLE(fmod);
-static const ox_row_table mod_fns = NUMERIC_TABLE(mod);
+static const ox_ew_row_table div_fns = NUMERIC_TABLE(div);
+static const ox_ew_row_table fmod_fns = NUMERIC_TABLE(fmod);
+static const ox_ew_row_table mod_fns = NUMERIC_TABLE(mod);
 
 static ox_code
 check_int_divisor(ox_kernel_ctx *ctx)
@@ -176,7 +176,7 @@ ox_ew_mod(ox_kernel_ctx *ctx)
 	int64_t		fmod_attr = ox_attr_int(ctx->node, "fmod", 0);
 
 	if (fmod_attr != 0 && fmod_attr != 1)
-		return ox_fail(ctx->st, OX_INVALID_MODEL, "Mod attribute fmod must be 0 or 1, not %lld",
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "Mod attribute fmod must be 0 or 1, not %lld",
 					   (long long) fmod_attr);
 	OX_TRY(check_int_divisor(ctx));
 	return ox_ew_binary(ctx, fmod_attr ? fmod_fns : mod_fns, OX_UNDEFINED, NULL);
@@ -293,7 +293,7 @@ POW_IROW(i64, int64_t, -9223372036854775808.0, 9223372036854774784.0)
 POW_IROW(u64, uint64_t, 0, 18446744073709549568.0)
 
 /* row functions by base dtype: [0] integer exponent, [1] float exponent */
-static const ox_bcast_row_fn pow_int_fns[OX_DTYPE_COUNT][2] = {
+static const ox_ew_row_fn pow_int_fns[OX_DTYPE_COUNT][2] = {
 	[OX_INT8] = {pow_i8_ii, pow_i8_id}, [OX_UINT8] = {pow_u8_ii, pow_u8_id},
 	[OX_INT16] = {pow_i16_ii, pow_i16_id}, [OX_UINT16] = {pow_u16_ii, pow_u16_id},
 	[OX_INT32] = {pow_i32_ii, pow_i32_id}, [OX_UINT32] = {pow_u32_ii, pow_u32_id},
@@ -305,7 +305,7 @@ ox_ew_pow(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *a = ox_ew_input(ctx, 0);
 	const ox_tensor *b = ox_ew_input(ctx, 1);
-	ox_bcast_row_fn fn = NULL;
+	ox_ew_row_fn fn = NULL;
 	ox_dtype	exp_dt = OX_UNDEFINED;
 	ox_tensor	conv;
 	ox_code		rc;

@@ -24,13 +24,13 @@ shapes_str(char *buf, size_t len, int n, const int *ranks, const int64_t *const 
 }
 
 ox_code
-ox_bcast_plan(ox_bcast *b, int n, const int *ranks, const int64_t *const *dims,
-			  const char *op, ox_status *st)
+ox_ew_bcast_plan(ox_ew_bcast *b, int n, const int *ranks, const int64_t *const *dims,
+				 const char *op, ox_status *st)
 {
 	int			R = 0;
 	int			r;
 
-	if (n < 1 || n > OX_BCAST_MAX_IN)
+	if (n < 1 || n > OX_EW_BCAST_MAX_IN)
 		return ox_fail(st, OX_INTERNAL, "broadcast of %d inputs", n);
 	for (int k = 0; k < n; k++)
 	{
@@ -128,46 +128,114 @@ ox_bcast_plan(ox_bcast *b, int n, const int *ranks, const int64_t *const *dims,
 }
 
 ox_code
-ox_bcast_plan_tensors(ox_bcast *b, int n, const ox_tensor *const *t, const char *op,
-					  ox_status *st)
+ox_ew_bcast_plan_tensors(ox_ew_bcast *b, int n, const ox_tensor *const *t,
+						 const char *op, ox_status *st)
 {
-	int			ranks[OX_BCAST_MAX_IN];
-	const int64_t *dims[OX_BCAST_MAX_IN];
+	int			ranks[OX_EW_BCAST_MAX_IN];
+	const int64_t *dims[OX_EW_BCAST_MAX_IN];
 
-	if (n < 1 || n > OX_BCAST_MAX_IN)
+	if (n < 1 || n > OX_EW_BCAST_MAX_IN)
 		return ox_fail(st, OX_INTERNAL, "broadcast of %d inputs", n);
 	for (int k = 0; k < n; k++)
 	{
 		ranks[k] = t[k]->rank;
 		dims[k] = t[k]->dims;
 	}
-	return ox_bcast_plan(b, n, ranks, dims, op, st);
+	return ox_ew_bcast_plan(b, n, ranks, dims, op, st);
 }
+
+/*
+ * Short rows.  When the innermost axis is short (a [N, 4] input with a [4]
+ * or [N, 1] operand), calling the row function once per row costs more
+ * than the arithmetic.  Then blocks of rows are processed as one long row:
+ * inputs that are not contiguous across the block (a repeated row, a value
+ * per row) are first gathered into a small contiguous tile.  A repeated row
+ * is gathered once and reused while its source stays the same.
+ */
+#define SHORT_ROW 64
+#define TILE_BYTES 4096
+#define MAX_TILED 3
 
 typedef struct bcast_job
 {
-	const ox_bcast *b;
-	ox_bcast_row_fn fn;
+	const ox_ew_bcast *b;
+	ox_ew_row_fn fn;
 	void	   *arg;
 	char	   *out;
-	const char *in[OX_BCAST_MAX_IN];
-	size_t		esize[OX_BCAST_MAX_IN + 1];
-	int			step[OX_BCAST_MAX_IN];
+	const char *in[OX_EW_BCAST_MAX_IN];
+	size_t		esize[OX_EW_BCAST_MAX_IN + 1];
+	int			step[OX_EW_BCAST_MAX_IN];
+	int64_t		tile_rows;		/* rows per block call; 0 = row by row */
+	int			n_tiled;
+	int			tiled[MAX_TILED];	/* inputs gathered into tiles */
+	int			tile_step[OX_EW_BCAST_MAX_IN]; /* step within a block call */
 } bcast_job;
+
+/* dst[r * cols + c] = src[r * sr + c * sc], element strides */
+static void
+gather(char *dst, const char *src, size_t es, int64_t rows, int64_t cols,
+	   int64_t sr, int64_t sc)
+{
+#define GATHER(T) \
+	for (int64_t r = 0; r < rows; r++) \
+		for (int64_t c = 0; c < cols; c++) \
+			((T *) dst)[r * cols + c] = ((const T *) src)[r * sr + c * sc]
+	switch (es)
+	{
+		case 1:
+			GATHER(uint8_t);
+			break;
+		case 2:
+			GATHER(uint16_t);
+			break;
+		case 4:
+			GATHER(uint32_t);
+			break;
+		case 8:
+			GATHER(uint64_t);
+			break;
+		default:
+			for (int64_t r = 0; r < rows; r++)
+				for (int64_t c = 0; c < cols; c++)
+					memcpy(dst + (r * cols + c) * es, src + (r * sr + c * sc) * es, es);
+			break;
+	}
+#undef GATHER
+}
+
+/* step axis d by one, carrying into the outer axes (axes inside d are 0) */
+static inline void
+carry(const ox_ew_bcast *b, int d, int64_t *idx, int64_t *off)
+{
+	for (; d >= 0; d--)
+	{
+		idx[d]++;
+		for (int k = 0; k < b->n_in; k++)
+			off[k] += b->strides[k][d];
+		if (idx[d] < b->dims[d])
+			return;
+		for (int k = 0; k < b->n_in; k++)
+			off[k] -= idx[d] * b->strides[k][d];
+		idx[d] = 0;
+	}
+}
 
 /* output elements [begin, end) */
 static void
 bcast_range(void *arg, int64_t begin, int64_t end)
 {
 	const bcast_job *j = arg;
-	const ox_bcast *b = j->b;
+	const ox_ew_bcast *b = j->b;
 	const int	R = b->rank;
 	const int	n_in = b->n_in;
 	const int64_t inner = b->dims[R - 1];
 	int64_t		idx[OX_MAX_RANK];
-	int64_t		off[OX_BCAST_MAX_IN];
-	const void *in[OX_BCAST_MAX_IN];
+	int64_t		off[OX_EW_BCAST_MAX_IN];
+	const void *in[OX_EW_BCAST_MAX_IN];
 	int64_t		rem = begin;
+	_Alignas(64) char tiles[MAX_TILED][TILE_BYTES];
+	const char *tile_src[MAX_TILED] = {NULL};
+	int64_t		tile_n[MAX_TILED] = {0};
 
 	for (int d = R - 1; d >= 0; d--)
 	{
@@ -185,37 +253,65 @@ bcast_range(void *arg, int64_t begin, int64_t end)
 	{
 		int64_t		n = inner - idx[R - 1];
 
-		if (n > end - begin)
-			n = end - begin;
 		for (int k = 0; k < n_in; k++)
 			in[k] = j->in[k] + off[k] * (int64_t) j->esize[1 + k];
+
+		/* a block of whole short rows in one call */
+		if (j->tile_rows && idx[R - 1] == 0)
+		{
+			int64_t		rows = b->dims[R - 2] - idx[R - 2];
+
+			if (rows > j->tile_rows)
+				rows = j->tile_rows;
+			if (rows > (end - begin) / inner)
+				rows = (end - begin) / inner;
+			if (rows >= 2)
+			{
+				for (int t = 0; t < j->n_tiled; t++)
+				{
+					int			k = j->tiled[t];
+
+					if (tile_src[t] != in[k] || tile_n[t] != rows)
+					{
+						gather(tiles[t], in[k], j->esize[1 + k], rows, inner,
+							   b->strides[k][R - 2], b->strides[k][R - 1]);
+						tile_src[t] = in[k];
+						tile_n[t] = rows;
+					}
+					in[k] = tiles[t];
+				}
+				n = rows * inner;
+				j->fn(j->arg, n, j->out + begin * (int64_t) j->esize[0], in, j->tile_step);
+				begin += n;
+				idx[R - 2] += rows - 1;
+				for (int k = 0; k < n_in; k++)
+					off[k] += (rows - 1) * b->strides[k][R - 2];
+				carry(b, R - 2, idx, off);
+				continue;
+			}
+		}
+
+		if (n > end - begin)
+			n = end - begin;
 		j->fn(j->arg, n, j->out + begin * (int64_t) j->esize[0], in, j->step);
 		begin += n;
 		if (begin >= end)
 			break;
-
 		/* next row: the inner index wraps to 0, outer axes count up */
 		for (int k = 0; k < n_in; k++)
 			off[k] -= idx[R - 1] * b->strides[k][R - 1];
 		idx[R - 1] = 0;
-		for (int d = R - 2; d >= 0; d--)
-		{
-			idx[d]++;
-			for (int k = 0; k < n_in; k++)
-				off[k] += b->strides[k][d];
-			if (idx[d] < b->dims[d])
-				break;
-			for (int k = 0; k < n_in; k++)
-				off[k] -= idx[d] * b->strides[k][d];
-			idx[d] = 0;
-		}
+		carry(b, R - 2, idx, off);
 	}
 }
 
 static void
-job_init(bcast_job *j, const ox_bcast *b, ox_bcast_row_fn fn, void *arg, void *out,
+job_init(bcast_job *j, const ox_ew_bcast *b, ox_ew_row_fn fn, void *arg, void *out,
 		 const void *const *in, const size_t *esize)
 {
+	const int	R = b->rank;
+	const int64_t inner = b->dims[R - 1];
+
 	j->b = b;
 	j->fn = fn;
 	j->arg = arg;
@@ -225,13 +321,48 @@ job_init(bcast_job *j, const ox_bcast *b, ox_bcast_row_fn fn, void *arg, void *o
 	{
 		j->in[k] = in[k];
 		j->esize[1 + k] = esize[1 + k];
-		j->step[k] = b->strides[k][b->rank - 1] != 0;
+		j->step[k] = b->strides[k][R - 1] != 0;
+		j->tile_step[k] = j->step[k];
+	}
+
+	/*
+	 * Blocks of short rows: inputs contiguous across rows, or constant over
+	 * the block, are read in place; the others (at most MAX_TILED) get a
+	 * tile.  Blocks hold at most half the rows, so that a tile is reused.
+	 */
+	j->tile_rows = 0;
+	j->n_tiled = 0;
+	if (R >= 2 && inner < SHORT_ROW)
+	{
+		int64_t		max_rows = b->dims[R - 2] / 2;
+
+		for (int k = 0; k < b->n_in && max_rows >= 2; k++)
+		{
+			int64_t		sr = b->strides[k][R - 2];
+			int64_t		sc = b->strides[k][R - 1];
+
+			if ((sc == 1 && sr == inner) || (sc == 0 && sr == 0))
+				continue;
+			if (j->n_tiled == MAX_TILED)
+				max_rows = 0;
+			else
+			{
+				int64_t		fit = TILE_BYTES / (inner * (int64_t) esize[1 + k]);
+
+				j->tiled[j->n_tiled++] = k;
+				j->tile_step[k] = 1;
+				if (max_rows > fit)
+					max_rows = fit;
+			}
+		}
+		if (max_rows >= 2 && j->n_tiled > 0)
+			j->tile_rows = max_rows;
 	}
 }
 
 void
-ox_bcast_run(ox_kernel_ctx *ctx, const ox_bcast *b, ox_bcast_row_fn fn, void *arg,
-			 void *out, const void *const *in, const size_t *esize)
+ox_ew_bcast_run(ox_kernel_ctx *ctx, const ox_ew_bcast *b, ox_ew_row_fn fn, void *arg,
+				void *out, const void *const *in, const size_t *esize)
 {
 	bcast_job	j;
 
@@ -245,8 +376,9 @@ ox_bcast_run(ox_kernel_ctx *ctx, const ox_bcast *b, ox_bcast_row_fn fn, void *ar
 }
 
 void
-ox_bcast_run_range(const ox_bcast *b, ox_bcast_row_fn fn, void *arg, void *out,
-				   const void *const *in, const size_t *esize, int64_t begin, int64_t end)
+ox_ew_bcast_run_range(const ox_ew_bcast *b, ox_ew_row_fn fn, void *arg, void *out,
+					  const void *const *in, const size_t *esize,
+					  int64_t begin, int64_t end)
 {
 	bcast_job	j;
 
@@ -297,9 +429,9 @@ legacy_b_shape(const ox_kernel_ctx *ctx, const ox_tensor *a, const ox_tensor *b,
 
 ox_code
 ox_ew_binary_tensors(ox_kernel_ctx *ctx, const ox_tensor *a, const ox_tensor *b,
-					 ox_bcast_row_fn fn, ox_dtype out_dt, void *arg)
+					 ox_ew_row_fn fn, ox_dtype out_dt, void *arg)
 {
-	ox_bcast	plan;
+	ox_ew_bcast	plan;
 	int			ranks[2];
 	int64_t		bdims[OX_MAX_RANK];
 	const int64_t *dims[2];
@@ -311,7 +443,7 @@ ox_ew_binary_tensors(ox_kernel_ctx *ctx, const ox_tensor *a, const ox_tensor *b,
 	dims[0] = a->dims;
 	legacy_b_shape(ctx, a, b, &ranks[1], bdims);
 	dims[1] = bdims;
-	OX_TRY(ox_bcast_plan(&plan, 2, ranks, dims, ctx->node->op_type, ctx->st));
+	OX_TRY(ox_ew_bcast_plan(&plan, 2, ranks, dims, ctx->node->op_type, ctx->st));
 	out = ox_out_tensor(ctx, 0, out_dt, plan.out_rank, plan.out_dims);
 	if (!out)
 		return ctx->st->code;
@@ -320,12 +452,12 @@ ox_ew_binary_tensors(ox_kernel_ctx *ctx, const ox_tensor *a, const ox_tensor *b,
 	esize[0] = ox_dtype_size(out_dt);
 	esize[1] = ox_dtype_size(a->dtype);
 	esize[2] = ox_dtype_size(b->dtype);
-	ox_bcast_run(ctx, &plan, fn, arg, out->data, in, esize);
+	ox_ew_bcast_run(ctx, &plan, fn, arg, out->data, in, esize);
 	return OX_OK;
 }
 
 ox_code
-ox_ew_binary(ox_kernel_ctx *ctx, const ox_row_table fns, ox_dtype out_dt, void *arg)
+ox_ew_binary(ox_kernel_ctx *ctx, const ox_ew_row_table fns, ox_dtype out_dt, void *arg)
 {
 	const ox_tensor *a = ox_ew_input(ctx, 0);
 	const ox_tensor *b = ox_ew_input(ctx, 1);

@@ -369,19 +369,38 @@ type_from_name(const char *name)
 	return -1;
 }
 
+/* state: the target type, checked once */
+ox_code
+ox_ew_cast_prepare(ox_prepare_ctx *pc)
+{
+	const ox_attr *to = ox_node_attr(pc->node, "to");
+	int64_t		dt;
+
+	if (to && to->type == OX_ATTR_STRING)
+	{
+		dt = type_from_name(to->s);
+		if (dt < 0)
+			return ox_fail(pc->st, OX_UNSUPPORTED, "Cast to type \"%s\" is not supported", to->s);
+	}
+	else if (to && to->type == OX_ATTR_INT)
+		dt = to->i;
+	else
+		return ox_fail(pc->st, OX_INVALID_MODEL, "Cast needs the attribute to");
+	if (dt <= 0 || dt >= OX_DTYPE_COUNT || !castable((ox_dtype) dt))
+		return ox_fail(pc->st, OX_UNSUPPORTED, "Cast to type %lld is not supported", (long long) dt);
+	return ox_ew_state_int(pc, (int) dt);
+}
+
 ox_code
 ox_ew_cast(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = ox_ew_input(ctx, 0);
-	const ox_attr *to = ox_node_attr(ctx->node, "to");
 
 	if (!x)
 		return ctx->st->code;
-	if (to && to->type == OX_ATTR_STRING)
-		return cast_to(ctx, x, type_from_name(to->s));
-	if (!to || to->type != OX_ATTR_INT)
-		return ox_fail(ctx->st, OX_INVALID_MODEL, "Cast needs an integer attribute \"to\"");
-	return cast_to(ctx, x, to->i);
+	if (!ctx->state)
+		return ox_fail(ctx->st, OX_INTERNAL, "Cast ran without prepare");
+	return cast_to(ctx, x, ox_ew_state_get(ctx, 0));
 }
 
 ox_code

@@ -57,11 +57,11 @@ eq_string(void *arg, int64_t n, void *out_, const void *const *in, const int *st
 		o[i] = string_equal(&x[step[0] ? i : 0], &y[step[1] ? i : 0]);
 }
 
-static const ox_row_table eq_fns = CMP_TABLE(eq);
-static const ox_row_table gt_fns = CMP_TABLE(gt);
-static const ox_row_table lt_fns = CMP_TABLE(lt);
-static const ox_row_table ge_fns = CMP_TABLE(ge);
-static const ox_row_table le_fns = CMP_TABLE(le);
+static const ox_ew_row_table eq_fns = CMP_TABLE(eq);
+static const ox_ew_row_table gt_fns = CMP_TABLE(gt);
+static const ox_ew_row_table lt_fns = CMP_TABLE(lt);
+static const ox_ew_row_table ge_fns = CMP_TABLE(ge);
+static const ox_ew_row_table le_fns = CMP_TABLE(le);
 
 ox_code
 ox_ew_equal(ox_kernel_ctx *ctx)
@@ -112,9 +112,9 @@ OX_BIN_ROW(and_bool, uint8_t, uint8_t, uint8_t, OX_BOOLV, OX_ID, a & b)
 OX_BIN_ROW(or_bool, uint8_t, uint8_t, uint8_t, OX_BOOLV, OX_ID, a | b)
 OX_BIN_ROW(xor_bool, uint8_t, uint8_t, uint8_t, OX_BOOLV, OX_ID, a ^ b)
 
-static const ox_row_table and_fns = {[OX_BOOL] = and_bool};
-static const ox_row_table or_fns = {[OX_BOOL] = or_bool};
-static const ox_row_table xor_fns = {[OX_BOOL] = xor_bool};
+static const ox_ew_row_table and_fns = {[OX_BOOL] = and_bool};
+static const ox_ew_row_table or_fns = {[OX_BOOL] = or_bool};
+static const ox_ew_row_table xor_fns = {[OX_BOOL] = xor_bool};
 
 ox_code
 ox_ew_and(ox_kernel_ctx *ctx)
@@ -156,9 +156,9 @@ BIT_ROWS(band, a & b)
 BIT_ROWS(bor, a | b)
 BIT_ROWS(bxor, a ^ b)
 
-static const ox_row_table band_fns = BIT_TABLE(band);
-static const ox_row_table bor_fns = BIT_TABLE(bor);
-static const ox_row_table bxor_fns = BIT_TABLE(bxor);
+static const ox_ew_row_table band_fns = BIT_TABLE(band);
+static const ox_ew_row_table bor_fns = BIT_TABLE(bor);
+static const ox_ew_row_table bxor_fns = BIT_TABLE(bxor);
 
 ox_code
 ox_ew_bitwise_and(ox_kernel_ctx *ctx)
@@ -188,20 +188,29 @@ SHIFT_ROWS(u16, uint16_t, 16)
 SHIFT_ROWS(u32, uint32_t, 32)
 SHIFT_ROWS(u64, uint64_t, 64)
 
-static const ox_row_table shl_fns = {[OX_UINT8] = shl_u8, [OX_UINT16] = shl_u16,
+static const ox_ew_row_table shl_fns = {[OX_UINT8] = shl_u8, [OX_UINT16] = shl_u16,
 [OX_UINT32] = shl_u32, [OX_UINT64] = shl_u64};
-static const ox_row_table shr_fns = {[OX_UINT8] = shr_u8, [OX_UINT16] = shr_u16,
+static const ox_ew_row_table shr_fns = {[OX_UINT8] = shr_u8, [OX_UINT16] = shr_u16,
 [OX_UINT32] = shr_u32, [OX_UINT64] = shr_u64};
+
+/* state: 1 for LEFT, 0 for RIGHT */
+ox_code
+ox_ew_bitshift_prepare(ox_prepare_ctx *pc)
+{
+	const char *dir = ox_attr_string(pc->node, "direction", NULL);
+
+	if (!dir)
+		return ox_fail(pc->st, OX_INVALID_MODEL, "BitShift needs the attribute direction");
+	if (strcmp(dir, "LEFT") != 0 && strcmp(dir, "RIGHT") != 0)
+		return ox_fail(pc->st, OX_UNSUPPORTED,
+					   "BitShift direction must be \"LEFT\" or \"RIGHT\", not \"%s\"", dir);
+	return ox_ew_state_int(pc, strcmp(dir, "LEFT") == 0);
+}
 
 ox_code
 ox_ew_bitshift(ox_kernel_ctx *ctx)
 {
-	const char *dir = ox_attr_string(ctx->node, "direction", NULL);
-
-	if (dir && strcmp(dir, "LEFT") == 0)
-		return ox_ew_binary(ctx, shl_fns, OX_UNDEFINED, NULL);
-	if (dir && strcmp(dir, "RIGHT") == 0)
-		return ox_ew_binary(ctx, shr_fns, OX_UNDEFINED, NULL);
-	return ox_fail(ctx->st, OX_INVALID_MODEL,
-				   "BitShift attribute direction must be \"LEFT\" or \"RIGHT\"");
+	if (!ctx->state)
+		return ox_fail(ctx->st, OX_INTERNAL, "BitShift ran without prepare");
+	return ox_ew_binary(ctx, ox_ew_state_get(ctx, 0) ? shl_fns : shr_fns, OX_UNDEFINED, NULL);
 }

@@ -111,22 +111,22 @@ VAR_FLOAT_ROWS(sum, a + b, a)
 VAR_INT_ROWS(sum, a + b, uint32_t, uint32_t, uint64_t, uint64_t)
 VAR_FLOAT_ROWS(mean, a + b, a / c)
 
-static const ox_row_table max_fns = {FLOAT_FNS(max), INT_FNS(max)};
-static const ox_row_table min_fns = {FLOAT_FNS(min), INT_FNS(min)};
-static const ox_row_table sum_fns = {FLOAT_FNS(sum), INT_FNS(sum)};
-static const ox_row_table mean_fns = {FLOAT_FNS(mean)};
+static const ox_ew_row_table max_fns = {FLOAT_FNS(max), INT_FNS(max)};
+static const ox_ew_row_table min_fns = {FLOAT_FNS(min), INT_FNS(min)};
+static const ox_ew_row_table sum_fns = {FLOAT_FNS(sum), INT_FNS(sum)};
+static const ox_ew_row_table mean_fns = {FLOAT_FNS(mean)};
 
 static ox_code
-variadic(ox_kernel_ctx *ctx, const ox_row_table fns, bool mean)
+variadic(ox_kernel_ctx *ctx, const ox_ew_row_table fns, bool mean)
 {
 	const char *op = ctx->node->op_type;
 	const ox_tensor *first = NULL;
-	const ox_tensor *t[OX_BCAST_MAX_IN];
-	const void *data[OX_BCAST_MAX_IN];
-	size_t		esize[OX_BCAST_MAX_IN + 1];
+	const ox_tensor *t[OX_EW_BCAST_MAX_IN];
+	const void *data[OX_EW_BCAST_MAX_IN];
+	size_t		esize[OX_EW_BCAST_MAX_IN + 1];
 	ox_tensor	shape;			/* the output shape, as a dataless tensor */
 	ox_tensor  *out;
-	ox_bcast	plan;
+	ox_ew_bcast	plan;
 	var_arg		va;
 	int			n = ctx->n_in;
 
@@ -156,7 +156,7 @@ variadic(ox_kernel_ctx *ctx, const ox_row_table fns, bool mean)
 	{
 		t[0] = &shape;
 		t[1] = ox_in_tensor(ctx, k);
-		OX_TRY(ox_bcast_plan_tensors(&plan, 2, t, op, ctx->st));
+		OX_TRY(ox_ew_bcast_plan_tensors(&plan, 2, t, op, ctx->st));
 		shape.rank = plan.out_rank;
 		memcpy(shape.dims, plan.out_dims, sizeof(int64_t) * plan.out_rank);
 	}
@@ -166,13 +166,13 @@ variadic(ox_kernel_ctx *ctx, const ox_row_table fns, bool mean)
 	if (ox_tensor_numel(out) == 0)
 		return OX_OK;
 
-	for (int k = 0; k <= OX_BCAST_MAX_IN; k++)
+	for (int k = 0; k <= OX_EW_BCAST_MAX_IN; k++)
 		esize[k] = ox_dtype_size(first->dtype);
 	va.fresh = true;
 	va.count = n;
 	for (int done = 0; done < n;)
 	{
-		int			g = n - done < OX_BCAST_MAX_IN - 1 ? n - done : OX_BCAST_MAX_IN - 1;
+		int			g = n - done < OX_EW_BCAST_MAX_IN - 1 ? n - done : OX_EW_BCAST_MAX_IN - 1;
 
 		t[0] = out;
 		data[0] = out->data;
@@ -181,11 +181,11 @@ variadic(ox_kernel_ctx *ctx, const ox_row_table fns, bool mean)
 			t[1 + k] = ox_in_tensor(ctx, done + k);
 			data[1 + k] = t[1 + k]->data;
 		}
-		OX_TRY(ox_bcast_plan_tensors(&plan, 1 + g, t, op, ctx->st));
+		OX_TRY(ox_ew_bcast_plan_tensors(&plan, 1 + g, t, op, ctx->st));
 		va.n_in = 1 + g;
 		done += g;
 		va.finish = mean && done == n;
-		ox_bcast_run(ctx, &plan, fns[first->dtype], &va, out->data, data, esize);
+		ox_ew_bcast_run(ctx, &plan, fns[first->dtype], &va, out->data, data, esize);
 		va.fresh = false;
 	}
 	return OX_OK;
@@ -280,9 +280,9 @@ ox_ew_where(ox_kernel_ctx *ctx)
 	const ox_tensor *t[3];
 	const void *data[3];
 	size_t		esize[4];
-	ox_bcast	plan;
+	ox_ew_bcast	plan;
 	ox_tensor  *out;
-	ox_bcast_row_fn fn;
+	ox_ew_row_fn fn;
 	bool		oom = false;
 
 	for (int k = 0; k < 3; k++)
@@ -323,18 +323,18 @@ ox_ew_where(ox_kernel_ctx *ctx)
 			return ox_fail(ctx->st, OX_UNSUPPORTED, "Where does not support type %s",
 						   ox_dtype_name(t[1]->dtype));
 	}
-	OX_TRY(ox_bcast_plan_tensors(&plan, 3, t, "Where", ctx->st));
+	OX_TRY(ox_ew_bcast_plan_tensors(&plan, 3, t, "Where", ctx->st));
 	out = ox_out_tensor(ctx, 0, t[1]->dtype, plan.out_rank, plan.out_dims);
 	if (!out)
 		return ctx->st->code;
 	if (fn == where_string)
 	{
-		ox_bcast_run(NULL, &plan, fn, &oom, out->data, data, esize);
+		ox_ew_bcast_run(NULL, &plan, fn, &oom, out->data, data, esize);
 		if (oom)
 			return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Where could not copy strings");
 	}
 	else
-		ox_bcast_run(ctx, &plan, fn, NULL, out->data, data, esize);
+		ox_ew_bcast_run(ctx, &plan, fn, NULL, out->data, data, esize);
 	return OX_OK;
 }
 
