@@ -28,7 +28,16 @@ REGRESS_OPTS = --load-extension=$(EXTENSION)
 EXTRA_CLEAN = build src/*/*.o src/*/*/*.o
 
 PG_CPPFLAGS = -Isrc -Ibuild -Ibuild/proto
-SHLIB_LINK = -lprotobuf-c -lopenblas -lm -lpthread
+# Single-threaded OpenBLAS when the distribution has it: the engine threads
+# its own GEMM (ox_parallel_for), and the threaded OpenBLAS starts a thread
+# as soon as the library loads -- in the postmaster, with preloading.
+OPENBLAS_SERIAL_DIR ?= $(wildcard /usr/lib/$(shell $(CC) -print-multiarch)/openblas-serial)
+ifneq ($(OPENBLAS_SERIAL_DIR),)
+BLAS_LIBS = -L$(OPENBLAS_SERIAL_DIR) -Wl,-rpath,$(OPENBLAS_SERIAL_DIR) -lopenblas
+else
+BLAS_LIBS = -lopenblas
+endif
+SHLIB_LINK = -lprotobuf-c $(BLAS_LIBS) -lm -lpthread
 
 # The engine is C11 and declares variables where they are used.
 ENGINE_CFLAGS = -std=gnu11 -Wno-declaration-after-statement -fPIC
@@ -57,7 +66,7 @@ build/$(EXTENSION)--$(EXTVERSION).sql: src/pg/$(EXTENSION).sql
 # ---- standalone engine library and tools --------------------------------
 TOOL_CFLAGS = $(ENGINE_CFLAGS) -O2 -g -Wall -Wno-format-truncation -Isrc -Ibuild -Ibuild/proto
 # whole-archive: kernel families register through tables nothing references by name
-TOOL_LIBS = -Wl,--whole-archive build/libox.a -Wl,--no-whole-archive -lprotobuf-c -lopenblas -lm -lpthread
+TOOL_LIBS = -Wl,--whole-archive build/libox.a -Wl,--no-whole-archive -lprotobuf-c $(BLAS_LIBS) -lm -lpthread
 
 build/libox.a: $(ENGINE_OBJS)
 	@mkdir -p build

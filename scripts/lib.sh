@@ -26,7 +26,7 @@ OX_JOBS="$(nproc 2>/dev/null || echo 2)"
 # for the Python tests).
 OX_APT_PACKAGES="build-essential ca-certificates util-linux
   postgresql-$PG_MAJOR postgresql-server-dev-$PG_MAJOR
-  libprotobuf-c-dev protobuf-c-compiler libopenblas-dev
+  libprotobuf-c-dev protobuf-c-compiler libopenblas-dev libopenblas-serial-dev
   libipc-run-perl python3 python3-venv python3-pip"
 # Python packages for test/e2e, and onnx for the conformance runner's data
 # (the ONNX backend node tests ship inside the onnx wheel).  Generating the
