@@ -51,6 +51,9 @@ $(ENGINE_OBJS): CFLAGS += $(ENGINE_CFLAGS)
 # ISA-specific code uses target attributes chosen by cpuid at run time.
 $(filter src/kernels/cpu/%.o,$(ENGINE_OBJS)): CFLAGS += -O3
 $(ENGINE_OBJS) $(PG_OBJS): build/proto/onnx.pb-c.h
+# PGXS does not track header dependencies: rebuild when any header changes
+# (coarse, but a stale object with an old struct layout corrupts memory)
+$(ENGINE_OBJS) $(PG_OBJS): $(wildcard src/*/*.h src/*/*/*.h)
 
 build/proto/onnx.pb-c.c build/proto/onnx.pb-c.h: proto/onnx.proto
 	@mkdir -p build/proto
