@@ -243,3 +243,34 @@ def test_shape_inference_agrees_with_onnx(name):
         assert got == t, f"{value}: {got} vs {t}"
         checked += 1
     assert checked >= 1
+
+
+@pytest.mark.parametrize("act", ["Relu", "Clip6", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid"])
+def test_activation_fusion_same_outputs(act):
+    """Conv/Gemm followed by an activation fuse into FusedConv/FusedGemm at level 2+."""
+    rng = np.random.default_rng(4)
+    w = numpy_helper.from_array(rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "w")
+    gw = numpy_helper.from_array(rng.standard_normal((5, 64)).astype(np.float32), "gw")
+    inits = [w, gw]
+    if act == "Clip6":
+        inits += [numpy_helper.from_array(np.array(0, np.float32), "lo"),
+                  numpy_helper.from_array(np.array(6, np.float32), "hi")]
+        mk = lambda i, o: helper.make_node("Clip", [i, "lo", "hi"], [o])
+    elif act == "LeakyRelu":
+        mk = lambda i, o: helper.make_node("LeakyRelu", [i], [o], alpha=0.2)
+    elif act == "HardSigmoid":
+        mk = lambda i, o: helper.make_node("HardSigmoid", [i], [o], alpha=0.3, beta=0.4)
+    else:
+        mk = lambda i, o: helper.make_node(act, [i], [o])
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]), mk("c", "a"),
+             helper.make_node("Flatten", ["a"], ["f"]),
+             helper.make_node("Gemm", ["f", "gw"], ["g"], transB=1), mk("g", "y")]
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 4, 4])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    x = rng.standard_normal((3, 3, 4, 4)).astype(np.float32)
+    check_all_levels(model, {"x": x})
+    fused = Session(model, opt_level=2)
+    assert fused.stat("nodes_after") == 3  # FusedConv, Flatten, FusedGemm
+    saved = onnx.load_from_string(fused.save())
+    assert [n.op_type for n in saved.graph.node] == ["FusedConv", "Flatten", "FusedGemm"]
+    np.testing.assert_allclose(ort_run(saved, {"x": x})[0], ort_run(model, {"x": x})[0], rtol=RTOL, atol=ATOL)

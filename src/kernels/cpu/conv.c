@@ -21,6 +21,7 @@
  */
 #include "kernels/cpu/nn.h"
 #include "kernels/cpu/sgemm.h"
+#include "kernels/cpu/fused_act.h"
 
 #include <string.h>
 
@@ -324,6 +325,7 @@ typedef struct conv_state
 	ox_sgemm_packed **wpack;
 	int64_t		n_wpack;
 	const void *wsrc;			/* the constant the packs were made from */
+	nn_activation act;			/* FusedConv only */
 	/* ConvTranspose only */
 	int			n_output_padding;
 	int64_t		output_padding[OX_MAX_RANK];
@@ -425,7 +427,9 @@ conv_prepare(ox_prepare_ctx *pc)
 		s->output_shape[i] = v[i];
 	}
 	s->n_output_shape = n;
-	if (rc == OX_OK && strcmp(pc->node->op_type, "Conv") == 0)
+	if (rc == OX_OK && strcmp(pc->node->op_type, "FusedConv") == 0)
+		rc = nn_activation_parse(pc->node, &s->act, pc->st);
+	if (rc == OX_OK && (strcmp(pc->node->op_type, "Conv") == 0 || strcmp(pc->node->op_type, "FusedConv") == 0))
 		rc = pack_conv_weights(pc, s);
 	if (rc != OX_OK)
 	{
@@ -512,6 +516,31 @@ conv_run(ox_kernel_ctx *ctx)
 	if (x->dtype == OX_DOUBLE)
 		return nn_conv_f64(&cs, x->data, w->data, b ? b->data : NULL, y->data, ctx->st);
 	return run_staged(&cs, conv_staged, x, w, b, y, ctx->st);
+}
+
+/*
+ * com.microsoft FusedConv: Conv followed by an activation, produced by the
+ * optimizer from Conv -> Relu/Clip/... chains (one pass over the output
+ * instead of two).  The optional fourth input Z (a residual sum) is not
+ * produced by our optimizer and is refused.
+ */
+static ox_code
+fused_conv_run(ox_kernel_ctx *ctx)
+{
+	const conv_state *s = ctx->state;
+	ox_tensor  *y;
+
+	if (ox_has_input(ctx, 3))
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedConv: the Z input is not supported");
+	OX_TRY(conv_run(ctx));
+	y = &ctx->out[0]->tensor;
+	if (y->dtype == OX_FLOAT)
+		nn_activation_apply_f32(ctx, &s->act, y->data, ox_tensor_numel(y));
+	else if (y->dtype == OX_DOUBLE)
+		nn_activation_apply_f64(&s->act, y->data, ox_tensor_numel(y));
+	else
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedConv: type %s is not supported", ox_dtype_name(y->dtype));
+	return OX_OK;
 }
 
 /* ---- ConvTranspose ------------------------------------------------------ */
@@ -731,6 +760,7 @@ conv_transpose_run(ox_kernel_ctx *ctx)
 
 const ox_kernel_def ox_kernels_conv[] = {
 	{"", "Conv", 1, conv_prepare, conv_run, conv_free},
+	{"com.microsoft", "FusedConv", 1, conv_prepare, fused_conv_run, conv_free},
 	{"", "ConvTranspose", 1, conv_prepare, conv_transpose_run, conv_free},
 	{"", "ConvInteger", 10, nn_conv_int_prepare, nn_conv_integer_run, nn_conv_int_free},
 	{"", "QLinearConv", 10, nn_conv_int_prepare, nn_qlinear_conv_run, nn_conv_int_free},

@@ -11,6 +11,7 @@
  */
 #include "kernels/cpu/nn.h"
 #include "kernels/cpu/sgemm.h"
+#include "kernels/cpu/fused_act.h"
 
 #include <cblas.h>
 #include <string.h>
@@ -186,6 +187,7 @@ typedef struct gemm_state
 	float		beta;
 	bool		b_is_constant;
 	nn_packed_weight b;
+	nn_activation act;			/* FusedGemm only */
 } gemm_state;
 
 static ox_code
@@ -217,6 +219,8 @@ gemm_prepare(ox_prepare_ctx *pc)
 		? ox_node_input_def(pc->graph, node, 1) : NULL;
 	s->b_is_constant = bdef && bdef->init;
 	pc->state = s;
+	if (strcmp(node->op_type, "FusedGemm") == 0)
+		OX_TRY(nn_activation_parse(node, &s->act, pc->st));
 	return pack_constant_b(pc, 1, s->trans_b, &s->b);
 }
 
@@ -648,10 +652,29 @@ nn_matmul_f64(const char *op, const ox_tensor *a, const ox_tensor *b, const doub
 	return OX_OK;
 }
 
+/* com.microsoft FusedGemm: Gemm followed by an activation (see FusedConv) */
+static ox_code
+fused_gemm_run(ox_kernel_ctx *ctx)
+{
+	const gemm_state *s = ctx->state;
+	ox_tensor  *y;
+
+	OX_TRY(gemm_run(ctx));
+	y = &ctx->out[0]->tensor;
+	if (y->dtype == OX_FLOAT)
+		nn_activation_apply_f32(ctx, &s->act, y->data, ox_tensor_numel(y));
+	else if (y->dtype == OX_DOUBLE)
+		nn_activation_apply_f64(&s->act, y->data, ox_tensor_numel(y));
+	else
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedGemm: type %s is not supported", ox_dtype_name(y->dtype));
+	return OX_OK;
+}
+
 /* ---- family table ------------------------------------------------------- */
 
 const ox_kernel_def ox_kernels_gemm[] = {
 	{"", "Gemm", 1, gemm_prepare, gemm_run, gemm_free},
+	{"com.microsoft", "FusedGemm", 1, gemm_prepare, fused_gemm_run, gemm_free},
 	{"", "MatMul", 1, matmul_prepare, matmul_run, matmul_free},
 	{"", "MatMulInteger", 10, NULL, nn_matmul_integer_run, NULL},
 	{"", "QLinearMatMul", 10, NULL, nn_qlinear_matmul_run, NULL},

@@ -11,6 +11,7 @@ static const ox_pass passes[] = {
 	{"eliminate_identity", 1, ox_pass_eliminate_identity},
 	{"fold_conv_bn", 1, ox_pass_fold_conv_bn},
 	{"eliminate_dead", 1, ox_pass_eliminate_dead},
+	{"fuse_activation", 2, ox_pass_fuse_activation},
 };
 
 /* a few rounds reach the fixed point on real models; more would only hide a bug */

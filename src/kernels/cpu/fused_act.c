@@ -1,0 +1,116 @@
+/*
+ * fused_act.c
+ *	  In-place activations for fused operators.
+ */
+#include "kernels/cpu/fused_act.h"
+
+#include <math.h>
+#include <string.h>
+
+ox_code
+nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
+{
+	const char *name = ox_attr_string(node, "activation", NULL);
+	const float *p;
+	int			np = ox_attr_floats(node, "activation_params", &p);
+
+	memset(act, 0, sizeof(*act));
+	if (!name)
+		return ox_fail(st, OX_INVALID_MODEL, "%s: the activation attribute is required", node->op_type);
+	if (strcmp(name, "Relu") == 0)
+		act->kind = NN_ACT_RELU;
+	else if (strcmp(name, "LeakyRelu") == 0)
+	{
+		act->kind = NN_ACT_LEAKY_RELU;
+		act->p0 = np >= 1 ? p[0] : 0.01f;
+	}
+	else if (strcmp(name, "Clip") == 0)
+	{
+		act->kind = NN_ACT_CLIP;
+		act->p0 = np >= 1 ? p[0] : -INFINITY;
+		act->p1 = np >= 2 ? p[1] : INFINITY;
+	}
+	else if (strcmp(name, "Sigmoid") == 0)
+		act->kind = NN_ACT_SIGMOID;
+	else if (strcmp(name, "Tanh") == 0)
+		act->kind = NN_ACT_TANH;
+	else if (strcmp(name, "HardSigmoid") == 0)
+	{
+		act->kind = NN_ACT_HARD_SIGMOID;
+		act->p0 = np >= 1 ? p[0] : 0.2f;
+		act->p1 = np >= 2 ? p[1] : 0.5f;
+	}
+	else
+		return ox_fail(st, OX_UNSUPPORTED, "%s: activation \"%s\" is not supported", node->op_type, name);
+	return OX_OK;
+}
+
+#define APPLY_BODY(T, EXP, TANH) \
+	switch (act->kind) \
+	{ \
+		case NN_ACT_NONE: \
+			break; \
+		case NN_ACT_RELU: \
+			for (int64_t i = 0; i < n; i++) \
+				y[i] = y[i] > 0 ? y[i] : (T) 0; \
+			break; \
+		case NN_ACT_LEAKY_RELU: \
+			for (int64_t i = 0; i < n; i++) \
+				y[i] = y[i] >= 0 ? y[i] : (T) act->p0 * y[i]; \
+			break; \
+		case NN_ACT_CLIP: \
+			for (int64_t i = 0; i < n; i++) \
+			{ \
+				T			v = y[i] < (T) act->p0 ? (T) act->p0 : y[i]; \
+				y[i] = v > (T) act->p1 ? (T) act->p1 : v; \
+			} \
+			break; \
+		case NN_ACT_SIGMOID: \
+			for (int64_t i = 0; i < n; i++) \
+				y[i] = (T) 1 / ((T) 1 + EXP(-y[i])); \
+			break; \
+		case NN_ACT_TANH: \
+			for (int64_t i = 0; i < n; i++) \
+				y[i] = TANH(y[i]); \
+			break; \
+		case NN_ACT_HARD_SIGMOID: \
+			for (int64_t i = 0; i < n; i++) \
+			{ \
+				T			v = (T) act->p0 * y[i] + (T) act->p1; \
+				y[i] = v < 0 ? (T) 0 : (v > 1 ? (T) 1 : v); \
+			} \
+			break; \
+	}
+
+typedef struct act_job
+{
+	const nn_activation *act;
+	float	   *y;
+} act_job;
+
+static void
+apply_range_f32(void *arg, int64_t begin, int64_t end)
+{
+	act_job    *j = arg;
+	const nn_activation *act = j->act;
+	float	   *y = j->y + begin;
+	int64_t		n = end - begin;
+
+	APPLY_BODY(float, expf, tanhf)
+}
+
+void
+nn_activation_apply_f32(ox_kernel_ctx *ctx, const nn_activation *act, float *y, int64_t n)
+{
+	act_job		j = {act, y};
+
+	if (act->kind == NN_ACT_NONE || n <= 0)
+		return;
+	ox_parallel_for(ctx, n, 16384, apply_range_f32, &j);
+}
+
+void
+nn_activation_apply_f64(const nn_activation *act, double *y, int64_t n)
+{
+	APPLY_BODY(double, exp, tanh)
+}

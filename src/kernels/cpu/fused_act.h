@@ -1,0 +1,37 @@
+/*
+ * fused_act.h
+ *	  Activations applied in place to a kernel's output, for the fused
+ *	  operators the optimizer produces (com.microsoft FusedConv, FusedGemm:
+ *	  the same names and attributes onnxruntime uses, so an optimized model
+ *	  saved by onnx_optimize still loads there).
+ */
+#ifndef OX_FUSED_ACT_H
+#define OX_FUSED_ACT_H
+
+#include "kernels/kernel.h"
+
+typedef enum nn_act_kind
+{
+	NN_ACT_NONE = 0,
+	NN_ACT_RELU,
+	NN_ACT_LEAKY_RELU,			/* alpha */
+	NN_ACT_CLIP,				/* min, max */
+	NN_ACT_SIGMOID,
+	NN_ACT_TANH,
+	NN_ACT_HARD_SIGMOID			/* alpha, beta */
+} nn_act_kind;
+
+typedef struct nn_activation
+{
+	nn_act_kind kind;
+	float		p0;
+	float		p1;
+} nn_activation;
+
+/* parse the node's activation / activation_params attributes */
+ox_code		nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st);
+/* apply to n floats in place (split across the intra-op threads) */
+void		nn_activation_apply_f32(ox_kernel_ctx *ctx, const nn_activation *act, float *y, int64_t n);
+void		nn_activation_apply_f64(const nn_activation *act, double *y, int64_t n);
+
+#endif							/* OX_FUSED_ACT_H */
