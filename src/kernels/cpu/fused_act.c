@@ -13,6 +13,17 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 	const char *name = ox_attr_string(node, "activation", NULL);
 	const float *p;
 	int			np = ox_attr_floats(node, "activation_params", &p);
+	float		ab[2];
+
+	/* FusedConv passes parameters as activation_params; FusedGemm as
+	 * activation_alpha / activation_beta (onnxruntime's schemas differ) */
+	if (np == 0 && ox_node_attr(node, "activation_alpha"))
+	{
+		ab[0] = ox_attr_float(node, "activation_alpha", 0.0f);
+		ab[1] = ox_attr_float(node, "activation_beta", 0.0f);
+		p = ab;
+		np = ox_node_attr(node, "activation_beta") ? 2 : 1;
+	}
 
 	memset(act, 0, sizeof(*act));
 	if (!name)

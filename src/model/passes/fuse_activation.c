@@ -99,8 +99,13 @@ import_fused_domain(ox_model *m, ox_status *st)
 	return OX_OK;
 }
 
+/*
+ * FusedConv takes activation_params (floats); FusedGemm takes
+ * activation_alpha / activation_beta: onnxruntime's two schemas differ.
+ */
 static ox_code
-add_fused_attrs(ox_model *m, ox_node *n, const char *act, const float *params, int np, ox_status *st)
+add_fused_attrs(ox_model *m, ox_node *n, const char *act, const float *params, int np, bool gemm,
+				ox_status *st)
 {
 	ox_attr    *attrs = ox_arena_alloc(&m->arena, sizeof(ox_attr) * (n->n_attrs + 2));
 	float	   *p = np ? ox_arena_alloc(&m->arena, sizeof(float) * np) : NULL;
@@ -114,7 +119,19 @@ add_fused_attrs(ox_model *m, ox_node *n, const char *act, const float *params, i
 	attrs[n->n_attrs].s = act;
 	attrs[n->n_attrs].s_len = strlen(act);
 	n->n_attrs++;
-	if (np)
+	if (np && gemm)
+	{
+		static const char *const names[] = {"activation_alpha", "activation_beta"};
+
+		for (int i = 0; i < np && i < 2; i++)
+		{
+			attrs[n->n_attrs].name = names[i];
+			attrs[n->n_attrs].type = OX_ATTR_FLOAT;
+			attrs[n->n_attrs].f = params[i];
+			n->n_attrs++;
+		}
+	}
+	else if (np)
 	{
 		memcpy(p, params, sizeof(float) * np);
 		attrs[n->n_attrs].name = "activation_params";
@@ -153,8 +170,11 @@ ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		if (act->n_inputs < 1 || act->inputs[0] != n->outputs[0] || act->n_outputs != 1 ||
 			act->outputs[0] < 0 || !activation_of(g, act, &name, params, &np))
 			continue;
+		/* onnxruntime's FusedGemm has no Clip */
+		if (is_op(n, "Gemm") && strcmp(name, "Clip") == 0)
+			continue;
 		OX_TRY(import_fused_domain(pc->model, st));
-		OX_TRY(add_fused_attrs(pc->model, n, name, params, np, st));
+		OX_TRY(add_fused_attrs(pc->model, n, name, params, np, is_op(n, "Gemm"), st));
 		n->fused_from = strcmp(n->op_type, "Conv") == 0 ? "Conv+activation" : "Gemm+activation";
 		n->op_type = strcmp(n->op_type, "Conv") == 0 ? "FusedConv" : "FusedGemm";
 		n->domain = FUSED_DOMAIN;
