@@ -111,3 +111,17 @@ operators-doc: build/ox_conformance
 		--tests $(ONNX_NODE_TESTS) --out docs/operators.md
 
 .PHONY: operators-doc
+
+# ---- benchmarks (issue 4): see bench/README.md ---------------------------
+BENCH_ARGS ?=
+
+bench: build/libox_capi.so
+	python3 bench/run.py $(BENCH_ARGS)
+
+bench-quick: build/libox_capi.so
+	python3 bench/run.py --quick $(BENCH_ARGS)
+
+bench-sql:
+	python3 bench/inquery_cpu.py $(BENCH_ARGS)
+
+.PHONY: bench bench-quick bench-sql

@@ -203,12 +203,42 @@ def machine_info():
     return info
 
 
-def machine_peak(info, fma_units):
-    """Peak FP32 FLOP/s per core = clock x SIMD lanes x 2 (FMA) x FMA units.
+def measure_peak(threads_list):
+    """Compile and run bench/peak.c: per thread count, the clock (dependent imul chain) and the
+    AVX-512 FMA throughput, both over CPU time so other processes do not count."""
+    import tempfile
 
-    The clock is the larger of lscpu's "CPU max MHz" (when the hypervisor
-    exposes it) and /proc/cpuinfo's "cpu MHz"; lanes are 16 with avx512f, 8 with
-    avx2/fma, 4 otherwise."""
+    out = {}
+    with tempfile.TemporaryDirectory() as d:
+        exe = os.path.join(d, "peak")
+        try:
+            subprocess.run(["gcc", "-O2", "-mavx512f", "-mfma", "-pthread", os.path.join(HERE, "peak.c"),
+                            "-o", exe], check=True, capture_output=True)
+        except (OSError, subprocess.CalledProcessError) as e:
+            log("peak.c did not build (%s): using the nominal clock" % e)
+            return out
+        for t in sorted(set(threads_list)):
+            runs = []
+            for _ in range(3):
+                try:
+                    p = subprocess.run([exe, str(t)], capture_output=True, text=True, check=True, timeout=60)
+                    _, ghz, gflops = p.stdout.split()
+                    runs.append((float(ghz), float(gflops)))
+                except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired, ValueError):
+                    pass
+            if runs:
+                out[t] = {"ghz": float(np.median([r[0] for r in runs])),
+                          "fma_gflops": float(np.median([r[1] for r in runs]))}
+    return out
+
+
+def machine_peak(info, fma_units, threads_list, measure=True):
+    """Peak FP32 FLOP/s = cores x clock x FLOPs/cycle, FLOPs/cycle = SIMD lanes x 2 (FMA) x FMA units.
+
+    lanes: 16 with avx512f, 8 with avx2+fma. The clock is measured per thread count by bench/peak.c
+    (the turbo clock the cores actually run at); without it, the largest of lscpu's "CPU max MHz"
+    and /proc/cpuinfo's "cpu MHz" (the nominal clock under KVM). FMA units: `fma_units`
+    (2 on Xeon Scalable Gold/Platinum), cross-checked against peak.c's measured FMA throughput."""
     lscpu = info["lscpu"]
     clocks = [info.get("cpuinfo_mhz") or 0.0]
     for key in ("CPU max MHz", "CPU MHz"):
@@ -216,15 +246,24 @@ def machine_peak(info, fma_units):
             clocks.append(float(lscpu.get(key, "0")))
         except ValueError:
             pass
-    mhz = max(clocks)
+    nominal = max(clocks)
     flags = set(info["flags"])
     lanes = 16 if "avx512f" in flags else 8 if "avx2" in flags and "fma" in flags else 4
     per_cycle = lanes * 2 * fma_units
-    return {"mhz": mhz, "lanes": lanes, "fma_units": fma_units, "flops_per_cycle": per_cycle,
-            "per_core_gflops": mhz * 1e6 * per_cycle / 1e9}
+    measured = measure_peak(threads_list) if measure and "avx512f" in flags else {}
+    by_threads = {}
+    for t in threads_list:
+        mhz = measured[t]["ghz"] * 1e3 if t in measured else nominal
+        by_threads[t] = {"mhz": mhz, "gflops": t * mhz * 1e6 * per_cycle / 1e9,
+                         "measured_fma_gflops": measured.get(t, {}).get("fma_gflops"),
+                         "measured_flops_per_cycle": (measured[t]["fma_gflops"] / t / measured[t]["ghz"])
+                         if t in measured else None}
+    return {"nominal_mhz": nominal, "lanes": lanes, "fma_units": fma_units, "flops_per_cycle": per_cycle,
+            "clock_source": "bench/peak.c (imul chain)" if measured else "nominal (lscpu / /proc/cpuinfo)",
+            "by_threads": by_threads}
 
 
-def versions():
+def versions(lib_info):
     import onnx
     import onnxruntime as ort
 
@@ -236,13 +275,12 @@ def versions():
             return "unknown"
     rev = git("rev-parse", "--short", "HEAD")
     dirty = git("status", "--porcelain", "--untracked-files=no", "--", "src", "tools")
-    lib = os.environ.get("OX_CAPI_LIB", os.path.join(ROOT, "build", "libox_capi.so"))
+    lib = lib_info["path"]
     return {"onnxruntime": ort.__version__, "numpy": np.__version__, "onnx": onnx.__version__,
             "python": platform.python_version(),
             "onnx_pg": rev + (" + uncommitted changes in src/" if dirty and dirty != "unknown" else ""),
             "onnx_pg_lib": os.path.relpath(lib, ROOT) if lib.startswith(ROOT) else lib,
-            "onnx_pg_lib_mtime": datetime.datetime.fromtimestamp(os.path.getmtime(lib)).isoformat(
-                timespec="seconds") if os.path.exists(lib) else None}
+            "onnx_pg_lib_mtime": lib_info.get("mtime")}
 
 
 def count_flops(model_bytes, feeds):
@@ -355,9 +393,13 @@ def bench_row(ox, sess, feeds, threads, cfg):
     samples = {"ox": [], "ort": []}
     fns = {"ox": ox_fn, "ort": ort_fn}
     watch = CpuWatch()
+    deadline = time.perf_counter() + 1.5 * cfg.budget_s  # a loaded machine runs slower than estimated
     gc.disable()
     try:
         for r in range(reps):
+            if r >= cfg.min_reps and time.perf_counter() > deadline:
+                reps = r
+                break
             order = ("ox", "ort") if r % 2 == 0 else ("ort", "ox")
             for lbl in order:
                 if cfg.pause_s:
@@ -377,6 +419,21 @@ def bench_row(ox, sess, feeds, threads, cfg):
                 run(feeds)
             py_samples.append((time.perf_counter_ns() - t0) / 1e9 / k)
     return samples, ks, reps, py_samples, other
+
+
+def op_profile(ox, feeds, n):
+    """onnx_pg's per-node timing (Session.profile), summed per operator type; median of n runs, ms."""
+    try:
+        runs = []
+        for _ in range(n):
+            per = {}
+            for _node, op, ms in ox.profile(feeds):
+                per[op] = per.get(op, 0.0) + ms
+            runs.append(per)
+    except Exception as e:  # an engine without the profiling API
+        return {"error": str(e)}
+    ops = set().union(*runs) if runs else set()
+    return {op: float(np.median([r.get(op, 0.0) for r in runs])) for op in ops}
 
 
 def creation_times(model_bytes, threads, n):
@@ -505,11 +562,13 @@ def write_svg(rows, path):
         out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (xx, top - 5, xx, H - 45))
         out.append('<text x="%.1f" y="%d" text-anchor="middle" fill="#444">%g</text>' % (xx, H - 30, v))
         v *= 2
-    for tv, col, lab in ((1.0, "#000", "1.0 (parity)"), (0.5, "#2a2", "0.5 (small-model target)")):
+    for tv, col, lab, anchor, dx in ((1.0, "#000", "1.0 parity: onnxruntime faster →", "start", 3),
+                                     (0.5, "#2a2", "← onnx_pg faster; 0.5 small-model target", "end", -3)):
         if lo <= tv <= hi:
             out.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="%s" stroke-dasharray="4,3"/>'
                        % (X(tv), top - 10, X(tv), H - 45, col))
-            out.append('<text x="%.1f" y="%d" fill="%s" font-size="10">%s</text>' % (X(tv) + 3, top - 12, col, lab))
+            out.append('<text x="%.1f" y="%d" fill="%s" font-size="10" text-anchor="%s">%s</text>'
+                       % (X(tv) + dx, top - 12, col, anchor, lab))
     y = top
     for lab in labels:
         out.append('<text x="%d" y="%d" text-anchor="end">%s</text>'
@@ -561,6 +620,13 @@ def write_markdown(res, path, svg_name):
              "per Python call (argument binding and output copy included), the closer match to "
              "onnxruntime's Python per-call cost.")
     L.append("")
+    loads = [r["other_load"] for r in rows if r.get("other_load") is not None]
+    if loads and float(np.median(loads)) > 0.10:
+        L.append("> **Warning: measured on a busy machine.** Other processes used a median %.0f%% of the CPUs "
+                 "while the rows were timed (column \"other load\"). Absolute times are inflated and noisy, "
+                 "2-thread rows most; the ratios are less affected (the engines alternate) but not exact. "
+                 "Rerun `make bench` on an idle machine for numbers to quote." % (100 * float(np.median(loads))))
+        L.append("")
     L.append("![ratios](%s)" % svg_name)
     L.append("")
     L.append("## Latency")
@@ -633,15 +699,24 @@ def write_markdown(res, path, svg_name):
     L.append("## Achieved GFLOP/s")
     L.append("")
     L.append("FLOPs = 2 x multiply-adds of the Conv, Gemm and MatMul nodes (shapes from onnx shape "
-             "inference; elementwise work not counted). Peak = cores x clock x FLOPs/cycle, with "
-             "FLOPs/cycle = %d SIMD lanes (AVX-512, fp32) x 2 (FMA) x %d FMA units per core = %d; "
-             "clock %.0f MHz (the largest of lscpu's \"CPU max MHz\" and /proc/cpuinfo's \"cpu MHz\"; "
-             "under KVM lscpu shows no max, so this is the nominal clock the hypervisor reports, and "
-             "turbo or AVX-512 licence clocks can move the real peak either way). "
-             "Peak per core = %.0f x 10^6 x %d = **%.1f GFLOP/s**; %d threads use %d cores."
-             % (pk["lanes"], pk["fma_units"], pk["flops_per_cycle"], pk["mhz"], pk["mhz"],
-                pk["flops_per_cycle"], pk["per_core_gflops"], max(res["config"]["threads"]),
-                max(res["config"]["threads"])))
+             "inference; elementwise work not counted).")
+    L.append("")
+    L.append("Peak = cores x clock x FLOPs/cycle. FLOPs/cycle = %d fp32 lanes (AVX-512: `avx512f` in "
+             "/proc/cpuinfo) x 2 (fused multiply-add) x %d FMA units per core (Xeon Scalable Gold/Platinum) "
+             "= **%d**. Clock: %s. /proc/cpuinfo says `cpu MHz %.0f` and lscpu shows no \"CPU max MHz\" under "
+             "KVM, but the cores run at a turbo clock above that nominal value, which bench/peak.c measures "
+             "with a chain of dependent `imul` (3 cycles each) over thread CPU time; the same program's "
+             "12-chain `vfmadd231ps zmm` loop measures the FMA throughput that cross-checks FLOPs/cycle."
+             % (pk["lanes"], pk["fma_units"], pk["flops_per_cycle"], pk["clock_source"], pk["nominal_mhz"]))
+    L.append("")
+    L.append("| threads (cores) | clock | peak = cores x clock x %d | measured AVX-512 FMA throughput | "
+             "measured FLOPs/cycle/core |" % pk["flops_per_cycle"])
+    L.append("|---:|---:|---:|---:|---:|")
+    for t, p in sorted(pk["by_threads"].items(), key=lambda kv: int(kv[0])):
+        L.append("| %s | %.0f MHz | %s x %.2f GHz x %d = **%.1f GFLOP/s** | %s | %s |" % (
+            t, p["mhz"], t, p["mhz"] / 1e3, pk["flops_per_cycle"], p["gflops"],
+            "%.1f GFLOP/s" % p["measured_fma_gflops"] if p.get("measured_fma_gflops") else "-",
+            "%.1f" % p["measured_flops_per_cycle"] if p.get("measured_flops_per_cycle") else "-"))
     L.append("")
     L.append("| model | batch | threads | GFLOP per run | peak GFLOP/s | onnx_pg GFLOP/s | % of peak | "
              "onnxruntime GFLOP/s | % of peak |")
@@ -649,7 +724,7 @@ def write_markdown(res, path, svg_name):
     for r in rows:
         if r["model"] not in FLOP_MODELS or not r.get("flops"):
             continue
-        peak = pk["per_core_gflops"] * r["threads"]
+        peak = (pk["by_threads"].get(r["threads"]) or pk["by_threads"].get(str(r["threads"])))["gflops"]
         g = r["flops"] / 1e9
         ox_g = g / r["ox"]["median"] if r.get("ox") else None
         ort_g = g / r["ort"]["median"] if r.get("ort") else None
@@ -659,6 +734,27 @@ def write_markdown(res, path, svg_name):
                     "%.1f" % ort_g if ort_g else "-", "%.1f%%" % (100 * ort_g / peak) if ort_g else "-"))
     L.append("")
 
+    prof = [r for r in rows if isinstance(r.get("ox_profile"), dict) and "error" not in r["ox_profile"]
+            and r["ox_profile"]]
+    if prof:
+        L.append("## Where onnx_pg spends its time")
+        L.append("")
+        L.append("onnx_pg's per-node profile (`Session.profile`, engine timing per node) summed per operator "
+                 "type, at %d thread(s), median of a few runs: the operator types above 3%% of the run, "
+                 "largest first. \"covered\" is the profile's total against the row's median latency (the "
+                 "rest is per-run overhead outside the nodes)." % min(res["config"]["threads"]))
+        L.append("")
+        L.append("| model | batch | profiled total | covered | top operator types (ms, share) |")
+        L.append("|---|---:|---:|---:|---|")
+        for r in prof:
+            tot = sum(r["ox_profile"].values())
+            top = sorted(r["ox_profile"].items(), key=lambda kv: -kv[1])
+            parts = ["%s %s (%.0f%%)" % (op, fmt_t(ms / 1e3), 100 * ms / tot) for op, ms in top
+                     if tot and ms / tot >= 0.03][:6]
+            cover = "%.0f%%" % (100 * tot / 1e3 / r["ox"]["median"]) if r.get("ox") else "-"
+            L.append("| %s | %d | %s | %s | %s |" % (r["model"], r["batch"], fmt_t(tot / 1e3), cover,
+                                                   ", ".join(parts)))
+        L.append("")
     L.append("## Machine")
     L.append("")
     ls = mi["lscpu"]
@@ -760,6 +856,9 @@ def main():
     ap.add_argument("--wait-quiet", type=float, default=20.0,
                     help="before each row wait up to this many seconds for other processes to go below "
                          "15%% CPU (0: don't wait)")
+    ap.add_argument("--render", metavar="JSON",
+                    help="measure nothing: rewrite the report from a results file (bench/results/latest.json), "
+                         "picking up a newer bench/results/inquery.md")
     ap.add_argument("--child", nargs=5, metavar=("ENGINE", "MODEL", "INPUTS", "THREADS", "RUNS"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -767,7 +866,18 @@ def main():
         e, n, b, t, r = args.child
         return child_main(e, n, b, int(t), int(r))
 
+    if args.render:
+        with open(args.render) as f:
+            res = json.load(f)
+        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+        svg = os.path.splitext(args.out)[0] + ".svg"
+        write_svg(res["rows"], svg)
+        write_markdown(res, args.out, os.path.basename(svg))
+        log("wrote %s, %s from %s" % (args.out, svg, args.render))
+        return 0
+
     cfg = Config()
+    cfg.quick = args.quick
     cfg.threads = args.threads
     cfg.rtol = args.rtol
     if args.quick:
@@ -788,6 +898,19 @@ def main():
     names = sorted({n for n, _ in cases}, key=[n for n, _ in CASES].index)
     ensure_models(names)
 
+    # snapshot the engine library: others may rebuild it while the suite runs; the children
+    # (peak memory) inherit OX_CAPI_LIB and load the same copy
+    lib = os.environ.get("OX_CAPI_LIB", os.path.join(ROOT, "build", "libox_capi.so"))
+    lib_info = {"path": lib}
+    if os.path.exists(lib):
+        import shutil
+        import tempfile
+
+        snap_dir = tempfile.mkdtemp(prefix="onnx_pg_bench_")
+        snap = os.path.join(snap_dir, "libox_capi.so")
+        shutil.copy2(lib, snap)
+        lib_info["mtime"] = datetime.datetime.fromtimestamp(os.path.getmtime(lib)).isoformat(timespec="seconds")
+        os.environ["OX_CAPI_LIB"] = snap
     import onnxruntime as ort  # noqa: F401
     import oxengine
     try:
@@ -797,9 +920,9 @@ def main():
         return 2
 
     info = machine_info()
-    peak = machine_peak(info, args.fma_units)
+    peak = machine_peak(info, args.fma_units, cfg.threads)
     res = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "quick": args.quick,
-           "machine": info, "peak": peak, "versions": versions(), "rows": [], "creation": {},
+           "machine": info, "peak": peak, "versions": versions(lib_info), "rows": [], "creation": {},
            "memory": {}, "config": {k: getattr(cfg, k) for k in vars(cfg)}}
     try:
         res["torch_version"] = subprocess.run(
@@ -807,8 +930,9 @@ def main():
             capture_output=True, text=True, timeout=60).stdout.strip() or None
     except (OSError, subprocess.TimeoutExpired):
         pass
-    log("peak: %.0f MHz x %d FLOP/cycle = %.1f GFLOP/s per core" % (peak["mhz"], peak["flops_per_cycle"],
-                                                                     peak["per_core_gflops"]))
+    for t, p in peak["by_threads"].items():
+        log("peak at %d thread(s): %d x %.0f MHz x %d FLOP/cycle = %.1f GFLOP/s (measured FMA: %s)" % (
+            t, t, p["mhz"], peak["flops_per_cycle"], p["gflops"], p["measured_fma_gflops"]))
 
     for name in names:
         with open(model_path(name), "rb") as f:
@@ -858,6 +982,8 @@ def main():
                     res["rows"].append(row)
                     continue
                 row["waited_s"] = wait_quiet(cfg.wait_quiet_s) if cfg.wait_quiet_s else 0.0
+                if threads == min(cfg.threads) and hasattr(ox, "profile"):
+                    row["ox_profile"] = op_profile(ox, feeds, 3 if not cfg.quick else 1)
                 samples, ks, reps, py, other = bench_row(ox, sess, feeds, threads, cfg)
                 row["other_load"] = other
                 for lbl in ("ox", "ort"):
@@ -896,6 +1022,9 @@ def main():
     write_svg(res["rows"], svg)
     write_markdown(res, args.out, os.path.basename(svg))
     log("wrote %s, %s, %s (%.0f s)" % (args.out, svg, args.json, res["elapsed_s"]))
+    if "snap_dir" in locals():
+        import shutil
+        shutil.rmtree(snap_dir, ignore_errors=True)
     return 0
 
 

@@ -36,6 +36,30 @@ str(const char *s)
 	return (char *) (s ? s : "");
 }
 
+/*
+ * 4-bit and 2-bit elements, one a byte in memory, are packed in the file:
+ * two (four) a byte, the first element in the least significant bits.
+ */
+static bool
+pack_narrow(save_ctx *c, Onnx__TensorProto *tp, const ox_tensor *t, int64_t n)
+{
+	int			bits = ox_dtype_bits(t->dtype);
+	int			per_byte = 8 / bits;
+	size_t		len = (size_t) ((n + per_byte - 1) / per_byte);
+	uint8_t		mask = (uint8_t) ((1u << bits) - 1);
+	const uint8_t *src = t->data;
+	uint8_t    *dst = alloc(c, len);
+
+	if (!dst)
+		return false;
+	memset(dst, 0, len);
+	for (int64_t i = 0; i < n; i++)
+		dst[i / per_byte] |= (uint8_t) ((src[i] & mask) << ((i % per_byte) * bits));
+	tp->raw_data.data = dst;
+	tp->raw_data.len = len;
+	return true;
+}
+
 static Onnx__TensorProto *
 tensor_to_proto(save_ctx *c, const ox_tensor *t, const char *name)
 {
@@ -69,6 +93,8 @@ tensor_to_proto(save_ctx *c, const ox_tensor *t, const char *name)
 	}
 	/* raw_data is little-endian, as x86-64 and aarch64 store it */
 	tp->has_raw_data = true;
+	if (ox_dtype_bits(t->dtype) > 0 && ox_dtype_bits(t->dtype) < 8)
+		return pack_narrow(c, tp, t, n) ? tp : NULL;
 	tp->raw_data.data = t->data;
 	tp->raw_data.len = (size_t) n * ox_dtype_size(t->dtype);
 	return tp;
@@ -80,6 +106,9 @@ type_to_proto(save_ctx *c, const ox_type *t)
 	Onnx__TypeProto *tp;
 
 	if (!t || t->kind == OX_TYPE_UNKNOWN)
+		return NULL;
+	/* onnx readers reject element type 0: an unknown type is left out */
+	if ((t->kind == OX_TYPE_TENSOR || t->kind == OX_TYPE_SPARSE_TENSOR) && t->elem == OX_UNDEFINED)
 		return NULL;
 	tp = alloc(c, sizeof(*tp));
 	if (!tp)
@@ -358,7 +387,8 @@ graph_to_proto(save_ctx *c, const ox_graph *g)
 			if (!(gp->initializer[gp->n_initializer++] = tensor_to_proto(c, vd->init, vd->name)))
 				return NULL;
 		}
-		else if (vd->producer >= 0 && !vd->is_output && vd->type.kind != OX_TYPE_UNKNOWN)
+		else if (vd->producer >= 0 && !vd->is_output && vd->type.kind != OX_TYPE_UNKNOWN &&
+				 !(vd->type.kind == OX_TYPE_TENSOR && vd->type.elem == OX_UNDEFINED))
 		{
 			if (!(gp->value_info[n_vi++] = value_info(c, vd)))
 				return NULL;

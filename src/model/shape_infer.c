@@ -74,6 +74,9 @@ set_out(ox_model *m, ox_graph *g, const ox_node *n, int o, ox_dtype elem, const 
 	v = &g->values[n->outputs[o]];
 	if (v->type.kind != OX_TYPE_UNKNOWN && (v->type.rank >= 0 || !b || b->rank < 0))
 		return;
+	/* a type without an element type is not a type: leave it unknown */
+	if (elem == OX_UNDEFINED && v->type.elem == OX_UNDEFINED)
+		return;
 	v->type.kind = OX_TYPE_TENSOR;
 	if (v->type.elem == OX_UNDEFINED)
 		v->type.elem = elem;
