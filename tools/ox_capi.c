@@ -192,6 +192,8 @@ oxc_stat(void *p, const char *what)
 		return (int64_t) s.tensor_bytes;
 	if (strcmp(what, "weight_bytes") == 0)
 		return (int64_t) s.weight_bytes;
+	if (strcmp(what, "alloc_events") == 0)
+		return s.alloc_events;
 	if (strcmp(what, "create_us") == 0)
 		return (int64_t) (s.create_ms * 1000);
 	return -1;

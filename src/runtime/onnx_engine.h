@@ -118,6 +118,15 @@ int			ox_session_dense_source(const ox_session *s, int output_index);
 ox_code		ox_session_run_targets(ox_session *s, const ox_value *inputs, const int *targets,
 								   int n_targets, ox_status *st);
 const ox_value *ox_session_value(const ox_session *s, int value_id);
+/*
+ * The same for a model with exactly one input, fed one tensor (borrowed for
+ * the call, checked like ox_session_run's).  Cheaper per run than building
+ * an ox_value array: meant for callers that run once per row.  n_targets = 0
+ * runs the whole graph (read the outputs with ox_session_result).
+ */
+ox_code		ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
+								  int n_targets, ox_status *st);
+
 
 /* statistics */
 typedef struct ox_session_stats
@@ -129,6 +138,7 @@ typedef struct ox_session_stats
 	int			nodes_before_opt;
 	int			nodes_after_opt;
 	double		create_ms;
+	int64_t		alloc_events;	/* output buffers (re)allocated over all runs */
 } ox_session_stats;
 
 void		ox_session_get_stats(const ox_session *s, ox_session_stats *out);

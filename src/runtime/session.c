@@ -340,42 +340,51 @@ declared_shape_str(const ox_type *t, char *buf, size_t len)
 	return buf;
 }
 
+/* a tensor fed for a tensor input: element type and static dimensions */
 static ox_code
-check_input(const ox_value_def *def, const ox_value *v, ox_status *st)
+check_tensor(const ox_value_def *def, const ox_tensor *x, ox_status *st)
 {
 	const ox_type *t = &def->type;
 	char		want[256];
 	char		got[256];
+	int64_t		n;
+
+	if (t->elem != OX_UNDEFINED && x->dtype != t->elem)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects element type %s but got %s",
+					   def->name, ox_dtype_name(t->elem), ox_dtype_name(x->dtype));
+	if (x->rank < 0 || x->rank > OX_MAX_RANK)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has invalid rank %d", def->name, x->rank);
+	n = ox_tensor_numel(x);
+	if (n < 0)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has an invalid shape", def->name);
+	if (n > 0 && !x->data)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has no data", def->name);
+	if (t->rank < 0)
+		return OX_OK;
+	if (x->rank != t->rank)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects shape %s but got %s",
+					   def->name, declared_shape_str(t, want, sizeof(want)),
+					   ox_shape_str(x->rank, x->dims, got, sizeof(got)));
+	for (int i = 0; i < t->rank; i++)
+		if (t->dims[i].value >= 0 && t->dims[i].value != x->dims[i])
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects shape %s but got %s",
+						   def->name, declared_shape_str(t, want, sizeof(want)),
+						   ox_shape_str(x->rank, x->dims, got, sizeof(got)));
+	return OX_OK;
+}
+
+static ox_code
+check_input(const ox_value_def *def, const ox_value *v, ox_status *st)
+{
+	const ox_type *t = &def->type;
 
 	if (t->kind == OX_TYPE_UNKNOWN)
 		return OX_OK;
 	if (t->kind == OX_TYPE_TENSOR)
 	{
-		const ox_tensor *x = &v->tensor;
-
 		if (v->kind != OX_VALUE_TENSOR)
 			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects a tensor", def->name);
-		if (t->elem != OX_UNDEFINED && x->dtype != t->elem)
-			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects element type %s but got %s",
-						   def->name, ox_dtype_name(t->elem), ox_dtype_name(x->dtype));
-		if (x->rank < 0 || x->rank > OX_MAX_RANK)
-			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has invalid rank %d", def->name, x->rank);
-		if (ox_tensor_numel(x) < 0)
-			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has an invalid shape", def->name);
-		if (ox_tensor_numel(x) > 0 && !x->data)
-			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" has no data", def->name);
-		if (t->rank < 0)
-			return OX_OK;
-		if (x->rank != t->rank)
-			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects shape %s but got %s",
-						   def->name, declared_shape_str(t, want, sizeof(want)),
-						   ox_shape_str(x->rank, x->dims, got, sizeof(got)));
-		for (int i = 0; i < t->rank; i++)
-			if (t->dims[i].value >= 0 && t->dims[i].value != x->dims[i])
-				return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects shape %s but got %s",
-							   def->name, declared_shape_str(t, want, sizeof(want)),
-							   ox_shape_str(x->rank, x->dims, got, sizeof(got)));
-		return OX_OK;
+		return check_tensor(def, &v->tensor, st);
 	}
 	if (t->kind == OX_TYPE_SEQUENCE && v->kind != OX_VALUE_SEQUENCE)
 		return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects a sequence", def->name);
@@ -412,6 +421,34 @@ ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st)
 	return run_main(s, inputs, NULL, NULL, st);
 }
 
+/* after a successful run: statistics, and outputs that are inputs copied */
+static ox_code
+finish_run(ox_session *s, ox_status *st)
+{
+	ox_env	   *env = &s->main->env;
+
+	s->stats.runs++;
+	if (s->alloc_events != s->stats_events)
+		refresh_memory_stats(s);
+	/* graph outputs that are inputs: copy them, the caller's memory may go */
+	for (int o = 0; o < s->model->graph->n_outputs; o++)
+	{
+		int			id = s->model->graph->outputs[o];
+
+		if (s->model->graph->values[id].is_input && env->borrowed[id] &&
+			!s->model->graph->values[id].init)
+		{
+			ox_value	copy;
+
+			ox_value_init_tensor(&copy);
+			OX_TRY(ox_value_copy(&copy, &env->vals[id], st));
+			env->vals[id] = copy;
+			env->borrowed[id] = false;
+		}
+	}
+	return OX_OK;
+}
+
 static ox_code
 run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *keep, ox_status *st)
 {
@@ -444,29 +481,9 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 			env->borrowed[id] = false;
 		}
 	}
-	if (rc == OX_OK)
-	{
-		s->stats.runs++;
-		if (s->alloc_events != s->stats_events)
-			refresh_memory_stats(s);
-		/* graph outputs that are inputs: copy them, the caller's memory may go */
-		for (int o = 0; o < s->model->graph->n_outputs; o++)
-		{
-			int			id = s->model->graph->outputs[o];
-
-			if (s->model->graph->values[id].is_input && env->borrowed[id] &&
-				!s->model->graph->values[id].init)
-			{
-				ox_value	copy;
-
-				ox_value_init_tensor(&copy);
-				OX_TRY(ox_value_copy(&copy, &env->vals[id], st));
-				env->vals[id] = copy;
-				env->borrowed[id] = false;
-			}
-		}
-	}
-	return rc;
+	if (rc != OX_OK)
+		return rc;
+	return finish_run(s, st);
 }
 
 const ox_value *
@@ -482,6 +499,7 @@ void
 ox_session_get_stats(const ox_session *s, ox_session_stats *out)
 {
 	*out = s->stats;
+	out->alloc_events = s->alloc_events;
 }
 
 int
@@ -577,6 +595,63 @@ ox_session_run_targets(ox_session *s, const ox_value *inputs, const int *targets
 {
 	OX_TRY(select_targets(s, targets, n_targets, st));
 	return run_main(s, inputs, s->target_nodes, s->target_keep, st);
+}
+
+/*
+ * The lean path for one tensor input.  run_main binds whole ox_value
+ * structs (about 500 bytes each, copied in and cleared out on every run);
+ * here only the tensor's shape and data pointer are written into the
+ * input's slot, and the slot is emptied again by clearing its data pointer.
+ * A row-wise SQL call pays this once per row, so it matters there.
+ */
+ox_code
+ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets, int n_targets,
+					  ox_status *st)
+{
+	ox_env	   *env = &s->main->env;
+	const ox_value_def *def;
+	ox_tensor  *slot;
+	int			id;
+	ox_code		rc;
+
+	if (s->n_feeds != 1)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "the model takes %d inputs, not one", s->n_feeds);
+	id = s->feed_ids[0];
+	def = &s->model->graph->values[id];
+	if (def->type.kind != OX_TYPE_UNKNOWN)
+	{
+		if (def->type.kind != OX_TYPE_TENSOR)
+			return ox_fail(st, OX_INVALID_ARGUMENT, "input \"%s\" expects a %s", def->name,
+						   def->type.kind == OX_TYPE_MAP ? "map" : "sequence");
+		OX_TRY(check_tensor(def, input, st));
+	}
+	if (n_targets > 0)
+		OX_TRY(select_targets(s, targets, n_targets, st));
+
+	if (!env->borrowed[id])
+		ox_value_release(&env->vals[id]);
+	env->vals[id].kind = OX_VALUE_TENSOR;
+	slot = &env->vals[id].tensor;
+	slot->dtype = input->dtype;
+	slot->rank = input->rank;
+	memcpy(slot->dims, input->dims, sizeof(int64_t) * (size_t) input->rank);
+	slot->data = input->data;
+	slot->owns = false;
+	slot->capacity = 0;
+	env->borrowed[id] = true;
+
+	rc = ox_plan_run(s, s->main, NULL, n_targets > 0 ? s->target_nodes : NULL,
+					 n_targets > 0 ? s->target_keep : NULL, st);
+	if (!def->is_output)
+	{
+		/* the slot is an empty tensor again, as run_main leaves it */
+		slot->data = NULL;
+		slot->rank = 0;
+		env->borrowed[id] = false;
+	}
+	if (rc != OX_OK)
+		return rc;
+	return finish_run(s, st);
 }
 
 const ox_value *

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KC 384
+/* depth of a packed panel: a KC x NR sliver of B (32 KiB) stays in L1 */
+#define KC 256
 
 typedef void (*ukernel_fn) (int64_t k, const float *a, const float *b, float *c, int64_t ldc,
 							float alpha, float beta);
@@ -383,55 +384,192 @@ sliver_task(void *arg, int64_t begin, int64_t end)
 	macro_tile(j, j->apack, j->ic, j->mc, begin, end);
 }
 
-/* y = alpha * op(A) x op(B) + beta * y for M == 1 rows: stream B once */
+/*
+ * Dot products of one row x (length K, contiguous) with rows of B (each
+ * contiguous, ldb apart): the small-M case of op(B) = B^T, which is how
+ * Linear layers store weights.  Four rows at a time share the loads of x;
+ * several accumulators keep the FMA pipes busy (a plain loop would be
+ * scalar: the compiler may not reorder a float reduction).
+ */
+__attribute__((target("avx512f,fma")))
 static void
-gemv_rows(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float *A,
-		  int64_t lda, const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
+dots_avx512(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0, int64_t n1,
+			float *out)
 {
-	for (int64_t m = 0; m < M; m++)
+	int64_t		n = n0;
+
+	for (; n + 4 <= n1; n += 4)
 	{
-		float	   *c = C + m * ldc;
+		const float *b0 = B + n * ldb,
+				   *b1 = b0 + ldb,
+				   *b2 = b1 + ldb,
+				   *b3 = b2 + ldb;
+		__m512		s0 = _mm512_setzero_ps(),
+					s1 = _mm512_setzero_ps(),
+					s2 = _mm512_setzero_ps(),
+					s3 = _mm512_setzero_ps();
+		int64_t		k = 0;
 
-		if (!trans_b)
+		for (; k + 16 <= K; k += 16)
 		{
-			/* c = beta*c + sum_k a[k] * B[k, :] : vectorizes over n */
-			if (beta == 0.0f)
-				memset(c, 0, sizeof(float) * N);
-			else if (beta != 1.0f)
-				for (int64_t n = 0; n < N; n++)
-					c[n] *= beta;
-			for (int64_t k = 0; k < K; k++)
-			{
-				float		a = alpha * (trans_a ? A[k * lda + m] : A[m * lda + k]);
-				const float *b = B + k * ldb;
+			__m512		xv = _mm512_loadu_ps(x + k);
 
-				if (a == 0.0f)
-					continue;
-				for (int64_t n = 0; n < N; n++)
-					c[n] += a * b[n];
-			}
+			s0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b0 + k), s0);
+			s1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b1 + k), s1);
+			s2 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b2 + k), s2);
+			s3 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b3 + k), s3);
+		}
+		if (k < K)
+		{
+			__mmask16	m = (__mmask16) ((1u << (K - k)) - 1);
+			__m512		xv = _mm512_maskz_loadu_ps(m, x + k);
+
+			s0 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b0 + k), s0);
+			s1 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b1 + k), s1);
+			s2 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b2 + k), s2);
+			s3 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b3 + k), s3);
+		}
+		out[n - n0] = _mm512_reduce_add_ps(s0);
+		out[n - n0 + 1] = _mm512_reduce_add_ps(s1);
+		out[n - n0 + 2] = _mm512_reduce_add_ps(s2);
+		out[n - n0 + 3] = _mm512_reduce_add_ps(s3);
+	}
+	for (; n < n1; n++)
+	{
+		const float *b = B + n * ldb;
+		__m512		s0 = _mm512_setzero_ps();
+		int64_t		k = 0;
+
+		for (; k + 16 <= K; k += 16)
+			s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + k), _mm512_loadu_ps(b + k), s0);
+		if (k < K)
+		{
+			__mmask16	m = (__mmask16) ((1u << (K - k)) - 1);
+
+			s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + k), _mm512_maskz_loadu_ps(m, b + k), s0);
+		}
+		out[n - n0] = _mm512_reduce_add_ps(s0);
+	}
+}
+
+__attribute__((target("avx2,fma")))
+static void
+dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0, int64_t n1, float *out)
+{
+	for (int64_t n = n0; n < n1; n++)
+	{
+		const float *b = B + n * ldb;
+		__m256		s0 = _mm256_setzero_ps(),
+					s1 = _mm256_setzero_ps();
+		float		tail = 0.0f;
+		float		lanes[8];
+		int64_t		k = 0;
+
+		for (; k + 16 <= K; k += 16)
+		{
+			s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), _mm256_loadu_ps(b + k), s0);
+			s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), _mm256_loadu_ps(b + k + 8), s1);
+		}
+		for (; k < K; k++)
+			tail += x[k] * b[k];
+		_mm256_storeu_ps(lanes, _mm256_add_ps(s0, s1));
+		out[n - n0] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7] + tail;
+	}
+}
+
+typedef struct gemv_job
+{
+	bool		trans_a;
+	bool		trans_b;
+	int64_t		K;
+	float		alpha,
+				beta;
+	const float *x;				/* the row of op(A), contiguous */
+	const float *B;
+	int64_t		ldb;
+	float	   *c;
+	bool		avx512;
+} gemv_job;
+
+static void
+gemv_task(void *arg, int64_t n0, int64_t n1)
+{
+	gemv_job   *j = arg;
+	float		buf[256];
+
+	for (int64_t s = n0; s < n1; s += 256)
+	{
+		int64_t		e = s + 256 < n1 ? s + 256 : n1;
+
+		if (j->trans_b)
+		{
+			if (j->avx512)
+				dots_avx512(j->x, j->B, j->ldb, j->K, s, e, buf);
+			else
+				dots_avx2(j->x, j->B, j->ldb, j->K, s, e, buf);
+			for (int64_t n = s; n < e; n++)
+				j->c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * j->c[n] : 0.0f);
 		}
 		else
 		{
-			for (int64_t n = 0; n < N; n++)
+			/* c = beta*c + sum_k x[k] * B[k, :]: vectorizes over n as written */
+			float	   *c = j->c;
+
+			for (int64_t n = s; n < e; n++)
+				c[n] = j->beta == 0.0f ? 0.0f : j->beta * c[n];
+			for (int64_t k = 0; k < j->K; k++)
 			{
-				const float *b = B + n * ldb;
-				float		s = 0.0f;
+				float		a = j->alpha * j->x[k];
+				const float *b = j->B + k * j->ldb;
 
-				if (!trans_a)
-				{
-					const float *a = A + m * lda;
-
-					for (int64_t k = 0; k < K; k++)
-						s += a[k] * b[k];
-				}
-				else
-					for (int64_t k = 0; k < K; k++)
-						s += A[k * lda + m] * b[k];
-				c[n] = alpha * s + (beta != 0.0f ? beta * c[n] : 0.0f);
+				if (a == 0.0f)
+					continue;
+				for (int64_t n = s; n < e; n++)
+					c[n] += a * b[n];
 			}
 		}
 	}
+}
+
+/*
+ * One or two rows of C: packing would cost as much as the arithmetic, so
+ * stream B once per row, splitting the columns across threads.
+ */
+static ox_code
+gemv_rows(ox_kernel_ctx *ctx, const isa_desc *isa, bool trans_a, bool trans_b, int64_t M, int64_t N,
+		  int64_t K, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
+		  float *C, int64_t ldc)
+{
+	float	   *xrow = NULL;
+
+	if (trans_a && K > 0)
+	{
+		/* gather the strided row of op(A) once */
+		xrow = thread_abuf((size_t) K);
+		if (!xrow)
+			return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
+	}
+	for (int64_t m = 0; m < M; m++)
+	{
+		gemv_job	j;
+
+		if (trans_a)
+			for (int64_t k = 0; k < K; k++)
+				xrow[k] = A[k * lda + m];
+		j.trans_a = trans_a;
+		j.trans_b = trans_b;
+		j.K = K;
+		j.alpha = alpha;
+		j.beta = beta;
+		j.x = trans_a ? xrow : A + m * lda;
+		j.B = B;
+		j.ldb = ldb;
+		j.c = C + m * ldc;
+		j.avx512 = isa == &isa_avx512;
+		/* enough columns per chunk that a thread streams a useful share of B */
+		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
+	}
+	return OX_OK;
 }
 
 /*
@@ -462,11 +600,8 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 		return OX_OK;
 	}
 	/* one or two rows: packing would cost as much as the arithmetic */
-	if (M <= 2 && threads <= 1 && !pa && !pb)
-	{
-		gemv_rows(trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
-		return OX_OK;
-	}
+	if (M <= 2 && !pa && !pb)
+		return gemv_rows(ctx, isa, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
 
 	for (int64_t jc = 0; jc < N; jc += isa->nc)
 	{
