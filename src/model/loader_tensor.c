@@ -27,6 +27,16 @@ ox_dtype_from_onnx(int32_t t)
 		case OX_UINT32:
 		case OX_UINT64:
 		case OX_BFLOAT16:
+		case OX_FLOAT8E4M3FN:
+		case OX_FLOAT8E4M3FNUZ:
+		case OX_FLOAT8E5M2:
+		case OX_FLOAT8E5M2FNUZ:
+		case OX_UINT4:
+		case OX_INT4:
+		case OX_FLOAT4E2M1:
+		case OX_FLOAT8E8M0:
+		case OX_UINT2:
+		case OX_INT2:
 			return (ox_dtype) t;
 		default:
 			return OX_UNDEFINED;
@@ -40,7 +50,7 @@ onnx_type_name(int32_t t)
 		"undefined", "float", "uint8", "int8", "uint16", "int16", "int32", "int64",
 		"string", "bool", "float16", "double", "uint32", "uint64", "complex64",
 		"complex128", "bfloat16", "float8e4m3fn", "float8e4m3fnuz", "float8e5m2",
-		"float8e5m2fnuz", "uint4", "int4", "float4e2m1"
+		"float8e5m2fnuz", "uint4", "int4", "float4e2m1", "float8e8m0", "uint2", "int2"
 	};
 
 	if (t < 0 || (size_t) t >= sizeof(names) / sizeof(names[0]))
@@ -157,6 +167,48 @@ malformed:
 
 /* ---- tensors ---------------------------------------------------------- */
 
+/*
+ * Stored units (raw_data bytes, or int32_data entries) that hold n elements
+ * of dt: 4-bit types pack two elements a byte, 2-bit types four.
+ */
+static int64_t
+packed_units(ox_dtype dt, int64_t n)
+{
+	switch (ox_dtype_bits(dt))
+	{
+		case 4:
+			return (n + 1) / 2;
+		case 2:
+			return (n + 3) / 4;
+		default:
+			return n;
+	}
+}
+
+/*
+ * The first packed_units(dt, n) bytes of t's data hold packed 4- or 2-bit
+ * elements, first element in the least significant bits: spread them to
+ * one byte each, sign-extending int4 and int2.  Walking backwards lets the
+ * bytes unpack in place: element i reads byte i / per_byte <= i, which no
+ * later write has touched.
+ */
+static void
+unpack_narrow(ox_tensor *t, int64_t n)
+{
+	int			bits = ox_dtype_bits(t->dtype);
+	int			per_byte = 8 / bits;
+	uint8_t		mask = (uint8_t) ((1u << bits) - 1);
+	bool		sign = t->dtype == OX_INT4 || t->dtype == OX_INT2;
+	uint8_t    *d = t->data;
+
+	for (int64_t i = n - 1; i >= 0; i--)
+	{
+		uint8_t		v = (uint8_t) (d[i / per_byte] >> ((i % per_byte) * bits)) & mask;
+
+		d[i] = sign && (v >> (bits - 1)) ? (uint8_t) (v | ~mask) : v;
+	}
+}
+
 static ox_code
 tensor_shape_from_proto(ox_tensor *t, ox_dtype dt, size_t n_dims, const int64_t *dims,
 						const char *what, ox_status *st)
@@ -183,6 +235,7 @@ ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp, const char *what
 	ox_dtype	dt;
 	ox_tensor	shape;
 	int64_t		n;
+	int64_t		units;
 	size_t		esize;
 	size_t		have;
 
@@ -204,6 +257,7 @@ ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp, const char *what
 	OX_TRY(tensor_shape_from_proto(&shape, dt, tp->n_dims, tp->dims, what, st));
 	n = ox_tensor_numel(&shape);
 	esize = ox_dtype_size(dt);
+	units = packed_units(dt, n);
 
 	/* find the data and check its size before allocating anything */
 	if (tp->has_raw_data && tp->raw_data.len > 0)
@@ -211,10 +265,10 @@ ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp, const char *what
 		if (dt == OX_STRING)
 			return ox_fail(st, OX_INVALID_MODEL, "string tensor \"%s\" cannot use raw_data", what);
 		have = tp->raw_data.len;
-		if (have / esize != (size_t) n || have % esize)
+		if (have / esize != (size_t) units || have % esize)
 			return ox_fail(st, OX_INVALID_MODEL,
 						   "tensor \"%s\" has %zu bytes of data but its shape needs %lld elements of %s (%lld bytes)",
-						   what, have, (long long) n, ox_dtype_name(dt), (long long) n * (long long) esize);
+						   what, have, (long long) n, ox_dtype_name(dt), (long long) units * (long long) esize);
 	}
 	else
 	{
@@ -240,10 +294,10 @@ ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp, const char *what
 				have = tp->n_int32_data;
 				break;
 		}
-		if (have != (size_t) n)
+		if (have != (size_t) units)
 			return ox_fail(st, OX_INVALID_MODEL,
-						   "tensor \"%s\" has %zu elements of data but its shape needs %lld",
-						   what, have, (long long) n);
+						   "tensor \"%s\" has %zu entries of data but its shape needs %lld (%lld elements of %s)",
+						   what, have, (long long) units, (long long) n, ox_dtype_name(dt));
 	}
 
 	OX_TRY(ox_tensor_alloc(t, dt, shape.rank, shape.dims, st));
@@ -255,6 +309,8 @@ ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp, const char *what
 		if (dt == OX_BOOL)
 			for (int64_t i = 0; i < n; i++)
 				((uint8_t *) t->data)[i] = ((uint8_t *) t->data)[i] != 0;
+		if (ox_dtype_bits(dt) < 8)
+			unpack_narrow(t, n);
 		return OX_OK;
 	}
 	switch (dt)
@@ -293,8 +349,24 @@ ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp, const char *what
 				((int8_t *) t->data)[i] = (int8_t) tp->int32_data[i];
 			break;
 		case OX_UINT8:
+		case OX_FLOAT8E4M3FN:
+		case OX_FLOAT8E4M3FNUZ:
+		case OX_FLOAT8E5M2:
+		case OX_FLOAT8E5M2FNUZ:
+		case OX_FLOAT8E8M0:
+			/* float8 entries hold the bit pattern, one element each */
 			for (int64_t i = 0; i < n; i++)
 				((uint8_t *) t->data)[i] = (uint8_t) tp->int32_data[i];
+			break;
+		case OX_UINT4:
+		case OX_INT4:
+		case OX_FLOAT4E2M1:
+		case OX_UINT2:
+		case OX_INT2:
+			/* each entry holds one packed byte */
+			for (int64_t i = 0; i < units; i++)
+				((uint8_t *) t->data)[i] = (uint8_t) tp->int32_data[i];
+			unpack_narrow(t, n);
 			break;
 		case OX_BOOL:
 			for (int64_t i = 0; i < n; i++)

@@ -1,10 +1,10 @@
 /*
  * tensor.c
- *	  Tensor and value helpers: dtype facts, allocation, copies, conversion.
+ *	  Tensor and value helpers: dtype facts, allocation, copies, values.
+ *	  Element conversion lives in tensor_convert.c.
  */
 #include "util/tensor.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +31,16 @@ static const struct
 	[OX_COMPLEX64] = {"complex64", 8},
 	[OX_COMPLEX128] = {"complex128", 16},
 	[OX_BFLOAT16] = {"bfloat16", 2},
+	[OX_FLOAT8E4M3FN] = {"float8e4m3fn", 1},
+	[OX_FLOAT8E4M3FNUZ] = {"float8e4m3fnuz", 1},
+	[OX_FLOAT8E5M2] = {"float8e5m2", 1},
+	[OX_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 1},
+	[OX_UINT4] = {"uint4", 1},
+	[OX_INT4] = {"int4", 1},
+	[OX_FLOAT4E2M1] = {"float4e2m1", 1},
+	[OX_FLOAT8E8M0] = {"float8e8m0", 1},
+	[OX_UINT2] = {"uint2", 1},
+	[OX_INT2] = {"int2", 1},
 };
 
 size_t
@@ -78,7 +88,58 @@ bool
 ox_dtype_is_signed(ox_dtype dt)
 {
 	return dt == OX_INT8 || dt == OX_INT16 || dt == OX_INT32 || dt == OX_INT64 ||
-		ox_dtype_is_float(dt);
+		dt == OX_INT4 || dt == OX_INT2 || ox_dtype_is_float(dt) ||
+		(ox_dtype_is_narrow_float(dt) && dt != OX_FLOAT8E8M0);
+}
+
+bool
+ox_dtype_is_narrow_float(ox_dtype dt)
+{
+	switch (dt)
+	{
+		case OX_FLOAT8E4M3FN:
+		case OX_FLOAT8E4M3FNUZ:
+		case OX_FLOAT8E5M2:
+		case OX_FLOAT8E5M2FNUZ:
+		case OX_FLOAT4E2M1:
+		case OX_FLOAT8E8M0:
+			return true;
+		default:
+			return false;
+	}
+}
+
+bool
+ox_dtype_is_narrow_int(ox_dtype dt)
+{
+	return dt == OX_INT4 || dt == OX_UINT4 || dt == OX_INT2 || dt == OX_UINT2;
+}
+
+bool
+ox_dtype_is_numeric(ox_dtype dt)
+{
+	return dt == OX_BOOL || ox_dtype_is_float(dt) || ox_dtype_is_int(dt) ||
+		ox_dtype_is_narrow_float(dt) || ox_dtype_is_narrow_int(dt);
+}
+
+int
+ox_dtype_bits(ox_dtype dt)
+{
+	switch (dt)
+	{
+		case OX_UNDEFINED:
+		case OX_STRING:
+			return 0;
+		case OX_UINT4:
+		case OX_INT4:
+		case OX_FLOAT4E2M1:
+			return 4;
+		case OX_UINT2:
+		case OX_INT2:
+			return 2;
+		default:
+			return (int) ox_dtype_size(dt) * 8;
+	}
 }
 
 int64_t
@@ -86,15 +147,15 @@ ox_shape_numel(int rank, const int64_t *dims)
 {
 	int64_t		n = 1;
 
+	/* no division: this runs several times per node and run */
 	for (int i = 0; i < rank; i++)
 	{
 		if (dims[i] < 0)
 			return -1;
 		if (dims[i] == 0)
 			return 0;
-		if (n > OX_MAX_ELEMENTS / dims[i])
+		if (__builtin_mul_overflow(n, dims[i], &n) || n > OX_MAX_ELEMENTS)
 			return -1;
-		n *= dims[i];
 	}
 	return n;
 }
@@ -340,291 +401,4 @@ ox_value_seq_append(ox_value *seq, const ox_value *item, ox_status *st)
 	if (!slot)
 		return OX_OUT_OF_MEMORY;
 	return ox_value_copy(slot, item, st);
-}
-
-/* IEEE half <-> float, handling subnormals, infinities and NaN */
-float
-ox_half_to_float(uint16_t h)
-{
-	uint32_t	sign = (uint32_t) (h & 0x8000) << 16;
-	uint32_t	exp = (h >> 10) & 0x1f;
-	uint32_t	mant = h & 0x3ff;
-	uint32_t	bits;
-	float		f;
-
-	if (exp == 0)
-	{
-		if (mant == 0)
-			bits = sign;
-		else
-		{
-			/* subnormal: normalize */
-			int			e = -1;
-
-			do
-			{
-				mant <<= 1;
-				e++;
-			} while ((mant & 0x400) == 0);
-			mant &= 0x3ff;
-			bits = sign | ((uint32_t) (127 - 15 - e) << 23) | (mant << 13);
-		}
-	}
-	else if (exp == 0x1f)
-		bits = sign | 0x7f800000u | (mant << 13);
-	else
-		bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-	memcpy(&f, &bits, 4);
-	return f;
-}
-
-uint16_t
-ox_float_to_half(float f)
-{
-	uint32_t	x;
-	uint32_t	sign;
-	int32_t		exp;
-	uint32_t	mant;
-
-	memcpy(&x, &f, 4);
-	sign = (x >> 16) & 0x8000;
-	exp = (int32_t) ((x >> 23) & 0xff);
-	mant = x & 0x7fffff;
-	if (exp == 0xff)
-		return (uint16_t) (sign | 0x7c00 | (mant ? 0x200 | (mant >> 13) : 0));
-	exp = exp - 127 + 15;
-	if (exp >= 0x1f)
-		return (uint16_t) (sign | 0x7c00);
-	if (exp <= 0)
-	{
-		uint32_t	m;
-		uint32_t	shift;
-		uint32_t	half_bit;
-		uint32_t	res;
-
-		if (exp < -10)
-			return (uint16_t) sign;
-		m = mant | 0x800000;
-		shift = (uint32_t) (14 - exp);
-		res = m >> shift;
-		half_bit = 1u << (shift - 1);
-		/* round to nearest even */
-		if ((m & half_bit) && ((m & (half_bit - 1)) || (res & 1)))
-			res++;
-		return (uint16_t) (sign | res);
-	}
-	else
-	{
-		uint32_t	res = sign | ((uint32_t) exp << 10) | (mant >> 13);
-
-		if ((mant & 0x1000) && ((mant & 0x1fff) != 0x1000 || (res & 1)))
-			res++;				/* may carry into the exponent: correct */
-		return (uint16_t) res;
-	}
-}
-
-float
-ox_bf16_to_float(uint16_t h)
-{
-	uint32_t	bits = (uint32_t) h << 16;
-	float		f;
-
-	memcpy(&f, &bits, 4);
-	return f;
-}
-
-uint16_t
-ox_float_to_bf16(float f)
-{
-	uint32_t	x;
-
-	memcpy(&x, &f, 4);
-	if (isnan(f))
-		return (uint16_t) ((x >> 16) | 0x40);
-	x += 0x7fff + ((x >> 16) & 1);
-	return (uint16_t) (x >> 16);
-}
-
-double
-ox_tensor_get_double(const ox_tensor *t, int64_t i)
-{
-	const void *p = t->data;
-
-	switch (t->dtype)
-	{
-		case OX_FLOAT:
-			return ((const float *) p)[i];
-		case OX_DOUBLE:
-			return ((const double *) p)[i];
-		case OX_FLOAT16:
-			return ox_half_to_float(((const uint16_t *) p)[i]);
-		case OX_BFLOAT16:
-			return ox_bf16_to_float(((const uint16_t *) p)[i]);
-		case OX_INT8:
-			return ((const int8_t *) p)[i];
-		case OX_UINT8:
-			return ((const uint8_t *) p)[i];
-		case OX_INT16:
-			return ((const int16_t *) p)[i];
-		case OX_UINT16:
-			return ((const uint16_t *) p)[i];
-		case OX_INT32:
-			return ((const int32_t *) p)[i];
-		case OX_UINT32:
-			return ((const uint32_t *) p)[i];
-		case OX_INT64:
-			return (double) ((const int64_t *) p)[i];
-		case OX_UINT64:
-			return (double) ((const uint64_t *) p)[i];
-		case OX_BOOL:
-			return ((const uint8_t *) p)[i] ? 1.0 : 0.0;
-		default:
-			return 0.0;
-	}
-}
-
-int64_t
-ox_tensor_get_int64(const ox_tensor *t, int64_t i)
-{
-	const void *p = t->data;
-
-	switch (t->dtype)
-	{
-		case OX_INT64:
-			return ((const int64_t *) p)[i];
-		case OX_INT32:
-			return ((const int32_t *) p)[i];
-		case OX_UINT64:
-			return (int64_t) ((const uint64_t *) p)[i];
-		case OX_UINT32:
-			return ((const uint32_t *) p)[i];
-		case OX_INT16:
-			return ((const int16_t *) p)[i];
-		case OX_UINT16:
-			return ((const uint16_t *) p)[i];
-		case OX_INT8:
-			return ((const int8_t *) p)[i];
-		case OX_UINT8:
-		case OX_BOOL:
-			return ((const uint8_t *) p)[i];
-		default:
-			{
-				double		d = ox_tensor_get_double(t, i);
-
-				if (isnan(d))
-					return 0;
-				if (d >= 9.2e18)
-					return INT64_MAX;
-				if (d <= -9.2e18)
-					return INT64_MIN;
-				return (int64_t) d;
-			}
-	}
-}
-
-/*
- * Numeric conversion.  Float -> integer follows C truncation with
- * saturation of out-of-range values (ONNX leaves those undefined; we choose
- * a defined answer rather than C's undefined behaviour).
- */
-#define CONVERT_FROM(SRC_T, GET) \
-	do { \
-		const SRC_T *s = src; \
-		switch (dst_dt) \
-		{ \
-			case OX_FLOAT: for (int64_t i = 0; i < n; i++) ((float *) dst)[i] = (float) (GET); break; \
-			case OX_DOUBLE: for (int64_t i = 0; i < n; i++) ((double *) dst)[i] = (double) (GET); break; \
-			case OX_FLOAT16: for (int64_t i = 0; i < n; i++) ((uint16_t *) dst)[i] = ox_float_to_half((float) (GET)); break; \
-			case OX_BFLOAT16: for (int64_t i = 0; i < n; i++) ((uint16_t *) dst)[i] = ox_float_to_bf16((float) (GET)); break; \
-			case OX_BOOL: for (int64_t i = 0; i < n; i++) ((uint8_t *) dst)[i] = (GET) != 0; break; \
-			case OX_INT8: for (int64_t i = 0; i < n; i++) ((int8_t *) dst)[i] = (int8_t) sat_i64((GET), INT8_MIN, INT8_MAX); break; \
-			case OX_UINT8: for (int64_t i = 0; i < n; i++) ((uint8_t *) dst)[i] = (uint8_t) sat_i64((GET), 0, UINT8_MAX); break; \
-			case OX_INT16: for (int64_t i = 0; i < n; i++) ((int16_t *) dst)[i] = (int16_t) sat_i64((GET), INT16_MIN, INT16_MAX); break; \
-			case OX_UINT16: for (int64_t i = 0; i < n; i++) ((uint16_t *) dst)[i] = (uint16_t) sat_i64((GET), 0, UINT16_MAX); break; \
-			case OX_INT32: for (int64_t i = 0; i < n; i++) ((int32_t *) dst)[i] = (int32_t) sat_i64((GET), INT32_MIN, INT32_MAX); break; \
-			case OX_UINT32: for (int64_t i = 0; i < n; i++) ((uint32_t *) dst)[i] = (uint32_t) sat_i64((GET), 0, UINT32_MAX); break; \
-			case OX_INT64: for (int64_t i = 0; i < n; i++) ((int64_t *) dst)[i] = sat_i64((GET), INT64_MIN, INT64_MAX); break; \
-			case OX_UINT64: for (int64_t i = 0; i < n; i++) ((uint64_t *) dst)[i] = sat_u64(GET); break; \
-			default: return ox_fail(st, OX_UNSUPPORTED, "cannot convert to %s", ox_dtype_name(dst_dt)); \
-		} \
-	} while (0)
-
-static inline int64_t
-sat_i64_d(double v, int64_t lo, int64_t hi)
-{
-	if (isnan(v))
-		return 0;
-	if (v <= (double) lo)
-		return lo;
-	if (v >= (double) hi)
-		return hi;
-	return (int64_t) v;
-}
-
-/* integers wrap like a C cast (what ONNX Cast does in practice); floats saturate */
-#define sat_i64(v, lo, hi) _Generic((v), \
-	float: sat_i64_d((double) (v), (lo), (hi)), \
-	double: sat_i64_d((v), (lo), (hi)), \
-	default: (int64_t) (v))
-#define sat_u64(v) _Generic((v), \
-	float: (uint64_t) sat_i64_d((double) (v), 0, INT64_MAX), \
-	double: (uint64_t) sat_i64_d((v), 0, INT64_MAX), \
-	default: (uint64_t) (v))
-
-ox_code
-ox_convert_elements(void *dst, ox_dtype dst_dt, const void *src, ox_dtype src_dt,
-					int64_t n, ox_status *st)
-{
-	if (src_dt == dst_dt)
-	{
-		if (src_dt == OX_STRING)
-			return ox_fail(st, OX_INTERNAL, "string copy through numeric conversion");
-		memcpy(dst, src, (size_t) n * ox_dtype_size(src_dt));
-		return OX_OK;
-	}
-	switch (src_dt)
-	{
-		case OX_FLOAT:
-			CONVERT_FROM(float, s[i]);
-			break;
-		case OX_DOUBLE:
-			CONVERT_FROM(double, s[i]);
-			break;
-		case OX_FLOAT16:
-			CONVERT_FROM(uint16_t, ox_half_to_float(s[i]));
-			break;
-		case OX_BFLOAT16:
-			CONVERT_FROM(uint16_t, ox_bf16_to_float(s[i]));
-			break;
-		case OX_BOOL:
-			CONVERT_FROM(uint8_t, (uint8_t) (s[i] != 0));
-			break;
-		case OX_INT8:
-			CONVERT_FROM(int8_t, s[i]);
-			break;
-		case OX_UINT8:
-			CONVERT_FROM(uint8_t, s[i]);
-			break;
-		case OX_INT16:
-			CONVERT_FROM(int16_t, s[i]);
-			break;
-		case OX_UINT16:
-			CONVERT_FROM(uint16_t, s[i]);
-			break;
-		case OX_INT32:
-			CONVERT_FROM(int32_t, s[i]);
-			break;
-		case OX_UINT32:
-			CONVERT_FROM(uint32_t, s[i]);
-			break;
-		case OX_INT64:
-			CONVERT_FROM(int64_t, s[i]);
-			break;
-		case OX_UINT64:
-			CONVERT_FROM(uint64_t, s[i]);
-			break;
-		default:
-			return ox_fail(st, OX_UNSUPPORTED, "cannot convert from %s", ox_dtype_name(src_dt));
-	}
-	return OX_OK;
 }

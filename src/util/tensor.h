@@ -17,7 +17,19 @@
 
 #include "util/status.h"
 
-/* Numbering follows onnx.TensorProto.DataType, so values map 1:1. */
+/*
+ * Numbering follows onnx.TensorProto.DataType, so values map 1:1.
+ *
+ * The narrow types (float8, float4, float8e8m0, int4, uint4, int2, uint2)
+ * take one byte per element in memory, so that every data-movement kernel
+ * handles them as 1-byte elements: INT4 and INT2 are sign-extended into an
+ * int8, UINT4 and UINT2 zero-extended into a uint8, and the float types keep
+ * their bit pattern in the low bits of a uint8 (FLOAT4E2M1: bits 0-3).  Only
+ * the protobuf form packs 4-bit and 2-bit elements; the loader unpacks them
+ * and the saver packs them again.  Kernels compute with them only where the
+ * ONNX spec allows the type (Cast, QuantizeLinear, DequantizeLinear, BitCast
+ * and data movement); ox_dtype_is_float and ox_dtype_is_int leave them out.
+ */
 typedef enum ox_dtype
 {
 	OX_UNDEFINED = 0,
@@ -37,6 +49,16 @@ typedef enum ox_dtype
 	OX_COMPLEX64 = 14,
 	OX_COMPLEX128 = 15,
 	OX_BFLOAT16 = 16,
+	OX_FLOAT8E4M3FN = 17,		/* bias 7, NaN S.1111.111, no infinity */
+	OX_FLOAT8E4M3FNUZ = 18,		/* bias 8, one NaN 0x80, no -0, no infinity */
+	OX_FLOAT8E5M2 = 19,			/* bias 15, IEEE-like infinities and NaNs */
+	OX_FLOAT8E5M2FNUZ = 20,		/* bias 16, one NaN 0x80, no -0, no infinity */
+	OX_UINT4 = 21,
+	OX_INT4 = 22,
+	OX_FLOAT4E2M1 = 23,			/* bias 1, no infinity, no NaN; max 6 */
+	OX_FLOAT8E8M0 = 24,			/* 2^(e - 127), 0xFF NaN; no sign, no zero */
+	OX_UINT2 = 25,
+	OX_INT2 = 26,
 	OX_DTYPE_COUNT
 } ox_dtype;
 
@@ -86,11 +108,19 @@ struct ox_value
 };
 
 /* dtype facts */
-size_t		ox_dtype_size(ox_dtype dt);		/* 0 for undefined */
-const char *ox_dtype_name(ox_dtype dt);		/* "float", "int64", ... */
+size_t		ox_dtype_size(ox_dtype dt);		/* bytes in memory; 0 for undefined */
+const char *ox_dtype_name(ox_dtype dt);		/* "float", "int64", "int4", ... */
 bool		ox_dtype_is_float(ox_dtype dt);	/* float16/bfloat16/float/double */
-bool		ox_dtype_is_int(ox_dtype dt);		/* signed or unsigned integers */
-bool		ox_dtype_is_signed(ox_dtype dt);
+bool		ox_dtype_is_int(ox_dtype dt);		/* 8- to 64-bit signed or unsigned integers */
+bool		ox_dtype_is_signed(ox_dtype dt);	/* signed integers and floats, narrow ones too */
+/* float8, float4 and float8e8m0: a bit pattern in a uint8 */
+bool		ox_dtype_is_narrow_float(ox_dtype dt);
+/* int4, uint4, int2, uint2: one (extended) value per byte */
+bool		ox_dtype_is_narrow_int(ox_dtype dt);
+/* any type ox_convert_elements reads and writes: bool and every number but complex */
+bool		ox_dtype_is_numeric(ox_dtype dt);
+/* width of one element in ONNX (4 for int4, 16 for float16); 0 for undefined and string */
+int			ox_dtype_bits(ox_dtype dt);
 
 /* shape helpers */
 int64_t		ox_shape_numel(int rank, const int64_t *dims);	/* -1 on overflow */
@@ -128,16 +158,50 @@ ox_code		ox_value_seq_append(ox_value *seq, const ox_value *item, ox_status *st)
 /* append an uninitialized slot and return it (kind = tensor, empty) */
 ox_value   *ox_value_seq_push(ox_value *seq, ox_status *st);
 
-/* float16 / bfloat16 conversion */
+/* float16 / bfloat16 conversion (round to nearest even) */
 float		ox_half_to_float(uint16_t h);
 uint16_t	ox_float_to_half(float f);
+uint16_t	ox_double_to_half(double d);	/* rounds once, straight from double */
 float		ox_bf16_to_float(uint16_t h);
 uint16_t	ox_float_to_bf16(float f);
 
-/* Convert n elements between numeric dtypes (ONNX Cast semantics for
- * numbers and bool; strings handled by the Cast kernel). */
+/*
+ * Flags of ox_convert_elements_ex.  The defaults (0) are those of Cast:
+ * float8 targets saturate, float8e8m0 targets round up.
+ */
+#define OX_CONVERT_NO_SATURATE	0x1 /* float8 and e8m0: out of range gives inf/NaN */
+#define OX_CONVERT_E8M0_DOWN	0x2 /* e8m0: round toward zero */
+#define OX_CONVERT_E8M0_NEAREST	0x4 /* e8m0: round to nearest, ties up */
+
+/*
+ * float8 / float4 / float8e8m0 elements.  ox_float_to_narrow rounds to
+ * nearest even (e8m0: as flags ask) and encodes NaN, infinities and
+ * overflow as the ONNX Cast tables say; float4 always saturates.
+ */
+float		ox_narrow_to_float(uint8_t bits, ox_dtype dt);
+uint8_t		ox_float_to_narrow(float f, ox_dtype dt, unsigned flags);
+
+/*
+ * Convert n elements between numeric dtypes (ONNX Cast semantics for
+ * numbers and bool; strings handled by the Cast kernel).  Float to integer
+ * truncates; 8- to 64-bit targets saturate, 4- and 2-bit targets keep the
+ * low bits (as the ONNX reference does).  Doubles reach float16 with one
+ * rounding, and bfloat16/float8/float4/e8m0 through float32 (as ml_dtypes,
+ * which made the ONNX test data, and onnxruntime do).
+ */
 ox_code		ox_convert_elements(void *dst, ox_dtype dst_dt, const void *src,
 								ox_dtype src_dt, int64_t n, ox_status *st);
+ox_code		ox_convert_elements_ex(void *dst, ox_dtype dst_dt, const void *src,
+								   ox_dtype src_dt, int64_t n, unsigned flags,
+								   ox_status *st);
+
+/*
+ * Copy n elements reinterpreting their bits (BitCast).  The two types must
+ * have the same ox_dtype_bits (the caller checks); narrow integers are
+ * re-extended for their new signedness and bool made 0/1.
+ */
+void		ox_bitcast_elements(void *dst, ox_dtype dst_dt, const void *src,
+								ox_dtype src_dt, int64_t n);
 /* read element i of any numeric tensor as double / int64 */
 double		ox_tensor_get_double(const ox_tensor *t, int64_t i);
 int64_t		ox_tensor_get_int64(const ox_tensor *t, int64_t i);

@@ -831,8 +831,8 @@ test_cast(void)
 	kt_expect_values(0, OX_DOUBLE, 1, D(1), (double[]) {0.5}, 0);
 	kt_end();
 
-	begin("Cast", 19, "Cast to float8 unsupported");
-	kt_attr_int("to", 17);
+	begin("Cast", 19, "Cast to an unknown type unsupported");
+	kt_attr_int("to", 27);
 	kt_input_f32(1, D(1), (float[]) {0.5f});
 	kt_run(EW, 1);
 	kt_expect_error(OX_UNSUPPORTED);

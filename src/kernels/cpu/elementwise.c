@@ -67,7 +67,7 @@ const ox_kernel_def ox_kernels_elementwise[] = {
 	K("Where", 9, ox_ew_where),
 	K("Clip", 1, ox_ew_clip),
 	KP("Cast", 1, ox_ew_cast_prepare, ox_ew_cast),
-	K("CastLike", 15, ox_ew_cast_like),
+	KP("CastLike", 15, ox_ew_cast_prepare, ox_ew_cast_like),
 };
 
 const int	ox_kernels_elementwise_count = OX_KERNEL_COUNT(ox_kernels_elementwise);

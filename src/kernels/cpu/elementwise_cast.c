@@ -1,11 +1,12 @@
 /*
  * elementwise_cast.c
- *	  Cast and CastLike: between all numeric types, bool, float16, bfloat16
- *	  and strings.
+ *	  Cast and CastLike: between all numeric types, bool, float16, bfloat16,
+ *	  float8, float4, float8e8m0, int4/uint4/int2/uint2 and strings.
  *
- * Numbers convert through ox_convert_elements (float to integer truncates
- * and saturates).  Numbers become strings the way numpy's astype(str) writes
- * them: the shortest digits that read back to the same value, positional
+ * Numbers convert through ox_convert_elements_ex (float to integer truncates
+ * and saturates; to 4- and 2-bit integers it keeps the low bits).  Numbers
+ * become strings the way numpy's astype(str) writes them: the shortest
+ * digits that read back to the same value, positional
  * for magnitudes in [1e-4, T) and scientific otherwise, where T is 1e16 for
  * double, 1e6 for float and 1e3 for float16 ("0.1", "100.0", "1e-05",
  * "1.5e+16", "nan", "-inf"); bool becomes "True"/"False".  Strings become
@@ -13,8 +14,12 @@
  * and "NaN" in any case; integers also accept a decimal fraction, which is
  * truncated.  A string that is not a number is an error.
  *
- * The "saturate" attribute (opset 19) only concerns float8 targets, which
- * the engine does not support; it is accepted and has no effect.
+ * The "saturate" attribute (opset 19) concerns float8 and float8e8m0
+ * targets: out-of-range values saturate to the largest finite value by
+ * default, or become infinity/NaN as the Cast tables say.  "round_mode"
+ * (opset 24: up, down or nearest) rounds float8e8m0 targets.  Both are
+ * parsed once in prepare and travel in the kernel state with the target
+ * type.  Narrow floats become strings as their float32 value would.
  */
 #include "kernels/cpu/elementwise.h"
 
@@ -158,6 +163,14 @@ format_element(const ox_tensor *t, int64_t i, char *buf, size_t len)
 		case OX_BFLOAT16:
 			format_float(ox_tensor_get_double(t, i), t->dtype, buf, len);
 			break;
+		case OX_FLOAT8E4M3FN:
+		case OX_FLOAT8E4M3FNUZ:
+		case OX_FLOAT8E5M2:
+		case OX_FLOAT8E5M2FNUZ:
+		case OX_FLOAT4E2M1:
+		case OX_FLOAT8E8M0:
+			format_float(ox_tensor_get_double(t, i), OX_FLOAT, buf, len);
+			break;
 		case OX_BOOL:
 			snprintf(buf, len, "%s", ((const uint8_t *) t->data)[i] ? "True" : "False");
 			break;
@@ -228,7 +241,7 @@ parse_double(const char *s, double *out)
 
 /* parse s as a dt into dst; false when s is not a number */
 static bool
-parse_number(const char *s, ox_dtype dt, void *dst)
+parse_number(const char *s, ox_dtype dt, unsigned flags, void *dst)
 {
 	char	   *end;
 	double		d;
@@ -269,11 +282,11 @@ parse_number(const char *s, ox_dtype dt, void *dst)
 	}
 	if (!parse_double(s, &d))
 		return false;
-	return ox_convert_elements(dst, dt, &d, OX_DOUBLE, 1, NULL) == OX_OK;
+	return ox_convert_elements_ex(dst, dt, &d, OX_DOUBLE, 1, flags, NULL) == OX_OK;
 }
 
 static ox_code
-from_strings(ox_kernel_ctx *ctx, const ox_tensor *x, ox_tensor *y)
+from_strings(ox_kernel_ctx *ctx, const ox_tensor *x, ox_tensor *y, unsigned flags)
 {
 	int64_t		n = ox_tensor_numel(x);
 	const ox_string *in = x->data;
@@ -284,7 +297,8 @@ from_strings(ox_kernel_ctx *ctx, const ox_tensor *x, ox_tensor *y)
 		const char *s = in[i].data ? in[i].data : "";
 
 		/* an embedded NUL is not part of any number */
-		if (strlen(s) != in[i].len || !parse_number(s, y->dtype, (char *) y->data + i * es))
+		if (strlen(s) != in[i].len ||
+			!parse_number(s, y->dtype, flags, (char *) y->data + i * es))
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Cast cannot convert string \"%.64s\" to %s",
 						   s, ox_dtype_name(y->dtype));
 	}
@@ -299,6 +313,7 @@ typedef struct convert_job
 	char	   *dst;
 	ox_dtype	src_dt;
 	ox_dtype	dst_dt;
+	unsigned	flags;			/* OX_CONVERT_* */
 } convert_job;
 
 static void
@@ -309,19 +324,19 @@ convert_range(void *arg, int64_t begin, int64_t end)
 	size_t		ds = ox_dtype_size(j->dst_dt);
 
 	/* types were checked by the caller, so this cannot fail */
-	ox_convert_elements(j->dst + begin * ds, j->dst_dt, j->src + begin * ss, j->src_dt,
-						end - begin, NULL);
+	ox_convert_elements_ex(j->dst + begin * ds, j->dst_dt, j->src + begin * ss, j->src_dt,
+						   end - begin, j->flags, NULL);
 }
 
 static bool
 castable(ox_dtype dt)
 {
-	return dt == OX_STRING || dt == OX_BOOL || ox_dtype_is_float(dt) || ox_dtype_is_int(dt);
+	return dt == OX_STRING || ox_dtype_is_numeric(dt);
 }
 
-/* Cast x into output 0 as type to */
+/* Cast x into output 0 as type to, with OX_CONVERT_* flags */
 static ox_code
-cast_to(ox_kernel_ctx *ctx, const ox_tensor *x, int64_t to)
+cast_to(ox_kernel_ctx *ctx, const ox_tensor *x, int64_t to, unsigned flags)
 {
 	ox_tensor  *y;
 	convert_job j;
@@ -338,11 +353,12 @@ cast_to(ox_kernel_ctx *ctx, const ox_tensor *x, int64_t to)
 	if (y->dtype == OX_STRING)
 		return to_strings(ctx, x, y);
 	if (x->dtype == OX_STRING)
-		return from_strings(ctx, x, y);
+		return from_strings(ctx, x, y, flags);
 	j.src = x->data;
 	j.dst = y->data;
 	j.src_dt = x->dtype;
 	j.dst_dt = y->dtype;
+	j.flags = flags;
 	ox_parallel_for(ctx, ox_tensor_numel(x), OX_EW_MIN_CHUNK, convert_range, &j);
 	return OX_OK;
 }
@@ -361,6 +377,10 @@ type_from_name(const char *name)
 		{"INT64", OX_INT64}, {"STRING", OX_STRING}, {"BOOL", OX_BOOL},
 		{"FLOAT16", OX_FLOAT16}, {"DOUBLE", OX_DOUBLE}, {"UINT32", OX_UINT32},
 		{"UINT64", OX_UINT64}, {"BFLOAT16", OX_BFLOAT16},
+		{"FLOAT8E4M3FN", OX_FLOAT8E4M3FN}, {"FLOAT8E4M3FNUZ", OX_FLOAT8E4M3FNUZ},
+		{"FLOAT8E5M2", OX_FLOAT8E5M2}, {"FLOAT8E5M2FNUZ", OX_FLOAT8E5M2FNUZ},
+		{"UINT4", OX_UINT4}, {"INT4", OX_INT4}, {"FLOAT4E2M1", OX_FLOAT4E2M1},
+		{"FLOAT8E8M0", OX_FLOAT8E8M0}, {"UINT2", OX_UINT2}, {"INT2", OX_INT2},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
@@ -369,13 +389,55 @@ type_from_name(const char *name)
 	return -1;
 }
 
-/* state: the target type, checked once */
+/*
+ * The kernel state packs the target type (0 for CastLike) into the low 8
+ * bits and the OX_CONVERT_* flags above them.
+ */
+#define CAST_STATE_TYPE(v) ((v) & 0xff)
+#define CAST_STATE_FLAGS(v) ((unsigned) (v) >> 8)
+
+/* saturate and round_mode as OX_CONVERT_* flags */
+static ox_code
+cast_flags(ox_prepare_ctx *pc, unsigned *flags)
+{
+	const ox_node *node = pc->node;
+	int64_t		saturate = ox_attr_int(node, "saturate", 1);
+	const ox_attr *mode = ox_node_attr(node, "round_mode");
+
+	*flags = 0;
+	if (saturate != 0 && saturate != 1)
+		return ox_fail(pc->st, OX_INVALID_ARGUMENT, "%s: saturate must be 0 or 1, got %lld",
+					   node->op_type, (long long) saturate);
+	if (!saturate)
+		*flags |= OX_CONVERT_NO_SATURATE;
+	if (mode)
+	{
+		if (mode->type != OX_ATTR_STRING)
+			return ox_fail(pc->st, OX_INVALID_MODEL, "%s: round_mode must be a string",
+						   node->op_type);
+		if (strcmp(mode->s, "down") == 0)
+			*flags |= OX_CONVERT_E8M0_DOWN;
+		else if (strcmp(mode->s, "nearest") == 0)
+			*flags |= OX_CONVERT_E8M0_NEAREST;
+		else if (strcmp(mode->s, "up") != 0)
+			return ox_fail(pc->st, OX_UNSUPPORTED,
+						   "%s: round_mode \"%s\" is not supported (expected up, down or nearest)",
+						   node->op_type, mode->s);
+	}
+	return OX_OK;
+}
+
+/* state: the target type and conversion flags, checked once */
 ox_code
 ox_ew_cast_prepare(ox_prepare_ctx *pc)
 {
 	const ox_attr *to = ox_node_attr(pc->node, "to");
 	int64_t		dt;
+	unsigned	flags;
 
+	OX_TRY(cast_flags(pc, &flags));
+	if (strcmp(pc->node->op_type, "CastLike") == 0)
+		return ox_ew_state_int(pc, (int) (flags << 8));
 	if (to && to->type == OX_ATTR_STRING)
 	{
 		dt = type_from_name(to->s);
@@ -388,19 +450,21 @@ ox_ew_cast_prepare(ox_prepare_ctx *pc)
 		return ox_fail(pc->st, OX_INVALID_MODEL, "Cast needs the attribute to");
 	if (dt <= 0 || dt >= OX_DTYPE_COUNT || !castable((ox_dtype) dt))
 		return ox_fail(pc->st, OX_UNSUPPORTED, "Cast to type %lld is not supported", (long long) dt);
-	return ox_ew_state_int(pc, (int) dt);
+	return ox_ew_state_int(pc, (int) (dt | (flags << 8)));
 }
 
 ox_code
 ox_ew_cast(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = ox_ew_input(ctx, 0);
+	int			state;
 
 	if (!x)
 		return ctx->st->code;
 	if (!ctx->state)
 		return ox_fail(ctx->st, OX_INTERNAL, "Cast ran without prepare");
-	return cast_to(ctx, x, ox_ew_state_get(ctx, 0));
+	state = ox_ew_state_get(ctx, 0);
+	return cast_to(ctx, x, CAST_STATE_TYPE(state), CAST_STATE_FLAGS(state));
 }
 
 ox_code
@@ -411,5 +475,6 @@ ox_ew_cast_like(ox_kernel_ctx *ctx)
 
 	if (!x || !like)
 		return ctx->st->code;
-	return cast_to(ctx, x, like->dtype);
+	/* without prepare (a caller of the bare run function): the defaults */
+	return cast_to(ctx, x, like->dtype, CAST_STATE_FLAGS(ox_ew_state_get(ctx, 0)));
 }
