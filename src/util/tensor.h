@@ -146,6 +146,12 @@ ox_code		ox_tensor_copy(ox_tensor *dst, const ox_tensor *src, ox_status *st);
 /* Make dst a borrowed view of src's data. */
 void		ox_tensor_view(ox_tensor *dst, const ox_tensor *src);
 
+/* store v as element i of data of a floating type (float, double, float16,
+ * bfloat16); other types are left untouched */
+void		ox_store_real(void *data, ox_dtype dt, int64_t i, double v);
+/* replace dst's bytes with a NUL-terminated copy of data[0..len) */
+ox_code		ox_string_set(ox_string *dst, const char *data, size_t len, ox_status *st);
+
 /* typed element access (no bounds checks: callers check) */
 #define OX_DATA(t, type) ((type *) (t)->data)
 

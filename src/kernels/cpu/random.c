@@ -112,23 +112,7 @@ random_float_dtype(int64_t dt)
 static void
 store_real(void *data, ox_dtype dt, int64_t i, double v)
 {
-	switch (dt)
-	{
-		case OX_FLOAT:
-			((float *) data)[i] = (float) v;
-			break;
-		case OX_DOUBLE:
-			((double *) data)[i] = v;
-			break;
-		case OX_FLOAT16:
-			((uint16_t *) data)[i] = ox_float_to_half((float) v);
-			break;
-		case OX_BFLOAT16:
-			((uint16_t *) data)[i] = ox_float_to_bf16((float) v);
-			break;
-		default:
-			break;
-	}
+	ox_store_real(data, dt, i, v);
 }
 
 static double

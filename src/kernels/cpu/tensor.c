@@ -104,18 +104,7 @@ oxt_scalar_double(ox_kernel_ctx *ctx, const ox_tensor *t, double *out, const cha
 ox_code
 oxt_string_set(ox_kernel_ctx *ctx, ox_string *dst, const char *data, size_t len)
 {
-	char	   *p = malloc(len + 1);
-
-	if (!p)
-		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not copy a string of %zu bytes",
-					   ctx->node->op_type, len);
-	if (len)
-		memcpy(p, data, len);
-	p[len] = '\0';
-	free(dst->data);
-	dst->data = p;
-	dst->len = len;
-	return OX_OK;
+	return ox_string_set(dst, data, len, ctx->st);
 }
 
 ox_code

@@ -47,23 +47,7 @@ ox_vision_load(const void *data, ox_dtype dt, int64_t i)
 static inline void
 ox_vision_store(void *data, ox_dtype dt, int64_t i, double v)
 {
-	switch (dt)
-	{
-		case OX_FLOAT:
-			((float *) data)[i] = (float) v;
-			break;
-		case OX_DOUBLE:
-			((double *) data)[i] = v;
-			break;
-		case OX_FLOAT16:
-			((uint16_t *) data)[i] = ox_float_to_half((float) v);
-			break;
-		case OX_BFLOAT16:
-			((uint16_t *) data)[i] = ox_float_to_bf16((float) v);
-			break;
-		default:
-			break;
-	}
+	ox_store_real(data, dt, i, v);
 }
 
 /* vision_grid.c */
