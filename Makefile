@@ -42,6 +42,10 @@ SHLIB_LINK = -lprotobuf-c $(BLAS_LIBS) -lm -lpthread
 # The engine is C11 and declares variables where they are used.
 ENGINE_CFLAGS = -std=gnu11 -Wno-declaration-after-statement -fPIC
 
+# No LLVM bitcode: JIT inlining of this library brings nothing, and the
+# bitcode install step (llvm-lto) has crashed on these objects.
+override with_llvm = no
+
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 

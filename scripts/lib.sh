@@ -29,11 +29,16 @@ OX_APT_PACKAGES="build-essential ca-certificates util-linux
   libprotobuf-c-dev protobuf-c-compiler libopenblas-dev libopenblas-serial-dev
   libipc-run-perl python3 python3-venv python3-pip"
 # Python packages for test/e2e, and onnx for the conformance runner's data
-# (the ONNX backend node tests ship inside the onnx wheel).  Generating the
-# fixtures needs more: see test/models/generate.py.
+# (the ONNX backend node tests ship inside the onnx wheel).  scikit-learn,
+# skl2onnx, xgboost (the CPU-only wheel: the default one pulls ~700 MB of
+# CUDA/NCCL), lightgbm and onnxmltools train and convert the models of
+# test/e2e/test_sklearn_zoo.py.  Generating the fixtures needs more: see
+# test/models/generate.py (and test/models/networks/export.py: Debian's
+# python3-torch and python3-torchvision).
 OX_ONNX_VERSION=1.22.0
-OX_PIP_PACKAGES="numpy onnx==$OX_ONNX_VERSION onnxruntime psycopg[binary] pytest"
-OX_PY_CHECK="import numpy, onnxruntime, psycopg, pytest, onnx; assert onnx.__version__ == '$OX_ONNX_VERSION'"
+OX_PIP_PACKAGES="numpy onnx==$OX_ONNX_VERSION onnxruntime psycopg[binary] pytest
+  scikit-learn skl2onnx xgboost-cpu lightgbm onnxmltools"
+OX_PY_CHECK="import numpy, onnxruntime, psycopg, pytest, onnx, sklearn, skl2onnx, xgboost, lightgbm, onnxmltools; assert onnx.__version__ == '$OX_ONNX_VERSION'"
 
 if [ -t 1 ] && [ -z "${CI:-}" ]; then
   OX_BOLD=$'\033[1m'; OX_RED=$'\033[31m'; OX_GREEN=$'\033[32m'; OX_OFF=$'\033[0m'
