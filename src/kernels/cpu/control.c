@@ -291,6 +291,167 @@ take_slice(const ox_tensor *x, int axis, int64_t t, ox_tensor *out, ox_status *s
 	return OX_OK;
 }
 
+/* copy src into slot b of dst, seen as an array of src-sized pieces */
+static ox_code
+put_row(ox_tensor *dst, const ox_tensor *src, int64_t b, ox_status *st)
+{
+	int64_t		n = ox_tensor_numel(src);
+
+	if (src->dtype != dst->dtype || n < 0 || (b + 1) * n > ox_tensor_numel(dst))
+		return ox_fail(st, OX_INVALID_ARGUMENT, "Scan: the body produced a value of another type or size");
+	memcpy((char *) dst->data + b * n * ox_dtype_size(dst->dtype), src->data, n * ox_dtype_size(src->dtype));
+	return OX_OK;
+}
+
+/*
+ * Scan as opset 8 defined it: every input carries a batch dimension, scan
+ * inputs are [batch, time, ...], an optional first input gives each batch
+ * entry's sequence length, and outputs past a sequence's end are zeros.
+ */
+static ox_code
+scan8_run(ox_kernel_ctx *ctx)
+{
+	const ox_graph *body = ox_attr_graph(ctx->node, "body");
+	int			m = (int) ox_attr_int(ctx->node, "num_scan_inputs", 0);
+	const ox_tensor *lens = ox_in_tensor(ctx, 0);
+	int			n_state = ctx->n_in - 1 - m;
+	int			n_scan_out;
+	const int64_t *dirs = NULL;
+	int			n_dirs = ox_attr_ints(ctx->node, "directions", &dirs);
+	int64_t		batch = -1,
+				max_len = -1;
+	ox_value   *state = NULL,
+			   *slices = NULL,
+			   *outs = NULL;
+	ox_value  **body_in = NULL;
+	ox_code		rc = OX_OK;
+
+	if (!body || m <= 0 || n_state < 0 || body->n_inputs != n_state + m || body->n_outputs < n_state ||
+		ctx->n_out != body->n_outputs || (n_dirs && n_dirs != m))
+		return ox_fail(ctx->st, OX_INVALID_MODEL, "Scan: body and num_scan_inputs do not match the node");
+	n_scan_out = body->n_outputs - n_state;
+	for (int i = 1; i < ctx->n_in; i++)
+	{
+		const ox_tensor *x = ox_in_tensor(ctx, i);
+
+		if (!x || x->rank < (i > n_state ? 2 : 1) || x->dtype == OX_STRING)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Scan: input %d must be a batched numeric tensor", i);
+		if (batch >= 0 && x->dims[0] != batch)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Scan: inputs have different batch sizes");
+		batch = x->dims[0];
+		if (i > n_state)
+		{
+			if (max_len >= 0 && x->dims[1] != max_len)
+				return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Scan: scan inputs have different lengths");
+			max_len = x->dims[1];
+		}
+	}
+	if (lens && (lens->dtype != OX_INT32 && lens->dtype != OX_INT64 ? true : ox_tensor_numel(lens) != batch))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Scan: sequence_lens must hold one integer per batch entry");
+
+	state = new_values(n_state, ctx->st);
+	slices = new_values(m, ctx->st);
+	outs = new_values(body->n_outputs, ctx->st);
+	body_in = calloc(n_state + m + 1, sizeof(ox_value *));
+	if (!state || !slices || !outs || !body_in)
+	{
+		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Scan: out of memory");
+		goto done;
+	}
+	for (int i = 0; i < n_state; i++)
+		body_in[i] = &state[i];
+	for (int j = 0; j < m; j++)
+		body_in[n_state + j] = &slices[j];
+
+	for (int64_t b = 0; b < batch && rc == OX_OK; b++)
+	{
+		int64_t		len = lens ? ox_tensor_get_int64(lens, b) : max_len;
+
+		if (len < 0 || len > max_len)
+		{
+			rc = ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Scan: sequence length %lld is out of range",
+						 (long long) len);
+			break;
+		}
+		for (int i = 0; i < n_state && rc == OX_OK; i++)
+			rc = take_slice(ox_in_tensor(ctx, 1 + i), 0, b, &state[i].tensor, ctx->st);
+		for (int64_t t = 0; t < len && rc == OX_OK; t++)
+		{
+			if (ox_kernel_should_abort(ctx))
+			{
+				rc = ox_fail(ctx->st, OX_CANCELED, "Scan: canceled");
+				break;
+			}
+			for (int j = 0; j < m && rc == OX_OK; j++)
+			{
+				ox_tensor	row;
+				int64_t		step = n_dirs && dirs[j] == 1 ? len - 1 - t : t;
+
+				memset(&row, 0, sizeof(row));
+				rc = take_slice(ox_in_tensor(ctx, 1 + n_state + j), 0, b, &row, ctx->st);
+				if (rc == OX_OK)
+					rc = take_slice(&row, 0, step, &slices[j].tensor, ctx->st);
+				ox_tensor_release(&row);
+			}
+			if (rc == OX_OK)
+				rc = ctx->run_subgraph(ctx, body, body_in, n_state + m, outs, ctx->st);
+			for (int i = 0; i < n_state && rc == OX_OK; i++)
+				move_value(&state[i], &outs[i]);
+			for (int k = 0; k < n_scan_out && rc == OX_OK; k++)
+			{
+				ox_tensor  *y = &ctx->out[n_state + k]->tensor;
+				const ox_tensor *piece = &outs[n_state + k].tensor;
+
+				if (b == 0 && t == 0)
+				{
+					int64_t		dims[OX_MAX_RANK];
+
+					if (piece->rank + 2 > OX_MAX_RANK)
+					{
+						rc = ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "Scan: output rank too deep");
+						break;
+					}
+					dims[0] = batch;
+					dims[1] = max_len;
+					memcpy(dims + 2, piece->dims, sizeof(int64_t) * piece->rank);
+					if (!ox_out_tensor(ctx, n_state + k, piece->dtype, piece->rank + 2, dims))
+						rc = ctx->st->code;
+					else
+						memset(y->data, 0, ox_tensor_numel(y) * ox_dtype_size(y->dtype));
+				}
+				if (rc == OX_OK && !ox_shape_equal(piece->rank, piece->dims, y->rank - 2, y->dims + 2))
+					rc = ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Scan: scan output %d changes shape across steps", k);
+				if (rc == OX_OK)
+					rc = put_row(y, piece, b * max_len + t, ctx->st);
+			}
+		}
+		for (int i = 0; i < n_state && rc == OX_OK; i++)
+		{
+			ox_tensor  *y = &ctx->out[i]->tensor;
+
+			if (b == 0)
+			{
+				int64_t		dims[OX_MAX_RANK];
+
+				dims[0] = batch;
+				memcpy(dims + 1, state[i].tensor.dims, sizeof(int64_t) * state[i].tensor.rank);
+				if (!ox_out_tensor(ctx, i, state[i].tensor.dtype, state[i].tensor.rank + 1, dims))
+					rc = ctx->st->code;
+			}
+			if (rc == OX_OK && !ox_shape_equal(state[i].tensor.rank, state[i].tensor.dims, y->rank - 1, y->dims + 1))
+				rc = ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Scan: state %d changes shape across batch entries", i);
+			if (rc == OX_OK)
+				rc = put_row(y, &state[i].tensor, b, ctx->st);
+		}
+	}
+done:
+	free_values(state, n_state);
+	free_values(slices, m);
+	free_values(outs, body ? body->n_outputs : 0);
+	free(body_in);
+	return rc;
+}
+
 static ox_code
 scan_run(ox_kernel_ctx *ctx)
 {
@@ -314,8 +475,6 @@ scan_run(ox_kernel_ctx *ctx)
 	scan_list  *lists = NULL;
 	ox_code		rc = OX_OK;
 
-	if (ctx->node->opset < 9)
-		return ox_fail(ctx->st, OX_UNSUPPORTED, "Scan before opset 9 (with sequence_lens) is not supported");
 	if (!body || m <= 0 || n_state < 0 || body->n_inputs != ctx->n_in || body->n_outputs < n_state)
 		return ox_fail(ctx->st, OX_INVALID_MODEL, "Scan: body and num_scan_inputs do not match the node");
 	n_scan_out = body->n_outputs - n_state;
@@ -415,6 +574,7 @@ done:
 const ox_kernel_def ox_kernels_control[] = {
 	{"", "If", 1, NULL, if_run, NULL},
 	{"", "Loop", 1, NULL, loop_run, NULL},
-	{"", "Scan", 8, NULL, scan_run, NULL},
+	{"", "Scan", 8, NULL, scan8_run, NULL},
+	{"", "Scan", 9, NULL, scan_run, NULL},
 };
 const int	ox_kernels_control_count = OX_KERNEL_COUNT(ox_kernels_control);
