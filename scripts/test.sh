@@ -5,17 +5,24 @@
 #
 # Installs what it needs (Debian packages, Python test packages), builds the
 # extension, runs the engine unit tests, the conformance runner (when the
-# Makefile has one) and the engine's Python tests (test/engine), installs the
+# Makefile has one), the engine's Python tests (test/engine), the unit tests
+# under valgrind, the fuzzers (fuzz/: regressions, then a bounded run) and the
+# conformance runner under ASan/UBSan, installs the
 # extension, starts a throwaway PostgreSQL
 # cluster owned by postgres, runs the pg_regress suites (make installcheck),
-# the end-to-end Python tests (test/e2e, compared with onnxruntime) and the
-# TAP tests (test/t/*.pl), then prints a summary.  Exits non-zero if anything
+# the end-to-end Python tests (test/e2e, compared with onnxruntime), the
+# tutorials of examples/ and the TAP tests (test/t/*.pl), then prints a
+# summary.  Exits non-zero if anything
 # failed.  .ci/run calls this.
 set -uo pipefail
 
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$OX_ROOT" || exit 1
+
+# the fuzzers need clang and its sanitizer runtime; the unit tests also run
+# under valgrind
+OX_APT_PACKAGES="$OX_APT_PACKAGES clang-14 libclang-rt-14-dev valgrind"
 
 T0=$(date +%s)
 SUMMARY=()
@@ -65,7 +72,7 @@ run_conformance() {
     ox_warn "ONNX node tests not found at $data"
     return 1
   fi
-  ox_make conformance ONNX_NODE_TESTS="$data"
+  ox_make conformance ONNX_NODE_TESTS="$data" TEST_PYTHON="$OX_PY"
 }
 
 # Python tests of the engine through its C API (no server).
@@ -91,6 +98,79 @@ run_installcheck() {
 run_e2e() {
   "$PG_BIN/psql" -X -q -d postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS onnx_e2e" -c "CREATE DATABASE onnx_e2e" || return 1
   PGDATABASE=onnx_e2e "$OX_PY" -m pytest -p no:cacheprovider -ra -q --tb=short "$OX_ROOT/test/e2e"
+}
+
+# The SQL examples of docs/sql-reference.md are the pg_regress suite
+# sql/onnx_docs.sql: check that it is current (scripts/docs_examples.py).
+run_docs_check() {
+  "$OX_PY" "$OX_ROOT/scripts/docs_examples.py" --check
+}
+
+# The tutorials of examples/, against the cluster, in their own database.
+# The scikit-learn one needs scikit-learn and skl2onnx; the PyTorch one skips
+# itself without torch (Debian's python3-torch); the pictures need graphviz.
+run_examples() {
+  if ! "$OX_PY" -c "import sklearn, skl2onnx" 2>/dev/null; then
+    ox_log "Python packages for the tutorials: installing scikit-learn skl2onnx"
+    PIP_ROOT_USER_ACTION=ignore "$OX_PY" -m pip install -q --disable-pip-version-check --no-input \
+      scikit-learn skl2onnx || return 1
+  fi
+  "$PG_BIN/psql" -X -q -d postgres -c "SET client_min_messages = warning" \
+    -c "DROP DATABASE IF EXISTS onnx_examples" -c "CREATE DATABASE onnx_examples" || return 1
+  (
+    export PGDATABASE=onnx_examples KEEP=0 PATH="$PG_BIN:$PATH"
+    set -e
+    "$OX_PY" "$OX_ROOT/examples/sklearn_to_postgres.py"
+    bash "$OX_ROOT/examples/pytorch_to_postgres.sh"
+    if command -v dot >/dev/null; then
+      dir="$(mktemp -d /tmp/onnx_pg-graphs.XXXXXX)"
+      bash "$OX_ROOT/examples/graphs.sh" "$dir"
+      rm -rf "$dir"
+    else
+      echo "examples/graphs.sh skipped: graphviz dot is not installed"
+    fi
+  )
+}
+
+# The engine's unit tests under valgrind memcheck: no invalid access, no
+# definite or indirect leak (one valgrind per core).
+run_valgrind() {
+  local logs t
+  logs="$(mktemp -d /tmp/onnx_pg-valgrind.XXXXXX)" || return 1
+  # shellcheck disable=SC2016
+  printf '%s\n' "$OX_ROOT"/build/unit/test_* | xargs -P "$OX_JOBS" -I{} sh -c '
+    valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
+      --errors-for-leak-kinds=definite,indirect "$1" >"$2/$(basename "$1").log" 2>&1 ||
+      echo "$1" >>"$2/failed"' _ {} "$logs"
+  if [ -s "$logs/failed" ]; then
+    while read -r t; do
+      echo "---- valgrind: $t (last 40 lines) ----"
+      tail -n 40 "$logs/$(basename "$t").log"
+    done <"$logs/failed"
+    rm -rf "$logs"
+    return 1
+  fi
+  echo "valgrind: $(ls "$OX_ROOT"/build/unit/test_* | wc -l) unit test programs clean"
+  rm -rf "$logs"
+}
+
+# libFuzzer targets (fuzz/, clang with ASan and UBSan): replay every input of
+# fuzz/regressions, then fuzz each target for a bounded time, 60 s each in CI
+# and 10 s otherwise (ONNX_PG_FUZZ_SECONDS overrides).  Long runs: fuzz/Makefile.
+run_fuzz() {
+  local secs="${ONNX_PG_FUZZ_SECONDS:-}"
+  if [ -z "$secs" ]; then
+    if [ "${CI:-}" = true ]; then secs=60; else secs=10; fi
+  fi
+  ox_make -C fuzz -j"$OX_JOBS" all || return 1
+  make -C "$OX_ROOT/fuzz" --no-print-directory run FUZZ_SECONDS="$secs"
+}
+
+# The ONNX node tests through the engine built with the sanitizers.
+run_conformance_asan() {
+  local data
+  data="$(ox_onnx_node_tests)" || return 1
+  ox_make -C fuzz -j"$OX_JOBS" conformance-asan ONNX_NODE_TESTS="$data"
 }
 
 # TAP tests make their own clusters with initdb, which refuses to run as
@@ -132,6 +212,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 step "dependencies" deps || exit 1
+step "docs (examples in sync)" run_docs_check
 
 if step "build" ox_build; then
   if ls test/unit/test_*.c >/dev/null 2>&1; then
@@ -149,10 +230,18 @@ if step "build" ox_build; then
   else
     skip "engine (pytest test/engine)" "no test/engine/test_*.py"
   fi
+  if ls build/unit/test_* >/dev/null 2>&1; then
+    step "valgrind (unit tests)" run_valgrind
+  else
+    skip "valgrind (unit tests)" "no unit test programs"
+  fi
+  step "fuzz (libFuzzer)" run_fuzz
+  step "conformance (ASan, UBSan)" run_conformance_asan
   step "install" ox_install_ext && INSTALLED=1 || INSTALLED=0
 else
   INSTALLED=0
-  for s in "unit tests (make unit)" "conformance" "engine (pytest test/engine)" "install"; do
+  for s in "unit tests (make unit)" "conformance" "engine (pytest test/engine)" \
+    "valgrind (unit tests)" "fuzz (libFuzzer)" "conformance (ASan, UBSan)" "install"; do
     skip "$s" "build failed"
   done
 fi
@@ -161,6 +250,7 @@ if [ "$INSTALLED" = 1 ] && step "start cluster" ox_start_cluster; then
   server_ok=1
   step "pg_regress (installcheck)" run_installcheck || server_ok=0
   step "e2e (pytest test/e2e)" run_e2e || server_ok=0
+  step "tutorials (examples/)" run_examples || server_ok=0
   if [ "$server_ok" = 0 ]; then
     echo "---- server log (last 60 lines) ----"
     ox_server_log | tail -n 60
@@ -170,6 +260,7 @@ else
   [ "$INSTALLED" = 1 ] && why="cluster did not start"
   skip "pg_regress (installcheck)" "$why"
   skip "e2e (pytest test/e2e)" "$why"
+  skip "tutorials (examples/)" "$why"
 fi
 
 if ! ls test/t/*.pl >/dev/null 2>&1; then

@@ -247,5 +247,7 @@ const ox_kernel_def ox_kernels_preview[] = {
 	preview_free_state},
 	{"ai.onnx.preview.training", "Adagrad", 1, preview_adagrad_prepare, preview_optimizer_run,
 	preview_free_state},
+	{"ai.onnx.preview.training", "Gradient", 1, preview_gradient_prepare, preview_gradient_run,
+	preview_free_state},
 };
 const int	ox_kernels_preview_count = OX_KERNEL_COUNT(ox_kernels_preview);

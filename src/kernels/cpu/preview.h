@@ -65,6 +65,10 @@ ox_code		preview_adagrad_prepare(ox_prepare_ctx *pc);
 ox_code		preview_optimizer_run(ox_kernel_ctx *ctx);
 
 /* every prepare above allocates its state with malloc */
+/* ai.onnx.preview.training Gradient (preview_gradient.c) */
+ox_code		preview_gradient_prepare(ox_prepare_ctx *pc);
+ox_code		preview_gradient_run(ox_kernel_ctx *ctx);
+
 void		preview_free_state(void *state);
 
 #endif							/* OX_KERNELS_CPU_PREVIEW_H */
