@@ -33,8 +33,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m = ox_model_load(data, size, &lopts, &st);
 	if (m == NULL)
 	{
-		/* a failed load must say why */
-		if (st.code == OX_OK)
+		/* a failed load must say why, and cannot-happen cases are bugs */
+		if (st.code == OX_OK || st.code == OX_INTERNAL)
 			abort();
 		return 0;
 	}
@@ -53,7 +53,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s = ox_session_create(m, &sopts, &st);
 	if (s == NULL)
 	{
-		if (st.code == OX_OK)
+		/* a failure must say why, and cannot-happen cases are bugs */
+		if (st.code == OX_OK || st.code == OX_INTERNAL)
 			abort();
 		return 0;
 	}

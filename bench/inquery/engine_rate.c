@@ -5,9 +5,12 @@
  *	  batch computing only the requested output (as onnx_predict does).  This
  *	  is the "engine batch throughput" that in-query forms are compared with.
  *
- *	  engine_rate MODEL.onnx FEATURES BATCH SECONDS [OUTPUT_INDEX]
+ *	  engine_rate MODEL.onnx FEATURES BATCH SECONDS [ROWS.f32 [OUTPUT_INDEX]]
  *
- * Prints one line: rows_per_second=<float> runs=<n>.
+ * ROWS.f32: raw float32 rows of FEATURES values each (for example rows of the
+ * benchmark's table, so that a tree ensemble takes the same branches as in
+ * SQL); batches cycle through them.  Without it, uniform random values in
+ * [0, 4).  Prints one line: rows_per_second=<float> runs=<n>.
  */
 #include "runtime/onnx_engine.h"
 
@@ -43,6 +46,9 @@ main(int argc, char **argv)
 				t0,
 				t;
 	float	   *x;
+	float	   *rows = NULL;
+	long		n_rows = 0;
+	long		next = 0;
 	ox_value	in;
 	long		runs = 0;
 
@@ -54,8 +60,30 @@ main(int argc, char **argv)
 	features = atoi(argv[2]);
 	batch = atoi(argv[3]);
 	seconds = atof(argv[4]);
+	if (argc > 6)
+		out_index = atoi(argv[6]);
 	if (argc > 5)
-		out_index = atoi(argv[5]);
+	{
+		FILE	   *rf = fopen(argv[5], "rb");
+		long		bytes;
+
+		if (!rf)
+		{
+			perror(argv[5]);
+			return 1;
+		}
+		fseek(rf, 0, SEEK_END);
+		bytes = ftell(rf);
+		fseek(rf, 0, SEEK_SET);
+		n_rows = bytes / (long) (sizeof(float) * features);
+		rows = malloc(sizeof(float) * features * (n_rows + 1));
+		if (n_rows < 1 || fread(rows, sizeof(float) * features, n_rows, rf) != (size_t) n_rows)
+		{
+			fprintf(stderr, "%s: no rows of %d floats\n", argv[5], features);
+			return 1;
+		}
+		fclose(rf);
+	}
 	f = fopen(argv[1], "rb");
 	if (!f)
 	{
@@ -100,6 +128,25 @@ main(int argc, char **argv)
 	in.tensor.dims[1] = features;
 	in.tensor.data = x;
 
+	/* batches from the given rows, in turn (prepared before timing) */
+	if (rows)
+	{
+		long		n_batches = n_rows / batch > 0 ? n_rows / batch : 1;
+		float	   *all = malloc(sizeof(float) * features * batch * n_batches);
+
+		for (long b = 0; b < n_batches; b++)
+			for (long r = 0; r < batch; r++)
+			{
+				memcpy(all + (b * batch + r) * features, rows + (next % n_rows) * features,
+					   sizeof(float) * features);
+				next++;
+			}
+		free(x);
+		x = all;
+		n_rows = n_batches;		/* now: batches */
+		in.tensor.data = x;
+	}
+
 	/* warm up, then time whole runs until the budget is spent */
 	for (int i = 0; i < 3; i++)
 		if (ox_session_run_targets(s, &in, &target, 1, &st) != OX_OK)
@@ -110,6 +157,8 @@ main(int argc, char **argv)
 	t0 = now_s();
 	do
 	{
+		if (rows)
+			in.tensor.data = x + (runs % n_rows) * (long) batch * features;
 		ox_session_run_targets(s, &in, &target, 1, &st);
 		runs++;
 		t = now_s();
@@ -117,6 +166,7 @@ main(int argc, char **argv)
 	printf("rows_per_second=%.0f runs=%ld\n", (double) runs * batch / (t - t0), runs);
 	ox_session_free(s);
 	free(x);
+	free(rows);
 	free(bytes);
 	return 0;
 }

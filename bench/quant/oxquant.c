@@ -199,7 +199,8 @@ main(int argc, char **argv)
 				return die("calibration run", &st);
 			for (int t = 0; t < n_names; t++)
 			{
-				const ox_value *tv = ox_session_value(s, ids[t]);
+				/* graph inputs are fed, not computed: observe the feed */
+				const ox_value *tv = strcmp(names[t], in->name) == 0 ? &v : ox_session_value(s, ids[t]);
 
 				if (tv && tv->kind == OX_VALUE_TENSOR && tv->tensor.dtype == OX_FLOAT &&
 					ox_calib_add(c, t, tv->tensor.data, ox_tensor_numel(&tv->tensor), &st) != OX_OK)

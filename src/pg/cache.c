@@ -280,6 +280,7 @@ build_session(OnnxCacheEntry *e, const char *name, bytea *bytes, const OnnxModel
 	INSTR_TIME_SET_CURRENT(elapsed);
 	INSTR_TIME_SUBTRACT(elapsed, start);
 	e->load_ms = INSTR_TIME_GET_MILLISEC(elapsed);
+	OnnxStatsSessionLoad(name, e->load_ms);
 	OnnxCacheEpoch++;
 }
 
@@ -347,6 +348,7 @@ OnnxCacheTouch(OnnxCacheEntry *e)
 {
 	e->calls++;
 	e->lru_tick = ++lru_clock;
+	OnnxStatsRunBegin(e->name);
 	e->last_used = GetCurrentStatementStartTimestamp();
 }
 
@@ -356,6 +358,7 @@ OnnxCacheAfterRun(OnnxCacheEntry *e)
 	ox_session_stats stats;
 	Size		now;
 
+	OnnxStatsRunEnd();
 	if (e->session == NULL)
 		return;
 	ox_session_get_stats(e->session, &stats);

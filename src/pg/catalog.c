@@ -57,6 +57,9 @@ PG_FUNCTION_INFO_V1(onnx_export_model);
 PG_FUNCTION_INFO_V1(onnx_set_model_providers);
 PG_FUNCTION_INFO_V1(onnx_model_store_invalidate);
 
+/* onnx_load_model_file reads in chunks of this many bytes */
+#define ONNX_READ_CHUNK ((size_t) 16 * 1024 * 1024)
+
 /* where the table is; forgotten on any invalidation of it */
 static Oid	store_relid = InvalidOid;
 static char *store_qualname = NULL;	/* quoted schema.table */
@@ -208,7 +211,12 @@ scan_model(const char *name, OnnxModelKey *key, bytea **bytes)
 	bool		found = false;
 
 	rel = table_open(relid, AccessShareLock);
-	snap = RegisterSnapshot(GetLatestSnapshot());
+	/*
+	 * The latest committed row.  During a parallel query (workers, and the
+	 * leader while they run) a new latest snapshot may not be taken; a
+	 * catalog snapshot is as fresh and allowed.
+	 */
+	snap = RegisterSnapshot(IsInParallelMode() ? GetCatalogSnapshot(relid) : GetLatestSnapshot());
 	ScanKeyInit(&skey, att_name, BTEqualStrategyNumber, F_TEXTEQ,
 				CStringGetTextDatum(name));
 	scan = systable_beginscan(rel, RelationGetPrimaryKeyIndex(rel), true, snap, 1, &skey);
@@ -414,7 +422,7 @@ validate_model(const char *name, bytea *bytes, ModelFacts *facts)
 }
 
 static int64
-load_model_bytes(const char *name, bytea *bytes, bool replace)
+load_model_bytes(const char *name, bytea *bytes, bool replace, Jsonb *lineage)
 {
 	ModelFacts	facts;
 	uint8		sha[ONNX_SHA256_LEN];
@@ -422,10 +430,10 @@ load_model_bytes(const char *name, bytea *bytes, bool replace)
 	WriteState	ws;
 	Oid			owner;
 	int64		version = 0;
-	Oid			argtypes[9] = {TEXTOID, BYTEAOID, BYTEAOID, INT8OID, INT8OID,
-	JSONBOID, TEXTOID, JSONBOID, OIDOID};
-	Datum		args[9];
-	char		nulls[9];
+	Oid			argtypes[10] = {TEXTOID, BYTEAOID, BYTEAOID, INT8OID, INT8OID,
+	JSONBOID, TEXTOID, JSONBOID, OIDOID, JSONBOID};
+	Datum		args[10];
+	char		nulls[10];
 	char	   *q;
 	int			rc;
 	bool		isnull;
@@ -439,12 +447,15 @@ load_model_bytes(const char *name, bytea *bytes, bool replace)
 				 errdetail("The model is empty (0 bytes).")));
 	OnnxCheckModelSize(len, name, NULL);
 
+	OnnxProgressPhase("validating", 0, NULL);
 	validate_model(name, bytes, &facts);
+	OnnxProgressPhase("hashing", 0, NULL);
 	sha256_bytes(VARDATA_ANY(bytes), len, sha);
 	shab = palloc(VARHDRSZ + ONNX_SHA256_LEN);
 	SET_VARSIZE(shab, VARHDRSZ + ONNX_SHA256_LEN);
 	memcpy(VARDATA(shab), sha, ONNX_SHA256_LEN);
 
+	OnnxProgressPhase("storing", 0, NULL);
 	begin_write(&ws);
 
 	args[0] = CStringGetTextDatum(name);
@@ -456,9 +467,12 @@ load_model_bytes(const char *name, bytea *bytes, bool replace)
 	args[6] = facts.producer ? CStringGetTextDatum(facts.producer) : (Datum) 0;
 	args[7] = JsonbPGetDatum(facts.metadata);
 	args[8] = ObjectIdGetDatum(ws.caller);
+	args[9] = lineage ? JsonbPGetDatum(lineage) : (Datum) 0;
 	memset(nulls, ' ', sizeof(nulls));
 	if (!facts.producer)
 		nulls[6] = 'n';
+	if (!lineage)
+		nulls[9] = 'n';
 
 	for (int attempt = 0; attempt < 2 && version == 0; attempt++)
 	{
@@ -472,22 +486,22 @@ load_model_bytes(const char *name, bytea *bytes, bool replace)
 			check_owner(&ws, name, owner, "replace");
 			q = psprintf("UPDATE %s SET model = $2, sha256 = $3, size_bytes = $4, "
 						 "ir_version = $5, opsets = $6, producer = $7, metadata = $8, "
-						 "version = version OPERATOR(pg_catalog.+) 1, "
+						 "lineage = $10, version = version OPERATOR(pg_catalog.+) 1, "
 						 "updated_at = pg_catalog.now() "
 						 "WHERE name OPERATOR(pg_catalog.=) $1 RETURNING version",
 						 store_qualname);
-			rc = SPI_execute_with_args(q, 8, argtypes, args, nulls, false, 0);
+			rc = SPI_execute_with_args(q, 10, argtypes, args, nulls, false, 0);
 			if (rc != SPI_OK_UPDATE_RETURNING)
 				elog(ERROR, "could not update model: %s", SPI_result_code_string(rc));
 		}
 		else
 		{
 			q = psprintf("INSERT INTO %s (name, version, model, sha256, size_bytes, ir_version, "
-						 "opsets, producer, metadata, owner) "
-						 "VALUES ($1, 1, $2, $3, $4, $5, $6, $7, $8, $9::pg_catalog.regrole) "
+						 "opsets, producer, metadata, owner, lineage) "
+						 "VALUES ($1, 1, $2, $3, $4, $5, $6, $7, $8, $9::pg_catalog.regrole, $10) "
 						 "ON CONFLICT (name) DO NOTHING RETURNING version",
 						 store_qualname);
-			rc = SPI_execute_with_args(q, 9, argtypes, args, nulls, false, 0);
+			rc = SPI_execute_with_args(q, 10, argtypes, args, nulls, false, 0);
 			if (rc != SPI_OK_INSERT_RETURNING)
 				elog(ERROR, "could not insert model: %s", SPI_result_code_string(rc));
 		}
@@ -511,8 +525,18 @@ onnx_load_model(PG_FUNCTION_ARGS)
 	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	bytea	   *bytes = PG_GETARG_BYTEA_P(1);
 	bool		replace = PG_GETARG_BOOL(2);
+	int64		version;
 
-	PG_RETURN_INT64(load_model_bytes(name, bytes, replace));
+	OnnxProgressBegin("load", name);
+	version = load_model_bytes(name, bytes, replace, NULL);
+	OnnxProgressEnd();
+	PG_RETURN_INT64(version);
+}
+
+int64
+OnnxCatalogStoreModel(const char *name, bytea *bytes, bool replace, Jsonb *lineage)
+{
+	return load_model_bytes(name, bytes, replace, lineage);
 }
 
 Datum
@@ -525,6 +549,7 @@ onnx_load_model_file(PG_FUNCTION_ARGS)
 	struct stat stbuf;
 	bytea	   *bytes;
 	size_t		nread;
+	int64		version;
 
 	if (!has_privs_of_role(GetUserId(), ROLE_PG_READ_SERVER_FILES))
 		ereport(ERROR,
@@ -556,7 +581,21 @@ onnx_load_model_file(PG_FUNCTION_ARGS)
 	/* before reading it */
 	OnnxCheckModelSize((uint64) stbuf.st_size, name, path);
 	bytes = palloc(VARHDRSZ + stbuf.st_size);
-	nread = fread(VARDATA(bytes), 1, stbuf.st_size, f);
+	OnnxProgressBegin("load", name);
+	OnnxProgressPhase("reading file", stbuf.st_size, "bytes");
+	/* in chunks, for progress reports and cancellation */
+	nread = 0;
+	while (nread < (size_t) stbuf.st_size)
+	{
+		size_t		want = Min((size_t) stbuf.st_size - nread, ONNX_READ_CHUNK);
+		size_t		got = fread(VARDATA(bytes) + nread, 1, want, f);
+
+		nread += got;
+		if (got < want)
+			break;
+		OnnxProgressUpdate(nread);
+		CHECK_FOR_INTERRUPTS();
+	}
 	if (ferror(f))
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -564,7 +603,9 @@ onnx_load_model_file(PG_FUNCTION_ARGS)
 	FreeFile(f);
 	SET_VARSIZE(bytes, VARHDRSZ + nread);
 
-	PG_RETURN_INT64(load_model_bytes(name, bytes, replace));
+	version = load_model_bytes(name, bytes, replace, NULL);
+	OnnxProgressEnd();
+	PG_RETURN_INT64(version);
 }
 
 Datum

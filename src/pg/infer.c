@@ -1,12 +1,28 @@
 /*
  * infer.c
  *	  onnx_predict (one sample), onnx_predict_batch (one row per sample) and
- *	  onnx_run (named jsonb inputs and outputs).
+ *	  onnx_run (named jsonb inputs and outputs), and the resolved model calls
+ *	  (OnnxCall) that the batch forms in batch*.c share with them.
  *
  * Each call site resolves its session once and keeps it in fn_extra, with
- * the cache epoch it saw; a row only compares the model name and the epoch
- * before running.  Float features are handed to the engine as a borrowed
- * tensor over the array's own data (ARR_DATA_PTR): no per-element work.
+ * the cache epoch it saw; a row only compares the epoch (and the model name,
+ * unless the name is a constant of the query) before running.
+ *
+ * The row-wise path does no allocation per row beyond its result array:
+ *	 - features are read in place, also from a short-header (packed) array,
+ *	   which PostgreSQL's own array macros would first copy into a palloc'd
+ *	   4-byte-header version; elements that are not aligned for the engine
+ *	   (a packed array's usually are not) or that need converting are copied
+ *	   into a scratch buffer kept by the call site;
+ *	 - the input tensor's shape is computed once per feature count;
+ *	 - the engine is entered through ox_session_run_tensor, which binds just
+ *	   the tensor, and computes only what the requested output needs;
+ *	 - the result array is built straight from the output tensor.
+ *
+ * Features may be real[], double precision[], smallint[], integer[],
+ * bigint[] or numeric[] (the SQL functions take "any" so that each arrives
+ * as it is, and an untyped literal such as '{5.1,3.5,1.4,0.2}' is read as
+ * real[]); they are converted to the element type the model declares.
  *
  * The batch dimension: an input declared [N, d1, ...] (N symbolic, or 1)
  * gets shape [samples, d1, ...]; the features of one sample must fill
@@ -19,23 +35,25 @@
 #include "catalog/pg_type.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 
 PG_FUNCTION_INFO_V1(onnx_predict);
 PG_FUNCTION_INFO_V1(onnx_predict_batch);
 PG_FUNCTION_INFO_V1(onnx_run);
 
+/* the state onnx_predict keeps in fn_extra */
 typedef struct CallSite
 {
-	uint64		epoch;
-	OnnxCacheEntry *entry;
-	ox_session *session;
-	char	   *model;			/* name, in fn_mcxt */
-	char	   *output;			/* requested output name, or NULL */
-	int			out_index;
-	int			target;			/* value id holding out_index densely (see
-								 * ox_session_dense_source) */
+	OnnxCall	call;
+	bool		names_stable;	/* model and output are constants of the query */
+	bool		literal;		/* features are an untyped literal */
+	ArrayType  *literal_value;	/* that literal, parsed */
+	Oid			arg_type;		/* type of the features (base type) */
 } CallSite;
 
 static bool
@@ -62,110 +80,122 @@ value_names(ox_session *s, bool outputs)
 	return buf.data;
 }
 
-/*
- * The session for this call site: reuse what fn_extra holds while the cache
- * epoch, the model name and the output name are unchanged.
- */
-static CallSite *
-resolve(FunctionCallInfo fcinfo, text *model, text *output)
+/* ---- resolved calls ---- */
+
+bool
+OnnxCallCurrent(const OnnxCall *call, const char *model, const char *output)
 {
-	CallSite   *cs = (CallSite *) fcinfo->flinfo->fn_extra;
+	return call->epoch == OnnxCacheEpoch && call->model != NULL &&
+		strcmp(call->model, model) == 0 &&
+		(output == NULL ? call->output == NULL :
+		 (call->output != NULL && strcmp(call->output, output) == 0));
+}
+
+/*
+ * Resolve the session and output of a call.  With quiet, a model that does
+ * not exist, an unknown output, or a model onnx_predict cannot feed (not
+ * exactly one tensor input) return false instead of raising the error the
+ * row-wise call would raise; a batch scan then leaves those rows to the
+ * row-wise call, so that the error comes at the same row as without
+ * batching.
+ */
+bool
+OnnxCallResolve(OnnxCall *call, const char *model, const char *output, bool quiet)
+{
 	MemoryContext old;
-	char	   *name;
+	const ox_value_def *def;
+	int			out_index = 0;
 
-	if (cs && cs->epoch == OnnxCacheEpoch && text_equals(model, cs->model) &&
-		(output == NULL ? cs->output == NULL : text_equals(output, cs->output)))
-		return cs;
+	if (call->mcxt == NULL)
+		call->mcxt = CurrentMemoryContext;
+	call->epoch = 0;
+	call->session = NULL;
+	call->input = NULL;
+	call->shaped_per_sample = 0;
 
-	if (cs == NULL)
-		cs = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite));
-	else
+	if (quiet)
 	{
-		if (cs->model)
-			pfree(cs->model);
-		if (cs->output)
-			pfree(cs->output);
-		cs->model = cs->output = NULL;
-	}
-	fcinfo->flinfo->fn_extra = cs;
-	cs->epoch = 0;
+		OnnxModelKey key;
 
-	name = text_to_cstring(model);
-	cs->entry = OnnxCacheAcquire(name);
-	cs->session = OnnxCacheSession(cs->entry);
-	cs->out_index = 0;
+		if (strlen(model) > ONNX_MAX_NAME_LEN || !OnnxCatalogLookup(model, &key))
+			return false;
+	}
+	call->entry = OnnxCacheAcquire(model);
+	call->session = OnnxCacheSession(call->entry);
 	if (output)
 	{
-		char	   *oname = text_to_cstring(output);
-
-		cs->out_index = ox_session_find_output(cs->session, oname);
-		if (cs->out_index < 0)
+		out_index = ox_session_find_output(call->session, output);
+		if (out_index < 0)
+		{
+			if (quiet)
+				return false;
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("model \"%s\" has no output named \"%s\"", name, oname),
-					 errdetail("Its outputs are: %s.", value_names(cs->session, true))));
+					 errmsg("model \"%s\" has no output named \"%s\"", model, output),
+					 errdetail("Its outputs are: %s.", value_names(call->session, true))));
+		}
 	}
-	else if (ox_session_output_count(cs->session) < 1)
+	else if (ox_session_output_count(call->session) < 1)
+	{
+		if (quiet)
+			return false;
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("model \"%s\" has no outputs", name)));
+				 errmsg("model \"%s\" has no outputs", model)));
+	}
+	call->out_index = out_index;
+	call->target = ox_session_dense_source(call->session, out_index);
 
-	cs->target = ox_session_dense_source(cs->session, cs->out_index);
+	/* the one input that onnx_predict feeds, when there is one */
+	def = ox_session_input_count(call->session) == 1 ? ox_session_input(call->session, 0) : NULL;
+	if (def && (def->type.kind == OX_TYPE_TENSOR || def->type.kind == OX_TYPE_UNKNOWN))
+	{
+		ox_dtype	dt = def->type.kind == OX_TYPE_TENSOR ? def->type.elem : OX_UNDEFINED;
 
-	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	cs->model = pstrdup(name);
-	cs->output = output ? text_to_cstring(output) : NULL;
+		call->input = def;
+		call->in_dtype = dt == OX_UNDEFINED ? OX_FLOAT : dt;
+	}
+	else if (quiet)
+		return false;
+
+	old = MemoryContextSwitchTo(call->mcxt);
+	if (call->model == NULL || strcmp(call->model, model) != 0)
+	{
+		if (call->model)
+			pfree(call->model);
+		call->model = pstrdup(model);
+	}
+	if (call->output)
+		pfree(call->output);
+	call->output = output ? pstrdup(output) : NULL;
 	MemoryContextSwitchTo(old);
 	/* anything above may have bumped the epoch; we are current now */
-	cs->epoch = OnnxCacheEpoch;
-	return cs;
+	call->epoch = OnnxCacheEpoch;
+	return true;
 }
 
-/*
- * Run the call site's session.  Targeted runs compute only what the
- * requested output needs (a classifier's label skips the probabilities) and
- * read a ZipMap output from its dense source tensor.
- */
+/* the one input a row-wise or batch call feeds, or an error */
 static void
-run_session(CallSite *cs, const ox_value *inputs, bool targeted)
+require_single_input(OnnxCall *call)
 {
-	ox_status	st;
-	ox_code		rc;
-	Size		limit = OnnxMaxRunBytes();
+	int			n = ox_session_input_count(call->session);
+	const ox_value_def *def;
 
-	/* inputs count against onnx.max_run_memory; the engine checks the rest */
-	if (limit > 0)
-	{
-		uint64		bytes = 0;
-
-		for (int i = 0; i < ox_session_input_count(cs->session); i++)
-			if (inputs[i].kind == OX_VALUE_TENSOR && ox_tensor_numel(&inputs[i].tensor) > 0)
-				bytes += (uint64) ox_tensor_numel(&inputs[i].tensor) *
-					Max(ox_dtype_size(inputs[i].tensor.dtype), 1);
-		if (bytes > limit)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("inputs of model \"%s\" exceed onnx.max_run_memory", cs->model),
-					 errdetail("The inputs take " UINT64_FORMAT " bytes; onnx.max_run_memory allows %d MB.",
-							   bytes, onnx_max_run_memory)));
-	}
-
-	OnnxCacheTouch(cs->entry);
-	ox_status_clear(&st);
-	if (targeted)
-		rc = ox_session_run_targets(cs->session, inputs, &cs->target, 1, &st);
-	else
-		rc = ox_session_run(cs->session, inputs, &st);
-	if (rc != OX_OK)
-	{
-		if (st.code == OX_CANCELED)
-			OnnxServiceCancel(cs->model);
-		OnnxReportStatus(&st, ONNX_PHASE_RUN, cs->model);
-	}
-	OnnxCacheAfterRun(cs->entry);
+	if (call->input)
+		return;
+	if (n != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("model \"%s\" takes %d inputs", call->model, n),
+				 errdetail("onnx_predict and onnx_predict_batch feed exactly one input; the model's inputs are: %s.",
+						   n ? value_names(call->session, false) : "none"),
+				 errhint("Use onnx_run to feed named inputs.")));
+	def = ox_session_input(call->session, 0);
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("input \"%s\" of model \"%s\" is not a tensor", def->name, call->model),
+			 errhint("Use onnx_run.")));
 }
-
-/* ---- features (real[]) -> the single input tensor ---- */
 
 /* "[N, 4]": symbolic dimensions by name, unknown ones as ? */
 static const char *
@@ -194,13 +224,16 @@ declared_shape(const ox_type *t, char *buf, size_t len)
 
 /*
  * Shape the input for `samples` samples of `per_sample` features each
- * (samples < 0: one sample, no batch dimension forced).  Fills dims/rank.
+ * (samples < 0: one sample, no batch dimension forced) into call->in.  The
+ * shape is kept until the next call with other counts.  With quiet,
+ * features that do not fit return false instead of raising.
  */
-static void
-shape_input(CallSite *cs, const ox_value_def *def, int64 samples, int64 per_sample,
-			ox_tensor *t)
+bool
+OnnxCallShape(OnnxCall *call, int64 samples, int64 per_sample, bool quiet)
 {
-	const ox_type *ty = &def->type;
+	const ox_value_def *def;
+	const ox_type *ty;
+	ox_tensor  *t = &call->in;
 	bool		batch_fn = samples >= 0;
 	int64		rows = batch_fn ? samples : 1;
 	int			first;
@@ -209,25 +242,41 @@ shape_input(CallSite *cs, const ox_value_def *def, int64 samples, int64 per_samp
 	int			n_unknown = 0;
 	char		buf[512];
 
-	if (ty->rank < 0)
+	if (call->shaped_per_sample == per_sample && call->shaped_samples == samples &&
+		per_sample > 0)
+		return true;
+	require_single_input(call);
+	def = call->input;
+	ty = &def->type;
+	call->shaped_per_sample = 0;
+	t->dtype = call->in_dtype;
+	t->owns = false;
+	t->capacity = 0;
+	t->data = NULL;
+
+	if (ty->kind != OX_TYPE_TENSOR || ty->rank < 0)
 	{
 		/* undeclared shape: [samples, features] */
 		t->rank = 2;
 		t->dims[0] = rows;
 		t->dims[1] = per_sample;
-		return;
+		goto done;
 	}
 	if (ty->rank == 0)
 	{
 		if (batch_fn || per_sample != 1)
+		{
+			if (quiet)
+				return false;
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("wrong number of features for model \"%s\"", cs->model),
+					 errmsg("wrong number of features for model \"%s\"", call->model),
 					 errdetail("Input \"%s\" is a scalar (%s), which takes 1 feature, got " INT64_FORMAT ".",
 							   def->name, declared_shape(ty, buf, sizeof(buf)),
 							   batch_fn ? samples * per_sample : per_sample)));
+		}
 		t->rank = 0;
-		return;
+		goto done;
 	}
 
 	t->rank = ty->rank;
@@ -240,9 +289,11 @@ shape_input(CallSite *cs, const ox_value_def *def, int64 samples, int64 per_samp
 	}
 	else if (batch_fn)
 	{
+		if (quiet)
+			return false;
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("model \"%s\" takes a fixed number of samples", cs->model),
+				 errmsg("model \"%s\" takes a fixed number of samples", call->model),
 				 errdetail("Input \"%s\" has shape %s, got " INT64_FORMAT " samples.",
 						   def->name, declared_shape(ty, buf, sizeof(buf)), samples),
 				 errhint("Use onnx_predict for one sample at a time.")));
@@ -264,136 +315,487 @@ shape_input(CallSite *cs, const ox_value_def *def, int64 samples, int64 per_samp
 		}
 	}
 	if (n_unknown > 1)
+	{
+		if (quiet)
+			return false;
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot shape the features for model \"%s\"", cs->model),
+				 errmsg("cannot shape the features for model \"%s\"", call->model),
 				 errdetail("Input \"%s\" has shape %s, with more than one unknown dimension per sample.",
 						   def->name, declared_shape(ty, buf, sizeof(buf))),
 				 errhint("Use onnx_run, which takes the shape from nested arrays.")));
+	}
 	if (n_unknown == 1)
 	{
 		if (known <= 0 || per_sample % known != 0)
+		{
+			if (quiet)
+				return false;
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("wrong number of features for model \"%s\"", cs->model),
+					 errmsg("wrong number of features for model \"%s\"", call->model),
 					 errdetail("Input \"%s\" has shape %s: each sample takes a multiple of " INT64_FORMAT " features, got " INT64_FORMAT ".",
 							   def->name, declared_shape(ty, buf, sizeof(buf)), known, per_sample)));
+		}
 		t->dims[unknown] = per_sample / known;
 	}
 	else if (known != per_sample)
+	{
+		if (quiet)
+			return false;
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("wrong number of features for model \"%s\"", cs->model),
+				 errmsg("wrong number of features for model \"%s\"", call->model),
 				 errdetail("Input \"%s\" has shape %s: each sample takes " INT64_FORMAT " features, got " INT64_FORMAT ".",
 						   def->name, declared_shape(ty, buf, sizeof(buf)), known, per_sample)));
+	}
+done:
+	call->shaped_samples = samples;
+	call->shaped_per_sample = per_sample;
+	return true;
 }
 
-/* the one input a row-wise or batch call feeds */
-static const ox_value_def *
-single_input(CallSite *cs)
+/* Is the model's input element type one onnx_predict can produce? */
+bool
+OnnxCallInputSupported(const OnnxCall *call)
 {
-	int			n = ox_session_input_count(cs->session);
-	const ox_value_def *def;
+	ox_dtype	dt = call->in_dtype;
 
-	if (n != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("model \"%s\" takes %d inputs", cs->model, n),
-				 errdetail("onnx_predict and onnx_predict_batch feed exactly one input; the model's inputs are: %s.",
-						   n ? value_names(cs->session, false) : "none"),
-				 errhint("Use onnx_run to feed named inputs.")));
-	def = ox_session_input(cs->session, 0);
-	if (def->type.kind != OX_TYPE_TENSOR && def->type.kind != OX_TYPE_UNKNOWN)
+	return !(dt == OX_STRING || dt == OX_COMPLEX64 || dt == OX_COMPLEX128 ||
+			 ox_dtype_size(dt) == 0);
+}
+
+static void
+require_supported_input(OnnxCall *call)
+{
+	if (!OnnxCallInputSupported(call))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("input \"%s\" of model \"%s\" is not a tensor", def->name, cs->model),
+				 errmsg("input \"%s\" of model \"%s\" takes %s elements", call->input->name,
+						call->model, ox_dtype_name(call->in_dtype)),
 				 errhint("Use onnx_run.")));
-	return def;
 }
 
-static void
-check_features(ArrayType *arr)
+/* a scratch buffer of at least size bytes, 64-byte aligned, kept in mcxt */
+void *
+OnnxCallScratch(OnnxCall *call, Size size)
 {
-	if (ARR_NDIM(arr) == 0 || ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr)) == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("features must not be empty")));
-	if (array_contains_nulls(arr))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("features must not contain null values")));
+	if (call->scratch_size < size)
+	{
+		Size		want = Max(size, 256);
+
+		if (call->scratch_raw)
+			pfree(call->scratch_raw);
+		call->scratch_raw = MemoryContextAllocHuge(call->mcxt, want + 64);
+		call->scratch = (void *) TYPEALIGN(64, call->scratch_raw);
+		call->scratch_size = want;
+	}
+	return call->scratch;
 }
 
-/* fill the tensor's data from the float features, converting if needed */
-static void
-feature_data(CallSite *cs, const ox_value_def *def, ArrayType *arr, int64 n, ox_tensor *t)
+/*
+ * Run the call's session on call->in (shaped, data set), computing only
+ * what the requested output needs.  Errors are returned, not raised.
+ */
+ox_code
+OnnxCallRun(OnnxCall *call, ox_status *st)
 {
-	ox_dtype	dt = def->type.kind == OX_TYPE_TENSOR ? def->type.elem : OX_FLOAT;
+	ox_code		rc;
+
+	ox_status_clear(st);
+	if (OnnxCheckRunInputs(OnnxTensorBytes(&call->in), st) != OX_OK)
+		return st->code;
+	OnnxCacheTouch(call->entry);
+	OnnxStatsRunRows(call->shaped_samples > 0 ? call->shaped_samples : 1);
+	ox_status_clear(st);
+	rc = ox_session_run_tensor(call->session, &call->in, &call->target, 1, st);
+	if (rc == OX_OK)
+		OnnxCacheAfterRun(call->entry);
+	return rc;
+}
+
+void
+OnnxCallReport(OnnxCall *call, const ox_status *st)
+{
+	if (st->code == OX_CANCELED)
+		OnnxServiceCancel(call->model);
+	OnnxReportStatus(st, ONNX_PHASE_RUN, call->model);
+}
+
+/* the requested output of the last run, dense */
+const ox_value *
+OnnxCallResult(OnnxCall *call)
+{
+	return ox_session_value(call->session, call->target);
+}
+
+/* ---- reading numeric arrays in place ---- */
+
+void
+OnnxArrayRead(Datum d, OnnxArrayView *v)
+{
+	struct varlena *p = (struct varlena *) DatumGetPointer(d);
+	const char *base;
+	const char *logical;
+	int32		hdr[3];			/* ndim, dataoffset, elemtype */
+
+	/* compressed, out-of-line or expanded: the usual detoast (a copy) */
+	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
+		p = (struct varlena *) PG_DETOAST_DATUM(d);
+
+	/*
+	 * Everything after the length word is the same in both header forms;
+	 * with a 1-byte header it merely starts 3 bytes earlier, so offsets
+	 * measured from the start of a 4-byte-header ArrayType apply to
+	 * "logical" below.  Fields are read with memcpy: a packed array has no
+	 * alignment.
+	 */
+	base = VARDATA_ANY(p);
+	logical = base - VARHDRSZ;
+	memcpy(hdr, base, sizeof(hdr));
+	v->ndim = hdr[0];
+	v->elemtype = (Oid) hdr[2];
+	if (v->ndim < 0 || v->ndim > MAXDIM)
+		elog(ERROR, "invalid array: %d dimensions", v->ndim);
+	memcpy(v->dims, base + sizeof(hdr), sizeof(int) * v->ndim);
+	if (v->ndim == 1 && v->dims[0] >= 0)
+		v->nitems = v->dims[0];		/* the common case, without a call */
+	else
+		v->nitems = v->ndim == 0 ? 0 : ArrayGetNItems(v->ndim, v->dims);
+	if (hdr[1] != 0)
+	{
+		v->nullbitmap = (const bits8 *) (base + sizeof(hdr) + 2 * sizeof(int) * v->ndim);
+		v->data = logical + hdr[1];
+	}
+	else
+	{
+		v->nullbitmap = NULL;
+		v->data = logical + ARR_OVERHEAD_NONULLS(v->ndim);
+	}
+	v->hasnull = false;
+	if (v->nullbitmap)
+	{
+		for (int64 i = 0; i < v->nitems; i++)
+			if (!(v->nullbitmap[i / 8] & (1 << (i % 8))))
+			{
+				v->hasnull = true;
+				break;
+			}
+	}
+	v->flat = (ArrayType *) (VARATT_IS_4B_U(p) ? p : NULL);
+	v->datum = PointerGetDatum(p);
+}
+
+ox_dtype
+OnnxElemDtype(Oid elemtype)
+{
+	switch (elemtype)
+	{
+		case FLOAT4OID:
+			return OX_FLOAT;
+		case FLOAT8OID:
+			return OX_DOUBLE;
+		case INT2OID:
+			return OX_INT16;
+		case INT4OID:
+			return OX_INT32;
+		case INT8OID:
+			return OX_INT64;
+		default:
+			return OX_UNDEFINED;
+	}
+}
+
+/*
+ * The features as n elements of the call's input type: in place when the
+ * types agree and the data is aligned, else converted into scratch.
+ * Numeric elements go through numeric_float4/numeric_float8 (what a cast
+ * to real[] did when onnx_predict took real[] only).  Errors are returned.
+ */
+const void *
+OnnxFeatureData(OnnxCall *call, const OnnxArrayView *v, void *dst, ox_status *st)
+{
+	ox_dtype	src_dt = OnnxElemDtype(v->elemtype);
+	ox_dtype	dt = call->in_dtype;
+	int64		n = v->nitems;
+	Size		esize;
+
+	ox_status_clear(st);
+	if (src_dt == OX_UNDEFINED)
+	{
+		/* numeric[]: per element, only reached by untyped numeric input */
+		ArrayType  *a = DatumGetArrayTypeP(v->datum);
+		Datum	   *elems;
+		int			nelems;
+		ox_dtype	via = dt == OX_DOUBLE ? OX_DOUBLE : OX_FLOAT;
+		void	   *tmp;
+
+		Assert(v->elemtype == NUMERICOID);
+		deconstruct_array(a, NUMERICOID, -1, false, TYPALIGN_INT, &elems, NULL, &nelems);
+		tmp = palloc(sizeof(double) * Max(nelems, 1));
+		for (int i = 0; i < nelems; i++)
+		{
+			if (via == OX_DOUBLE)
+				((double *) tmp)[i] = DatumGetFloat8(DirectFunctionCall1(numeric_float8, elems[i]));
+			else
+				((float *) tmp)[i] = DatumGetFloat4(DirectFunctionCall1(numeric_float4, elems[i]));
+		}
+		if (dst == NULL)
+			dst = OnnxCallScratch(call, n * ox_dtype_size(dt));
+		if (ox_convert_elements(dst, dt, tmp, via, n, st) != OX_OK)
+			return NULL;
+		pfree(tmp);
+		return dst;
+	}
+	esize = ox_dtype_size(src_dt);
+	if (src_dt == dt && dst == NULL && ((uintptr_t) v->data % esize) == 0)
+		return v->data;
+	if (dst == NULL)
+		dst = OnnxCallScratch(call, n * Max(esize, ox_dtype_size(dt)));
+	if (src_dt == dt)
+	{
+		memcpy(dst, v->data, n * esize);
+		return dst;
+	}
+	if (((uintptr_t) v->data % esize) != 0)
+	{
+		/* align first (through the end of the scratch area), then convert */
+		void	   *tmp = palloc(n * esize);
+
+		memcpy(tmp, v->data, n * esize);
+		if (ox_convert_elements(dst, dt, tmp, src_dt, n, st) != OX_OK)
+			return NULL;
+		pfree(tmp);
+		return dst;
+	}
+	if (ox_convert_elements(dst, dt, v->data, src_dt, n, st) != OX_OK)
+		return NULL;
+	return dst;
+}
+
+/* ---- results ---- */
+
+/* can OnnxTensorFloats convert this value without error? */
+bool
+OnnxResultIsDense(const ox_value *v)
+{
+	ox_dtype	dt;
+
+	if (v == NULL || v->kind != OX_VALUE_TENSOR)
+		return false;
+	dt = v->tensor.dtype;
+	return !(dt == OX_STRING || dt == OX_COMPLEX64 || dt == OX_COMPLEX128 ||
+			 ox_dtype_size(dt) == 0);
+}
+
+/*
+ * A float4[] of the given dims holding elements [first, first + n) of a
+ * dense numeric tensor: one palloc, no intermediate copy.
+ */
+ArrayType *
+OnnxTensorFloatArray(const ox_tensor *t, int64 first, int64 n, int ndims, const int *dims)
+{
+	Size		nbytes;
+	ArrayType  *a;
 	ox_status	st;
 
-	t->owns = false;
-	t->capacity = 0;
-	if (dt == OX_FLOAT || dt == OX_UNDEFINED)
-	{
-		t->dtype = OX_FLOAT;
-		t->data = ARR_DATA_PTR(arr);
-		return;
-	}
-	if (dt == OX_STRING || dt == OX_COMPLEX64 || dt == OX_COMPLEX128 || ox_dtype_size(dt) == 0)
+	if (n == 0)
+		return construct_empty_array(FLOAT4OID);
+	if (n > (int64) ((MaxAllocSize - ARR_OVERHEAD_NONULLS(ndims)) / sizeof(float4)))
 		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("input \"%s\" of model \"%s\" takes %s elements", def->name,
-						cs->model, ox_dtype_name(dt)),
-				 errhint("Use onnx_run.")));
-	t->dtype = dt;
-	t->data = palloc(n * ox_dtype_size(dt));
-	ox_status_clear(&st);
-	if (ox_convert_elements(t->data, dt, ARR_DATA_PTR(arr), OX_FLOAT, n, &st) != OX_OK)
-		OnnxReportStatus(&st, ONNX_PHASE_RUN, cs->model);
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("result has too many elements for an array"),
+				 errdetail("The result has " INT64_FORMAT " elements.", n)));
+	nbytes = ARR_OVERHEAD_NONULLS(ndims) + n * sizeof(float4);
+	a = (ArrayType *) palloc(nbytes);
+	/* the header, including any padding before the data, is zeroed */
+	memset(a, 0, ARR_OVERHEAD_NONULLS(ndims));
+	SET_VARSIZE(a, nbytes);
+	a->ndim = ndims;
+	a->elemtype = FLOAT4OID;
+	for (int i = 0; i < ndims; i++)
+	{
+		ARR_DIMS(a)[i] = dims[i];
+		ARR_LBOUND(a)[i] = 1;
+	}
+	if (t->dtype == OX_FLOAT)
+		memcpy(ARR_DATA_PTR(a), (const float *) t->data + first, n * sizeof(float4));
+	else
+	{
+		ox_status_clear(&st);
+		if (ox_convert_elements(ARR_DATA_PTR(a), OX_FLOAT,
+								(const char *) t->data + first * ox_dtype_size(t->dtype),
+								t->dtype, n, &st) != OX_OK)
+			OnnxReportStatus(&st, ONNX_PHASE_RUN, NULL);
+	}
+	return a;
 }
 
-Datum
-onnx_predict(PG_FUNCTION_ARGS)
+/* the whole result of a one-sample run as a one-dimensional real[] */
+static ArrayType *
+row_result(OnnxCall *call)
 {
-	text	   *model = PG_GETARG_TEXT_PP(0);
-	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
-	text	   *output = PG_NARGS() > 2 ? PG_GETARG_TEXT_PP(2) : NULL;
-	CallSite   *cs;
-	const ox_value_def *def;
-	ox_value	in;
-	int64		n;
+	const ox_value *v = OnnxCallResult(call);
 	int64		count;
 	int64		rows;
 	float	   *res;
 	int			dims[1];
 
-	if (ARR_NDIM(arr) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("features must be a one-dimensional array"),
-				 errdetail("Got a %d-dimensional array.", ARR_NDIM(arr)),
-				 errhint("Use onnx_predict_batch for several samples.")));
-	check_features(arr);
-	n = ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr));
-
-	cs = resolve(fcinfo, model, output);
-	def = single_input(cs);
-
-	memset(&in, 0, sizeof(in));
-	in.kind = OX_VALUE_TENSOR;
-	shape_input(cs, def, -1, n, &in.tensor);
-	feature_data(cs, def, arr, n, &in.tensor);
-	run_session(cs, &in, true);
-
-	res = OnnxValueToFloats(ox_session_value(cs->session, cs->target), cs->model,
-							ox_session_output(cs->session, cs->out_index)->name,
+	if (OnnxResultIsDense(v))
+	{
+		count = ox_tensor_numel(&v->tensor);
+		if (count > PG_INT32_MAX)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("result of model \"%s\" is too large for an array", call->model)));
+		dims[0] = (int) count;
+		return OnnxTensorFloatArray(&v->tensor, 0, count, 1, dims);
+	}
+	res = OnnxValueToFloats(v, call->model,
+							ox_session_output(call->session, call->out_index)->name,
 							&count, &rows);
 	if (count > PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("result of model \"%s\" is too large for an array", cs->model)));
+				 errmsg("result of model \"%s\" is too large for an array", call->model)));
 	dims[0] = (int) count;
-	PG_RETURN_ARRAYTYPE_P(OnnxFloatArray(res, 1, dims));
+	return OnnxFloatArray(res, 1, dims);
+}
+
+/* ---- SQL functions ---- */
+
+/* the call site's state, created at its first call */
+static CallSite *
+call_site(FunctionCallInfo fcinfo)
+{
+	CallSite   *cs = (CallSite *) fcinfo->flinfo->fn_extra;
+
+	if (cs == NULL)
+	{
+		cs = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite));
+		cs->call.mcxt = fcinfo->flinfo->fn_mcxt;
+		cs->names_stable = get_fn_expr_arg_stable(fcinfo->flinfo, 0) &&
+			(PG_NARGS() < 3 || get_fn_expr_arg_stable(fcinfo->flinfo, 2));
+		fcinfo->flinfo->fn_extra = cs;
+	}
+	return cs;
+}
+
+/*
+ * The call site's session, resolved when new or stale.  The model and
+ * output names are compared with the remembered ones only when they are not
+ * constants of the query.
+ */
+static CallSite *
+resolve(FunctionCallInfo fcinfo, text *model, text *output)
+{
+	CallSite   *cs = call_site(fcinfo);
+
+	if (cs->call.epoch == OnnxCacheEpoch &&
+		(cs->names_stable ||
+		 (text_equals(model, cs->call.model) &&
+		  (output == NULL ? cs->call.output == NULL : text_equals(output, cs->call.output)))))
+		return cs;
+	OnnxCallResolve(&cs->call, text_to_cstring(model), output ? text_to_cstring(output) : NULL,
+					false);
+	return cs;
+}
+
+/*
+ * The declared type of the features argument, checked once per call site:
+ * an array of numbers, or an untyped literal (read as real[]).
+ */
+static void
+features_type(FunctionCallInfo fcinfo, CallSite *cs)
+{
+	Oid			declared = get_fn_expr_argtype(fcinfo->flinfo, 1);
+	Oid			t;
+	Oid			elem;
+
+	if (!OidIsValid(declared))
+		elog(ERROR, "could not determine the type of the features");
+	t = getBaseType(declared);
+	cs->literal = (t == UNKNOWNOID);
+	if (cs->literal)
+		t = FLOAT4ARRAYOID;
+	elem = get_element_type(t);
+	if (!OidIsValid(elem) ||
+		(OnnxElemDtype(elem) == OX_UNDEFINED && elem != NUMERICOID))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("features must be an array of numbers"),
+				 errdetail("Got type %s; the features may be real[], double precision[], integer[], bigint[], smallint[] or numeric[].",
+						   format_type_be(declared))));
+	cs->arg_type = t;
+}
+
+/*
+ * An untyped literal such as '{5.1,3.5,1.4,0.2}', read as real[] (what the
+ * cast to real[] did).  Such a literal is a constant: it is parsed once.
+ */
+static Datum
+literal_features(FunctionCallInfo fcinfo, CallSite *cs)
+{
+	MemoryContext old;
+	Datum		d;
+
+	if (cs->literal_value)
+		return PointerGetDatum(cs->literal_value);
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	d = OidInputFunctionCall(F_ARRAY_IN, DatumGetCString(PG_GETARG_DATUM(1)), FLOAT4OID, -1);
+	MemoryContextSwitchTo(old);
+	if (get_fn_expr_arg_stable(fcinfo->flinfo, 1))
+		cs->literal_value = DatumGetArrayTypeP(d);
+	return d;
+}
+
+static void
+check_row_features(const OnnxArrayView *v)
+{
+	if (v->ndim > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("features must be a one-dimensional array"),
+				 errdetail("Got a %d-dimensional array.", v->ndim),
+				 errhint("Use onnx_predict_batch for several samples.")));
+	if (v->nitems == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("features must not be empty")));
+	if (v->hasnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("features must not contain null values")));
+}
+
+Datum
+onnx_predict(PG_FUNCTION_ARGS)
+{
+	CallSite   *cs = (CallSite *) fcinfo->flinfo->fn_extra;
+	OnnxArrayView v;
+	ox_status	st;
+
+	if (unlikely(cs == NULL))
+	{
+		cs = call_site(fcinfo);
+		features_type(fcinfo, cs);
+	}
+	OnnxArrayRead(unlikely(cs->literal) ? literal_features(fcinfo, cs) : PG_GETARG_DATUM(1), &v);
+	check_row_features(&v);
+
+	if (unlikely(cs->call.epoch != OnnxCacheEpoch || !cs->names_stable))
+		cs = resolve(fcinfo, PG_GETARG_TEXT_PP(0), PG_NARGS() > 2 ? PG_GETARG_TEXT_PP(2) : NULL);
+	if (unlikely(cs->call.shaped_per_sample != v.nitems || cs->call.shaped_samples != -1))
+	{
+		OnnxCallShape(&cs->call, -1, v.nitems, false);
+		require_supported_input(&cs->call);
+	}
+	cs->call.in.data = (void *) OnnxFeatureData(&cs->call, &v, NULL, &st);
+	if (cs->call.in.data == NULL)
+		OnnxReportStatus(&st, ONNX_PHASE_RUN, cs->call.model);
+	if (OnnxCallRun(&cs->call, &st) != OX_OK)
+		OnnxCallReport(&cs->call, &st);
+	PG_RETURN_ARRAYTYPE_P(row_result(&cs->call));
 }
 
 Datum
@@ -403,15 +805,17 @@ onnx_predict_batch(PG_FUNCTION_ARGS)
 	ArrayType  *arr = PG_GETARG_ARRAYTYPE_P(1);
 	text	   *output = PG_NARGS() > 2 ? PG_GETARG_TEXT_PP(2) : NULL;
 	CallSite   *cs;
-	const ox_value_def *def;
-	ox_value	in;
+	OnnxCall   *call;
+	OnnxArrayView v;
+	ox_status	st;
+	const ox_value *res;
 	int64		samples;
 	int64		per_sample;
 	int64		count;
 	int64		rows;
-	float	   *res;
 	int			dims[2];
 	const char *oname;
+	float	   *floats = NULL;
 
 	if (ARR_NDIM(arr) != 2 && ARR_NDIM(arr) != 0)
 		ereport(ERROR,
@@ -420,36 +824,55 @@ onnx_predict_batch(PG_FUNCTION_ARGS)
 				 errdetail("Got a %d-dimensional array; onnx_predict_batch takes one row per sample.",
 						   ARR_NDIM(arr)),
 				 ARR_NDIM(arr) == 1 ? errhint("Use onnx_predict for a single sample.") : 0));
-	check_features(arr);
+	if (ARR_NDIM(arr) == 0 || ArrayGetNItems(ARR_NDIM(arr), ARR_DIMS(arr)) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("features must not be empty")));
+	if (array_contains_nulls(arr))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("features must not contain null values")));
 	samples = ARR_DIMS(arr)[0];
 	per_sample = ARR_DIMS(arr)[1];
 
 	cs = resolve(fcinfo, model, output);
-	def = single_input(cs);
+	call = &cs->call;
+	OnnxCallShape(call, samples, per_sample, false);
+	require_supported_input(call);
 
-	memset(&in, 0, sizeof(in));
-	in.kind = OX_VALUE_TENSOR;
-	shape_input(cs, def, samples, per_sample, &in.tensor);
-	feature_data(cs, def, arr, samples * per_sample, &in.tensor);
-	run_session(cs, &in, true);
+	/* the (detoasted, aligned) array's data, in place for float models */
+	OnnxArrayRead(PointerGetDatum(arr), &v);
+	call->in.data = (void *) OnnxFeatureData(call, &v, NULL, &st);
+	if (call->in.data == NULL)
+		OnnxReportStatus(&st, ONNX_PHASE_RUN, call->model);
+	if (OnnxCallRun(call, &st) != OX_OK)
+		OnnxCallReport(call, &st);
 
-	oname = ox_session_output(cs->session, cs->out_index)->name;
-	res = OnnxValueToFloats(ox_session_value(cs->session, cs->target), cs->model,
-							oname, &count, &rows);
+	oname = ox_session_output(call->session, call->out_index)->name;
+	res = OnnxCallResult(call);
+	if (OnnxResultIsDense(res))
+	{
+		count = ox_tensor_numel(&res->tensor);
+		rows = res->tensor.rank > 0 ? res->tensor.dims[0] : -1;
+	}
+	else
+		floats = OnnxValueToFloats(res, call->model, oname, &count, &rows);
 	if ((rows >= 0 && rows != samples) || count % samples != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
 				 errmsg("output \"%s\" of model \"%s\" does not have one row per sample",
-						oname, cs->model),
+						oname, call->model),
 				 errdetail("The batch has " INT64_FORMAT " samples; the output has " INT64_FORMAT " elements in " INT64_FORMAT " rows.",
 						   samples, count, rows)));
 	if (count / samples > PG_INT32_MAX || count > PG_INT32_MAX)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("result of model \"%s\" is too large for an array", cs->model)));
+				 errmsg("result of model \"%s\" is too large for an array", call->model)));
 	dims[0] = (int) samples;
 	dims[1] = (int) (count / samples);
-	PG_RETURN_ARRAYTYPE_P(OnnxFloatArray(res, 2, dims));
+	if (floats == NULL)
+		PG_RETURN_ARRAYTYPE_P(OnnxTensorFloatArray(&res->tensor, 0, count, 2, dims));
+	PG_RETURN_ARRAYTYPE_P(OnnxFloatArray(floats, 2, dims));
 }
 
 Datum
@@ -458,6 +881,7 @@ onnx_run(PG_FUNCTION_ARGS)
 	text	   *model = PG_GETARG_TEXT_PP(0);
 	Jsonb	   *jb = PG_GETARG_JSONB_P(1);
 	CallSite   *cs;
+	OnnxCall   *call;
 	int			n_in;
 	int			n_out;
 	ox_value   *inputs;
@@ -466,6 +890,7 @@ onnx_run(PG_FUNCTION_ARGS)
 	JsonbIteratorToken tok;
 	JsonbParseState *state = NULL;
 	JsonbValue *res;
+	ox_status	st;
 
 	if (!JB_ROOT_IS_OBJECT(jb))
 		ereport(ERROR,
@@ -474,8 +899,9 @@ onnx_run(PG_FUNCTION_ARGS)
 				 errdetail("Map each input name to a nested array, for example {\"X\": [[5.1, 3.5, 1.4, 0.2]]}.")));
 
 	cs = resolve(fcinfo, model, NULL);
-	n_in = ox_session_input_count(cs->session);
-	n_out = ox_session_output_count(cs->session);
+	call = &cs->call;
+	n_in = ox_session_input_count(call->session);
+	n_out = ox_session_output_count(call->session);
 
 	/* every key must name an input */
 	it = JsonbIteratorInit(&jb->root);
@@ -485,42 +911,58 @@ onnx_run(PG_FUNCTION_ARGS)
 		{
 			char	   *key = pnstrdup(v.val.string.val, v.val.string.len);
 
-			if (ox_session_find_input(cs->session, key) < 0)
+			if (ox_session_find_input(call->session, key) < 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_UNDEFINED_OBJECT),
-						 errmsg("model \"%s\" has no input named \"%s\"", cs->model, key),
-						 errdetail("Its inputs are: %s.", n_in ? value_names(cs->session, false) : "none")));
+						 errmsg("model \"%s\" has no input named \"%s\"", call->model, key),
+						 errdetail("Its inputs are: %s.", n_in ? value_names(call->session, false) : "none")));
 		}
 	}
 
 	inputs = palloc0(sizeof(ox_value) * Max(n_in, 1));
 	for (int i = 0; i < n_in; i++)
 	{
-		const ox_value_def *def = ox_session_input(cs->session, i);
+		const ox_value_def *def = ox_session_input(call->session, i);
 		JsonbValue *jv;
 
 		jv = getKeyJsonValueFromContainer(&jb->root, def->name, strlen(def->name), NULL);
 		if (jv == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("missing input \"%s\" for model \"%s\"", def->name, cs->model),
-					 errdetail("The model's inputs are: %s.", value_names(cs->session, false))));
+					 errmsg("missing input \"%s\" for model \"%s\"", def->name, call->model),
+					 errdetail("The model's inputs are: %s.", value_names(call->session, false))));
 		if (jv->type == jbvNull)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("input \"%s\" of model \"%s\" must not be null", def->name, cs->model)));
-		OnnxJsonbToValue(jb, jv, def, cs->model, &inputs[i]);
+					 errmsg("input \"%s\" of model \"%s\" must not be null", def->name, call->model)));
+		OnnxJsonbToValue(jb, jv, def, call->model, &inputs[i]);
 	}
 
-	run_session(cs, inputs, false);
+	ox_status_clear(&st);
+	{
+		uint64		input_bytes = 0;
+
+		for (int i = 0; i < n_in; i++)
+			if (inputs[i].kind == OX_VALUE_TENSOR)
+				input_bytes += OnnxTensorBytes(&inputs[i].tensor);
+		if (OnnxCheckRunInputs(input_bytes, &st) != OX_OK)
+			OnnxCallReport(call, &st);
+	}
+	OnnxCacheTouch(call->entry);
+	if (n_in > 0 && inputs[0].kind == OX_VALUE_TENSOR && inputs[0].tensor.rank > 0)
+		OnnxStatsRunRows(inputs[0].tensor.dims[0]);
+	ox_status_clear(&st);
+	if (ox_session_run(call->session, inputs, &st) != OX_OK)
+		OnnxCallReport(call, &st);
+	OnnxCacheAfterRun(call->entry);
 
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (int i = 0; i < n_out; i++)
 	{
-		const ox_value_def *def = ox_session_output(cs->session, i);
+		const ox_value_def *def = ox_session_output(call->session, i);
 
 		OnnxJbKey(&state, def->name);
-		OnnxValueToJsonb(&state, ox_session_result(cs->session, i), false, cs->model, def->name);
+		OnnxValueToJsonb(&state, ox_session_result(call->session, i), false, call->model, def->name);
 	}
 	res = pushJsonbValue(&state, WJB_END_OBJECT, NULL);
 	PG_RETURN_JSONB_P(JsonbValueToJsonb(res));

@@ -194,6 +194,26 @@ OnnxMaxRunBytes(void)
 	return onnx_max_run_memory <= 0 ? 0 : (Size) onnx_max_run_memory * 1024 * 1024;
 }
 
+uint64
+OnnxTensorBytes(const ox_tensor *t)
+{
+	int64		n = ox_tensor_numel(t);
+
+	return n > 0 ? (uint64) n * Max(ox_dtype_size(t->dtype), 1) : 0;
+}
+
+ox_code
+OnnxCheckRunInputs(uint64 input_bytes, ox_status *st)
+{
+	Size		limit = OnnxMaxRunBytes();
+
+	if (limit == 0 || input_bytes <= limit)
+		return OX_OK;
+	return ox_fail(st, OX_LIMIT_EXCEEDED,
+				   "the inputs take " UINT64_FORMAT " bytes; onnx.max_run_memory allows %d MB",
+				   input_bytes, onnx_max_run_memory);
+}
+
 static bool
 check_limit(int *newval, void **extra, GucSource source)
 {
@@ -316,6 +336,11 @@ OnnxGucInit(void)
 void
 _PG_init(void)
 {
+	/* before OnnxGucInit, which reserves the "onnx." prefix */
+	OnnxStatsInit();
+	OnnxProgressInit();
+	/* before OnnxGucInit, which reserves the "onnx" prefix */
+	OnnxBatchInit();
 	OnnxGucInit();
 	OnnxCacheInit();
 }

@@ -10,10 +10,17 @@
  *	 onnx_pg.c	_PG_init, GUCs, the effective session options
  *	 catalog.c	the model table: lookups, load, replace, drop, export
  *	 cache.c	the per-backend session cache and its invalidation
- *	 infer.c	onnx_predict, onnx_predict_batch, onnx_run
+ *	 infer.c	onnx_predict, onnx_predict_batch, onnx_run; resolved calls (OnnxCall)
  *	 inspect.c	onnx_model_info/_inputs/_outputs/_nodes
+ *	 batch*.c	automatic batching (batchplan.c, batchscan.c) and
+ *				onnx_predict_query (batchquery.c); see batch.h
  *	 convert.c	arrays <-> tensors, jsonb <-> values
  *	 errors.c	ox_status -> ereport
+ *	 stats.c	per-model statistics (shared memory when preloaded)
+ *	 progress.c	progress of loads, optimizations and scoring
+ *	 profile.c	onnx_profile, onnx_profile_ops
+ *	 dot.c		onnx_model_dot
+ *	 optimize.c	onnx_optimize
  */
 #ifndef ONNX_PG_H
 #define ONNX_PG_H
@@ -63,6 +70,14 @@ extern Size OnnxMaxModelBytes(void);
 extern Size OnnxMaxRunBytes(void);
 /* ERROR (54000) when a model of len bytes exceeds onnx.max_model_size */
 extern void OnnxCheckModelSize(uint64 len, const char *name, const char *path);
+/*
+ * Inputs count against onnx.max_run_memory and are checked here, before the
+ * run; the engine is handed the limit for what the run allocates (what it
+ * enforces: docs/reliability.md).  OX_LIMIT_EXCEEDED in st when input_bytes
+ * are too many.
+ */
+extern ox_code OnnxCheckRunInputs(uint64 input_bytes, ox_status *st);
+extern uint64 OnnxTensorBytes(const ox_tensor *t);
 
 extern void OnnxGucInit(void);
 
@@ -136,6 +151,81 @@ extern void OnnxCacheInvalidateAll(void);
 /* session options from the GUCs and an optional per-model override */
 extern void OnnxSessionOptions(ox_session_options *opts, const char *providers_override,
 							   char **effective_providers);
+
+/* ---- infer.c: resolved model calls, shared with the batch forms (batch*.c) ---- */
+
+/*
+ * One model call resolved for repeated use: by a row-wise call site
+ * (fn_extra), a batch scan or a set-returning call.  The session is valid
+ * while epoch == OnnxCacheEpoch; names and scratch live in mcxt.
+ */
+typedef struct OnnxCall
+{
+	uint64		epoch;
+	MemoryContext mcxt;
+	OnnxCacheEntry *entry;
+	ox_session *session;
+	char	   *model;
+	char	   *output;			/* requested output, or NULL for the first */
+	int			out_index;
+	int			target;			/* value id holding the output densely */
+	const ox_value_def *input;	/* the one input; NULL if the model has several */
+	ox_dtype	in_dtype;		/* its element type (float when undeclared) */
+	ox_tensor	in;				/* shaped by OnnxCallShape; data set per run */
+	int64		shaped_samples; /* -1: one sample, no batch dimension forced */
+	int64		shaped_per_sample;	/* 0: not shaped */
+	void	   *scratch;		/* 64-byte aligned, scratch_size bytes */
+	void	   *scratch_raw;
+	Size		scratch_size;
+} OnnxCall;
+
+/* Is the call resolved for this model and output, and still current? */
+extern bool OnnxCallCurrent(const OnnxCall *call, const char *model, const char *output);
+/* quiet: false instead of the error for a missing model/output or a model without one tensor input */
+extern bool OnnxCallResolve(OnnxCall *call, const char *model, const char *output, bool quiet);
+/* shape call->in for samples (-1: row-wise) x per_sample features */
+extern bool OnnxCallShape(OnnxCall *call, int64 samples, int64 per_sample, bool quiet);
+extern bool OnnxCallInputSupported(const OnnxCall *call);
+extern void *OnnxCallScratch(OnnxCall *call, Size size);
+/* run on call->in; errors are returned (OnnxCallReport raises them) */
+extern ox_code OnnxCallRun(OnnxCall *call, ox_status *st);
+extern void OnnxCallReport(OnnxCall *call, const ox_status *st) pg_attribute_noreturn();
+extern const ox_value *OnnxCallResult(OnnxCall *call);
+/* a tensor of numbers (what OnnxTensorFloatArray converts without error)? */
+extern bool OnnxResultIsDense(const ox_value *v);
+/* float4[] of dims from elements [first, first + n) of a numeric tensor */
+extern ArrayType *OnnxTensorFloatArray(const ox_tensor *t, int64 first, int64 n, int ndims,
+									   const int *dims);
+
+/* An array read in place, short (packed) header or not. */
+typedef struct OnnxArrayView
+{
+	int			ndim;
+	int			dims[MAXDIM];
+	Oid			elemtype;
+	int64		nitems;
+	bool		hasnull;
+	const bits8 *nullbitmap;
+	const char *data;			/* first element: only as aligned as the tuple made it */
+	ArrayType  *flat;			/* the array when it has a 4-byte header, else NULL */
+	Datum		datum;			/* the (detoasted) datum read */
+} OnnxArrayView;
+
+/* detoasts compressed, external and expanded arrays (a copy), not packed ones */
+extern void OnnxArrayRead(Datum d, OnnxArrayView *v);
+/* the engine type of real, double precision, smallint, integer, bigint elements */
+extern ox_dtype OnnxElemDtype(Oid elemtype);
+/*
+ * The view's elements as the call's input type: in place when possible, else
+ * converted into dst (or the call's scratch when dst is NULL).  NULL and *st
+ * set on a conversion error.
+ */
+extern const void *OnnxFeatureData(OnnxCall *call, const OnnxArrayView *v, void *dst,
+								   ox_status *st);
+
+/* ---- batchplan.c: automatic batching (planner hook, GUCs); batch.h has the rest ---- */
+
+extern void OnnxBatchInit(void);
 
 /* ---- convert.c ---- */
 
@@ -221,5 +311,56 @@ extern char *OnnxProducerString(const ox_model *m);
  */
 extern ox_model *OnnxParseModel(const void *bytes, size_t len, const char *name,
 								size_t max_bytes);
+
+/* ---- stats.c: per-model statistics (shared with shared_preload_libraries) ---- */
+
+#define ONNX_STATS_MAX_DEFAULT 1000
+#define ONNX_STATS_MAX_MIN 100
+#define ONNX_STATS_MAX_MAX (1024 * 1024)
+
+extern bool onnx_track_stats;
+extern int	onnx_stats_max;
+
+/* GUCs and, when preloaded, the shared memory hooks; before OnnxGucInit */
+extern void OnnxStatsInit(void);
+/* are statistics kept in shared memory (onnx_pg preloaded)? */
+extern bool OnnxStatsShared(void);
+/*
+ * Around every engine run (OnnxCacheTouch and OnnxCacheAfterRun call them):
+ * cheap, no lock.  A run begun and never ended was an error.  The run counts
+ * one sample unless OnnxStatsRunRows says otherwise in between.
+ */
+extern void OnnxStatsRunBegin(const char *model);
+extern void OnnxStatsRunRows(int64 rows);
+extern void OnnxStatsRunEnd(void);
+/* a session was built for a model in ms milliseconds */
+extern void OnnxStatsSessionLoad(const char *model, double ms);
+
+/* ---- progress.c: progress of long operations ---- */
+
+#define ONNX_PROGRESS_INTERVAL_DEFAULT 1000	/* ms */
+
+extern int	onnx_progress_interval;
+
+extern void OnnxProgressInit(void);
+extern void OnnxProgressShmemRequest(void);
+extern void OnnxProgressShmemInit(void);
+/* command: "load", "optimize" or "quantize"; one at a time per backend */
+extern void OnnxProgressBegin(const char *command, const char *model);
+/* a new phase; total 0 = unknown; unit "bytes", "nodes", ... */
+extern void OnnxProgressPhase(const char *phase, int64 total, const char *unit);
+extern void OnnxProgressUpdate(int64 done);
+extern void OnnxProgressEnd(void);
+/* rows scored by the current statement (stats.c calls it) */
+extern void OnnxProgressRows(const char *model, int64 rows);
+
+/* ---- catalog.c: storing a model produced inside the server ---- */
+
+/*
+ * Validate and store model bytes under name, like onnx_load_model, with a
+ * lineage (NULL for none).  Returns the new version.
+ */
+extern int64 OnnxCatalogStoreModel(const char *name, bytea *bytes, bool replace,
+								   Jsonb *lineage);
 
 #endif							/* ONNX_PG_H */

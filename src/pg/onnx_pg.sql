@@ -215,20 +215,24 @@ COMMENT ON FUNCTION @extschema@.onnx_model_nodes(bytea) IS
 -- Inference
 -- ---------------------------------------------------------------------------
 
-CREATE FUNCTION @extschema@.onnx_predict(model text, features real[])
+-- features: "any" so that real[], double precision[], integer[], bigint[],
+-- smallint[] and numeric[] each arrive as they are (overloads for each would
+-- make an untyped literal such as '{5.1,3.5,1.4,0.2}' ambiguous; it is read
+-- as real[]); they are converted to the element type the model declares
+CREATE FUNCTION @extschema@.onnx_predict(model text, features "any")
     RETURNS real[]
     AS 'MODULE_PATHNAME', 'onnx_predict'
     LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 
-COMMENT ON FUNCTION @extschema@.onnx_predict(text, real[]) IS
-    'run a model on one sample (the batch dimension is added) and return its first output as real[]';
+COMMENT ON FUNCTION @extschema@.onnx_predict(text, "any") IS
+    'run a model on one sample (an array of numbers: real[], double precision[], integer[], ...; the batch dimension is added) and return its first output as real[]; a query calling it over the rows of a scan runs in batches of onnx.batch_size rows (see onnx.auto_batch)';
 
-CREATE FUNCTION @extschema@.onnx_predict(model text, features real[], output text)
+CREATE FUNCTION @extschema@.onnx_predict(model text, features "any", output text)
     RETURNS real[]
     AS 'MODULE_PATHNAME', 'onnx_predict'
     LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 
-COMMENT ON FUNCTION @extschema@.onnx_predict(text, real[], text) IS
+COMMENT ON FUNCTION @extschema@.onnx_predict(text, "any", text) IS
     'run a model on one sample and return the named output as real[] (a ZipMap output gives the class probabilities in class order)';
 
 CREATE FUNCTION @extschema@.onnx_predict_batch(model text, features real[][])
@@ -246,6 +250,19 @@ CREATE FUNCTION @extschema@.onnx_predict_batch(model text, features real[][], ou
 
 COMMENT ON FUNCTION @extschema@.onnx_predict_batch(text, real[], text) IS
     'run a model on a two-dimensional array of samples and return the named output, one row per sample';
+
+-- the set-based form: a query's rows scored in batches, each row kept with
+-- its prediction; the column definition list is the query's columns with
+-- the last one (the features) replaced by the prediction, e.g.
+--   SELECT * FROM onnx_predict_query('iris_rf', 'SELECT id, features FROM iris')
+--     AS p(id int, label real[]);
+CREATE FUNCTION @extschema@.onnx_predict_query(model text, query text, output text DEFAULT NULL)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'onnx_predict_query'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE COST 1000 ROWS 1000;
+
+COMMENT ON FUNCTION @extschema@.onnx_predict_query(text, text, text) IS
+    'run a query and score its rows in batches of onnx.batch_size: the last column of the query holds the features, the columns before it are returned unchanged with the prediction (real[]) added last; call it with a column definition list, e.g. AS p(id int, label real[])';
 
 CREATE FUNCTION @extschema@.onnx_run(model text, inputs jsonb)
     RETURNS jsonb
@@ -284,3 +301,207 @@ CREATE FUNCTION @extschema@.onnx_cache_clear()
 
 COMMENT ON FUNCTION @extschema@.onnx_cache_clear() IS
     'free every session this backend has cached and forget their statistics; returns how many sessions were freed';
+
+-- ---------------------------------------------------------------------------
+-- Statistics and progress (src/pg/stats.c, src/pg/progress.c)
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.onnx_stat_models(
+    all_databases boolean DEFAULT false,
+    OUT datname name,
+    OUT model text,
+    OUT calls bigint,
+    OUT rows bigint,
+    OUT total_ms double precision,
+    OUT mean_ms double precision,
+    OUT max_ms double precision,
+    OUT errors bigint,
+    OUT loads bigint,
+    OUT load_ms double precision,
+    OUT last_used timestamptz,
+    OUT stats_since timestamptz)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'onnx_stat_models'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.onnx_stat_models(boolean) IS
+    'per-model statistics: calls, rows, run time, errors, session loads; across the server with onnx_pg in shared_preload_libraries, else this backend only';
+
+CREATE VIEW @extschema@.onnx_stat_models AS
+    SELECT * FROM @extschema@.onnx_stat_models(false);
+
+COMMENT ON VIEW @extschema@.onnx_stat_models IS
+    'per-model statistics of the current database (see onnx_stat_models(boolean))';
+
+GRANT SELECT ON @extschema@.onnx_stat_models TO PUBLIC;
+
+CREATE FUNCTION @extschema@.onnx_stat_reset(model text DEFAULT NULL)
+    RETURNS void
+    AS 'MODULE_PATHNAME', 'onnx_stat_reset'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.onnx_stat_reset(text) IS
+    'forget the statistics of one model of the current database, or of every model in every database (NULL)';
+
+-- like pg_stat_statements_reset: not for everyone
+REVOKE ALL ON FUNCTION @extschema@.onnx_stat_reset(text) FROM PUBLIC;
+
+CREATE FUNCTION @extschema@.onnx_stat_progress(
+    OUT pid integer,
+    OUT datid oid,
+    OUT command text,
+    OUT model text,
+    OUT phase text,
+    OUT done bigint,
+    OUT total bigint,
+    OUT unit text,
+    OUT started timestamptz,
+    OUT phase_started timestamptz)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'onnx_stat_progress'
+    LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION @extschema@.onnx_stat_progress() IS
+    'the progress of model loads, optimizations and scoring statements in other backends (needs onnx_pg in shared_preload_libraries)';
+
+CREATE VIEW @extschema@.onnx_stat_progress AS
+    SELECT p.pid, d.datname, p.command, p.model, p.phase, p.done, p.total, p.unit,
+           CASE WHEN p.total > 0 THEN round(100.0 * p.done / p.total, 1) END AS percent,
+           p.started, p.phase_started
+      FROM @extschema@.onnx_stat_progress() p
+      LEFT JOIN pg_catalog.pg_database d ON d.oid = p.datid;
+
+COMMENT ON VIEW @extschema@.onnx_stat_progress IS
+    'one row per backend loading or optimizing a model, or scoring rows in the current statement';
+
+GRANT SELECT ON @extschema@.onnx_stat_progress TO PUBLIC;
+
+-- ---------------------------------------------------------------------------
+-- Profiling (src/pg/profile.c)
+-- ---------------------------------------------------------------------------
+
+-- inputs: "any", like onnx_predict's features: an array of numbers (one
+-- sample for the model's single input) or a jsonb object of named inputs (as
+-- onnx_run takes them); an untyped literal is read as jsonb when it contains
+-- a colon, else as real[]
+CREATE FUNCTION @extschema@.onnx_profile(model text, inputs "any", runs integer DEFAULT 1)
+    RETURNS TABLE (ordinal integer, node text, op text, provider text, ms double precision,
+                   pct double precision, shape bigint[], dtype text, bytes bigint,
+                   fused_from text)
+    AS 'MODULE_PATHNAME', 'onnx_profile'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 50;
+
+COMMENT ON FUNCTION @extschema@.onnx_profile(text, "any", integer) IS
+    'run a model on one input (an array of features as onnx_predict takes them, or named inputs as a jsonb object as onnx_run takes them) and return, per node in execution order, its name, operator, provider, time (mean of runs), share of the total, first output shape and type, output bytes, and what a fused node replaced';
+
+CREATE FUNCTION @extschema@.onnx_profile_ops(model text, inputs "any", runs integer DEFAULT 1)
+    RETURNS TABLE (op text, nodes integer, ms double precision, pct double precision,
+                   bytes bigint)
+    AS 'MODULE_PATHNAME', 'onnx_profile_ops'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 20;
+
+COMMENT ON FUNCTION @extschema@.onnx_profile_ops(text, "any", integer) IS
+    'onnx_profile totalled by operator type: nodes, time, share of the total, output bytes; slowest first';
+
+-- ---------------------------------------------------------------------------
+-- Pictures and optimized models (src/pg/dot.c, src/pg/optimize.c)
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.onnx_model_dot(model text, optimized boolean DEFAULT false)
+    RETURNS text
+    AS 'MODULE_PATHNAME', 'onnx_model_dot'
+    LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION @extschema@.onnx_model_dot(text, boolean) IS
+    'a stored model''s graph as Graphviz DOT (as stored, or as sessions run it after optimization), with types and shapes on edges and fused nodes marked; psql -Atc "SELECT onnx_model_dot(...)" | dot -Tsvg draws it';
+
+CREATE FUNCTION @extschema@.onnx_optimize(source text, target text, level text DEFAULT 'all',
+                                          replace boolean DEFAULT false)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'onnx_optimize'
+    LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.onnx_optimize(text, text, text, boolean) IS
+    'optimize a stored model (level disable, basic, extended or all) and store the result as a new model whose lineage names the source; returns its version';
+
+-- ---------------------------------------------------------------------------
+-- Quantization (src/pg/quantize.c)
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION @extschema@.onnx_quantize_dynamic(
+    source text,
+    target text,
+    weight_type text DEFAULT 'int8',
+    per_channel boolean DEFAULT false,
+    reduce_range boolean DEFAULT false,
+    symmetric_weights boolean DEFAULT true,
+    op_types text[] DEFAULT NULL,
+    exclude_nodes text[] DEFAULT NULL,
+    replace boolean DEFAULT false,
+    OUT model text,
+    OUT version bigint,
+    OUT nodes_total integer,
+    OUT nodes_quantized integer,
+    OUT quantized_ops text,
+    OUT size_before bigint,
+    OUT size_after bigint,
+    OUT compression double precision,
+    OUT calibration_rows bigint)
+    RETURNS record
+    AS 'MODULE_PATHNAME', 'onnx_quantize_dynamic'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.onnx_quantize_dynamic(text, text, text, boolean, boolean, boolean, text[], text[], boolean) IS
+    'store an int8 copy of a model: weights of MatMul, Gemm and Conv (op_types: also Gather) quantized, activations quantized at run time; standard ONNX operators only; returns the nodes quantized and the sizes';
+
+CREATE FUNCTION @extschema@.onnx_quantize_static(
+    source text,
+    target text,
+    calibration text,
+    method text DEFAULT 'minmax',
+    format text DEFAULT 'qdq',
+    per_channel boolean DEFAULT true,
+    activation_type text DEFAULT 'uint8',
+    weight_type text DEFAULT 'int8',
+    symmetric_activations boolean DEFAULT false,
+    symmetric_weights boolean DEFAULT true,
+    reduce_range boolean DEFAULT false,
+    percentile double precision DEFAULT 99.999,
+    op_types text[] DEFAULT NULL,
+    exclude_nodes text[] DEFAULT NULL,
+    batch_size integer DEFAULT 16,
+    max_rows bigint DEFAULT NULL,
+    replace boolean DEFAULT false,
+    OUT model text,
+    OUT version bigint,
+    OUT nodes_total integer,
+    OUT nodes_quantized integer,
+    OUT quantized_ops text,
+    OUT size_before bigint,
+    OUT size_after bigint,
+    OUT compression double precision,
+    OUT calibration_rows bigint)
+    RETURNS record
+    AS 'MODULE_PATHNAME', 'onnx_quantize_static'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.onnx_quantize_static(text, text, text, text, text, boolean, text, text, boolean, boolean, boolean, double precision, text[], text[], integer, bigint, boolean) IS
+    'store an int8 copy of a model with activation scales calibrated on the rows of a query (one array column per input, or one jsonb column); method minmax, percentile or entropy; format qdq or qoperator; returns the nodes quantized and the sizes';
+
+CREATE FUNCTION @extschema@.onnx_quantize_report(
+    model text,
+    query text,
+    source text DEFAULT NULL,
+    output text DEFAULT NULL,
+    OUT compared_with text,
+    OUT output_name text,
+    OUT rows bigint,
+    OUT mean_abs_diff double precision,
+    OUT max_abs_diff double precision,
+    OUT argmax_agreement double precision)
+    RETURNS record
+    AS 'MODULE_PATHNAME', 'onnx_quantize_report'
+    LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+COMMENT ON FUNCTION @extschema@.onnx_quantize_report(text, text, text, text) IS
+    'run a quantized model and its source (by default the model its lineage names) on the rows of a query and compare an output: mean and largest absolute difference, share of equal argmax over the last dimension';

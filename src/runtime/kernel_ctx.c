@@ -58,7 +58,12 @@ ox_kernel_should_abort(ox_kernel_ctx *ctx)
 	return ctx->should_abort && ctx->should_abort(ctx->abort_arg);
 }
 
-static __thread ox_kernel_ctx *current_ctx;
+/*
+ * initial-exec: the library is usually dlopen'ed (by PostgreSQL), where the
+ * default model makes every access a call to __tls_get_addr; one pointer
+ * fits easily in the static TLS space glibc reserves for such libraries.
+ */
+static __thread ox_kernel_ctx *current_ctx __attribute__((tls_model("initial-exec")));
 
 ox_kernel_ctx *
 ox_kernel_current(void)

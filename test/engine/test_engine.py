@@ -275,3 +275,18 @@ def test_activation_fusion_same_outputs(act):
     want_ops = ["FusedConv", "Flatten", "Gemm", "Clip"] if act == "Clip6" else ["FusedConv", "Flatten", "FusedGemm"]
     assert [n.op_type for n in saved.graph.node] == want_ops
     np.testing.assert_allclose(ort_run(saved, {"x": x})[0], ort_run(model, {"x": x})[0], rtol=RTOL, atol=ATOL)
+
+
+def test_fused_activations_propagate_nan():
+    """NaN and infinity go through fused Conv/Gemm activations as through the plain ones."""
+    rng = np.random.default_rng(5)
+    gw = numpy_helper.from_array(rng.standard_normal((4, 6)).astype(np.float32), "gw")
+    nodes = [helper.make_node("Gemm", ["x", "gw"], ["g"], transB=1), helper.make_node("Relu", ["g"], ["y"])]
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [gw])
+    x = np.full((3, 6), np.nan, np.float32)
+    x[1] = np.inf
+    want = ort_run(model, {"x": x})[0]
+    for level in (0, 3):
+        got = Session(model, opt_level=level).run({"x": x})[0]
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))

@@ -4,7 +4,11 @@
  *	  float32), and the conv family table (ConvInteger and QLinearConv live
  *	  in conv_int.c, window geometry in conv_geom.c).
  *
- * Conv, per image and group, takes one of three paths:
+ * float32 Conv and FusedConv run on the fast paths of conv_fast.h where
+ * the machine has AVX2 or AVX-512 (conv_gemm.c: implicit GEMM with the
+ * bias, residual and activation applied in registers; conv_depthwise.c).
+ * The portable path here defines the semantics and serves double, and
+ * float elsewhere; per image and group it takes one of three routes:
  *	 - depthwise (one input channel per group): a direct loop per kernel tap
  *	   whose inner loop runs over a contiguous output row;
  *	 - pointwise (1x1 kernel, stride 1, no padding): the input already is
@@ -20,8 +24,8 @@
  * no bounds checks and vectorize.
  */
 #include "kernels/cpu/nn.h"
-#include "kernels/cpu/sgemm.h"
 #include "kernels/cpu/fused_act.h"
+#include "kernels/cpu/conv_fast.h"
 
 #include <string.h>
 
@@ -259,7 +263,7 @@ depthwise_range(void *arg, int64_t begin, int64_t end)
 }
 
 #define DEFINE_CONV(NAME, T, GEMM, IM2COL, BIAS, DBL) \
-ox_code \
+static ox_code \
 NAME(const nn_conv_shape *cs, const T *x, const T *w, const T *b, T *y, ox_status *st) \
 { \
 	const nn_geom *g = &cs->g; \
@@ -291,21 +295,8 @@ NAME(const nn_conv_shape *cs, const T *x, const T *w, const T *b, T *y, ox_statu
 				T		   *yg = y + (n * cs->m + gi * mg) * g->out_size; \
 				if (!pointwise) \
 					IM2COL(g, cg, xg, col); \
-				if (!DBL && cs->wpack) \
-				{ \
-					/* weights packed at prepare: only the image side is packed per run */ \
-					ox_code		grc = ox_sgemm_packed_a(ox_kernel_current(), cs->wpack[gi], g->out_size, 1.0f, \
-														false, (const float *) (const void *) (pointwise ? xg : col), \
-														g->out_size, 0.0f, (float *) (void *) yg, g->out_size); \
-					if (grc != OX_OK) \
-					{ \
-						ox_aligned_free(col); \
-						return grc; \
-					} \
-				} \
-				else \
-					GEMM(false, false, mg, g->out_size, kk, 1, wg, kk, pointwise ? xg : col, \
-						 g->out_size, 0, yg, g->out_size); \
+				GEMM(false, false, mg, g->out_size, kk, 1, wg, kk, pointwise ? xg : col, \
+					 g->out_size, 0, yg, g->out_size); \
 			} \
 		ox_aligned_free(col); \
 	} \
@@ -314,17 +305,38 @@ NAME(const nn_conv_shape *cs, const T *x, const T *w, const T *b, T *y, ox_statu
 	return OX_OK; \
 }
 
-DEFINE_CONV(nn_conv_f32, float, nn_sgemm, im2col_f32, add_bias_f32, false)
-DEFINE_CONV(nn_conv_f64, double, nn_dgemm, im2col_f64, add_bias_f64, true)
+/* the portable paths: they define the semantics the fast paths must match */
+DEFINE_CONV(conv_portable_f32, float, nn_sgemm, im2col_f32, add_bias_f32, false)
+DEFINE_CONV(conv_portable_f64, double, nn_dgemm, im2col_f64, add_bias_f64, true)
+
+ox_code
+nn_conv_f32(const nn_conv_shape *cs, const float *x, const float *w, const float *b, float *y,
+			ox_status *st)
+{
+	if (nn_conv_fast_isa() != NN_ISA_NONE)
+	{
+		nn_conv_epi epi;
+
+		memset(&epi, 0, sizeof(epi));
+		epi.bias = b;
+		return nn_conv_fast_f32(ox_kernel_current(), cs, cs->wpack, x, w, &epi, y, st);
+	}
+	return conv_portable_f32(cs, x, w, b, y, st);
+}
+
+ox_code
+nn_conv_f64(const nn_conv_shape *cs, const double *x, const double *w, const double *b, double *y,
+			ox_status *st)
+{
+	return conv_portable_f64(cs, x, w, b, y, st);
+}
 
 typedef struct conv_state
 {
 	nn_window	win;
 	int64_t		group;
-	/* Conv with constant float weights: one packed GEMM operand per group */
-	ox_sgemm_packed **wpack;
-	int64_t		n_wpack;
-	const void *wsrc;			/* the constant the packs were made from */
+	/* Conv with constant float weights: packed for the fast GEMM path */
+	nn_convw   *wpack;
 	nn_activation act;			/* FusedConv only */
 	/* ConvTranspose only */
 	int			n_output_padding;
@@ -339,55 +351,61 @@ conv_free(void *state)
 	conv_state *s = state;
 
 	if (s)
-	{
-		for (int64_t i = 0; i < s->n_wpack; i++)
-			ox_sgemm_packed_free(s->wpack[i]);
-		free(s->wpack);
-	}
+		nn_convw_free(s->wpack);
 	free(s);
+}
+
+/*
+ * Whether W is best kept in the Winograd form: a 3x3, stride 1, dilation 1,
+ * ungrouped Conv whose input's spatial size is known from shape inference
+ * and large enough (nn_winograd_fits).  Other input sizes at run time still
+ * work (the GEMM path then packs W per run).
+ */
+static bool
+winograd_candidate(ox_prepare_ctx *pc, const conv_state *s, const ox_tensor *w)
+{
+	const ox_value_def *xd;
+
+	if (w->rank != 4 || w->dims[2] != 3 || w->dims[3] != 3 || s->group != 1 || pc->node->inputs[0] < 0 ||
+		pc->node->inputs[0] >= pc->graph->n_values)
+		return false;
+	for (int i = 0; i < s->win.n_strides; i++)
+		if (s->win.strides[i] != 1)
+			return false;
+	for (int i = 0; i < s->win.n_dilations; i++)
+		if (s->win.dilations[i] != 1)
+			return false;
+	xd = ox_node_input_def(pc->graph, pc->node, 0);
+	if (xd->type.kind != OX_TYPE_TENSOR || xd->type.rank != 4 || xd->type.dims[2].value < 0 ||
+		xd->type.dims[3].value < 0)
+		return false;
+	return nn_winograd_fits(w->dims[1], w->dims[0], xd->type.dims[2].value, xd->type.dims[3].value);
 }
 
 /*
  * A constant float W [M, C/group, k...] is, per group, the A operand of the
  * convolution GEMM ([M/group, C/group * prod(k)], row-major): pack it once.
- * Depthwise convolutions do not use GEMM and are left alone.
+ * Depthwise convolutions read W as it is.
  */
 static ox_code
 pack_conv_weights(ox_prepare_ctx *pc, conv_state *s)
 {
 	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 1 &&
+							   pc->node->inputs[1] >= 0 &&
 							   pc->node->inputs[1] < pc->graph->n_values)
 		? ox_node_input_def(pc->graph, pc->node, 1) : NULL;
 	const ox_tensor *w = def ? def->init : NULL;
-	int64_t		mg,
-				kk;
 
 	if (!w || w->dtype != OX_FLOAT || w->rank < 3 || ox_tensor_numel(w) <= 0 ||
-		w->dims[0] % s->group != 0)
+		w->dims[0] % s->group != 0 || nn_conv_fast_isa() == NN_ISA_NONE)
 		return OX_OK;
 	if (w->dims[1] == 1 && s->group > 1)
 		return OX_OK;
-	mg = w->dims[0] / s->group;
-	kk = ox_tensor_numel(w) / w->dims[0];
-	s->wpack = calloc(s->group, sizeof(ox_sgemm_packed *));
-	if (!s->wpack)
-		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "Conv: could not allocate packed weights");
-	for (int64_t gi = 0; gi < s->group; gi++)
-	{
-		s->wpack[gi] = ox_sgemm_pack_a(false, mg, kk, (const float *) w->data + gi * mg * kk, kk, pc->st);
-		if (!s->wpack[gi])
-		{
-			/* no kernels for this machine (or out of memory: status set) */
-			for (int64_t k = 0; k < gi; k++)
-				ox_sgemm_packed_free(s->wpack[k]);
-			free(s->wpack);
-			s->wpack = NULL;
-			return pc->st->code;
-		}
-		s->n_wpack = gi + 1;
-	}
-	s->wsrc = w->data;
-	return OX_OK;
+	if (winograd_candidate(pc, s, w))
+		s->wpack = nn_winograd_pack(w->dims[0], w->dims[1], w->data, pc->st);
+	else
+		s->wpack = nn_convw_pack(s->group, w->dims[0], ox_tensor_numel(w) / w->dims[0], w->data, pc->st);
+	return s->wpack ? OX_OK : pc->st->code;
 }
 
 static ox_code
@@ -491,56 +509,103 @@ conv_staged(const void *shape, const float *x, const float *w, const float *b, f
 	return nn_conv_f32(shape, x, w, b, y, st);
 }
 
+/*
+ * Conv and FusedConv: Y = act(conv(X, W) + B + Z); Z and act only for
+ * FusedConv (act NULL: none).
+ */
 static ox_code
-conv_run(ox_kernel_ctx *ctx)
+conv_compute(ox_kernel_ctx *ctx, const char *op, const nn_activation *act)
 {
 	const conv_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *w = ox_in_tensor(ctx, 1);
 	const ox_tensor *b = ox_in_tensor(ctx, 2);
+	const ox_tensor *z = act ? ox_in_tensor(ctx, 3) : NULL;
 	nn_conv_shape cs;
 	ox_tensor  *y;
+	int64_t		ny;
 
 	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "Conv: not prepared");
-	OX_TRY(check_float_types("Conv", x, w, b, ctx->st));
-	OX_TRY(nn_conv_check(&s->win, s->group, "Conv", x, w, b, &cs, ctx->st));
+		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
+	if (act && ox_has_input(ctx, 3) && !z)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: Z is not a tensor", op);
+	OX_TRY(check_float_types(op, x, w, b, ctx->st));
+	OX_TRY(nn_conv_check(&s->win, s->group, op, x, w, b, &cs, ctx->st));
+	if (z)
+	{
+		char		sz[NN_SHAPE_LEN],
+					sy[NN_SHAPE_LEN];
+
+		if (z->dtype != x->dtype)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: Z is %s but X is %s", op,
+						   ox_dtype_name(z->dtype), ox_dtype_name(x->dtype));
+		if (z->rank != cs.y_rank || memcmp(z->dims, cs.y_dims, sizeof(int64_t) * cs.y_rank) != 0)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: Z has shape %s but the output has shape %s",
+						   op, nn_shape(z, sz), ox_shape_str(cs.y_rank, cs.y_dims, sy, sizeof(sy)));
+	}
+	if (act && x->dtype == OX_FLOAT16)
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s: type %s is not supported", op, ox_dtype_name(x->dtype));
 	if (!(y = ox_out_tensor(ctx, 0, x->dtype, cs.y_rank, cs.y_dims)))
 		return ctx->st->code;
+	ny = ox_tensor_numel(y);
+	if (x->dtype == OX_FLOAT && nn_conv_fast_isa() != NN_ISA_NONE)
+	{
+		nn_conv_epi epi;
+
+		memset(&epi, 0, sizeof(epi));
+		epi.bias = b ? b->data : NULL;
+		epi.z = z ? z->data : NULL;
+		if (act)
+			epi.act = *act;
+		return nn_conv_fast_f32(ctx, &cs, s->wpack, x->data, w->data, &epi, y->data, ctx->st);
+	}
 	if (x->dtype == OX_FLOAT)
 	{
-		if (s->wpack && w->data == s->wsrc && s->n_wpack == cs.group)
-			cs.wpack = s->wpack;
-		return nn_conv_f32(&cs, x->data, w->data, b ? b->data : NULL, y->data, ctx->st);
+		float	   *yd = y->data;
+
+		OX_TRY(conv_portable_f32(&cs, x->data, w->data, b ? b->data : NULL, yd, ctx->st));
+		if (z)
+			for (int64_t i = 0; i < ny; i++)
+				yd[i] += ((const float *) z->data)[i];
+		if (act)
+			nn_activation_apply_f32(ctx, act, yd, ny);
+		return OX_OK;
 	}
 	if (x->dtype == OX_DOUBLE)
-		return nn_conv_f64(&cs, x->data, w->data, b ? b->data : NULL, y->data, ctx->st);
+	{
+		double	   *yd = y->data;
+
+		OX_TRY(conv_portable_f64(&cs, x->data, w->data, b ? b->data : NULL, yd, ctx->st));
+		if (z)
+			for (int64_t i = 0; i < ny; i++)
+				yd[i] += ((const double *) z->data)[i];
+		if (act)
+			nn_activation_apply_f64(act, yd, ny);
+		return OX_OK;
+	}
 	return run_staged(&cs, conv_staged, x, w, b, y, ctx->st);
 }
 
+static ox_code
+conv_run(ox_kernel_ctx *ctx)
+{
+	return conv_compute(ctx, "Conv", NULL);
+}
+
 /*
- * com.microsoft FusedConv: Conv followed by an activation, produced by the
- * optimizer from Conv -> Relu/Clip/... chains (one pass over the output
- * instead of two).  The optional fourth input Z (a residual sum) is not
- * produced by our optimizer and is refused.
+ * com.microsoft FusedConv: act(Conv(X, W, B) + Z), as onnxruntime defines
+ * it.  The optimizer makes it from Conv -> activation (fuse_activation.c)
+ * and from Conv -> Add [-> activation] (fuse_conv_add.c, Z the other
+ * addend, of the output's shape).
  */
 static ox_code
 fused_conv_run(ox_kernel_ctx *ctx)
 {
 	const conv_state *s = ctx->state;
-	ox_tensor  *y;
 
-	if (ox_has_input(ctx, 3))
-		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedConv: the Z input is not supported");
-	OX_TRY(conv_run(ctx));
-	y = &ctx->out[0]->tensor;
-	if (y->dtype == OX_FLOAT)
-		nn_activation_apply_f32(ctx, &s->act, y->data, ox_tensor_numel(y));
-	else if (y->dtype == OX_DOUBLE)
-		nn_activation_apply_f64(&s->act, y->data, ox_tensor_numel(y));
-	else
-		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedConv: type %s is not supported", ox_dtype_name(y->dtype));
-	return OX_OK;
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "FusedConv: not prepared");
+	return conv_compute(ctx, "FusedConv", &s->act);
 }
 
 /* ---- ConvTranspose ------------------------------------------------------ */

@@ -1,48 +1,147 @@
 /*
  * conv_int.c
- *	  ConvInteger and QLinearConv.
+ *	  ConvInteger and QLinearConv on our int8 GEMM (qgemm.c).
  *
- * Both widen the 8-bit operands to double with their zero points removed
- * and run the double convolution of conv.c: integer sums are exact in
- * double (|x - zx| * |w - zw| <= 65025 per term, so exact for any reduction
- * shorter than 2^37 terms), so the int32 accumulations equal an integer
- * implementation's.  QLinearConv then adds the int32 bias and requantizes
- * per output channel, rounding half to even and saturating.
+ * Per image and group the input is unrolled (im2col) straight into the
+ * GEMM's packed column layout, four reduction rows at a time; padding
+ * takes the input's zero point, which stands for the real value 0.  The
+ * weights (signed, or uint8 shifted down by 128) are packed once at
+ * session creation when they are constants, so that a run only unrolls
+ * the input and multiplies.  Each output channel's row is written by the
+ * GEMM's epilogue: int32 for ConvInteger; for QLinearConv the int32 bias
+ * is added and the sum requantized with x_scale * w_scale[c] / y_scale,
+ * rounding half to even and saturating.
+ *
+ * The sums are exact int32 arithmetic; only QLinearConv's requantization
+ * is float (like onnxruntime's), which can differ from a double reference
+ * by one unit when a product lands within float rounding of a .5 tie.
  */
 #include "kernels/cpu/nn.h"
+#include "kernels/cpu/qgemm.h"
+
+#include <string.h>
 
 typedef struct conv_int_state
 {
 	nn_window	win;
 	int64_t		group;
+	/* constant weights packed per group, or NULL */
+	ox_qgemm_weights *packed;
+	int64_t		n_packed;
+	const void *packed_src;		/* W data the packing came from */
+	const void *packed_zp_src;	/* W zero point data, or NULL */
+	ox_qgemm_cols cols;			/* unrolled input, reused between runs */
 } conv_int_state;
+
+static bool
+is_qlinear(const ox_node *node)
+{
+	return strcmp(node->op_type, "QLinearConv") == 0;
+}
+
+static void
+free_packed(conv_int_state *s)
+{
+	for (int64_t g = 0; g < s->n_packed; g++)
+		ox_qgemm_weights_free(&s->packed[g]);
+	free(s->packed);
+	s->packed = NULL;
+	s->n_packed = 0;
+}
+
+/* pack W [M, C/group, k...] per group; zp: NULL, one value or M values */
+static ox_code
+pack_weights(const ox_tensor *w, const ox_tensor *wzp, int64_t group, ox_qgemm_weights **out,
+			 ox_status *st)
+{
+	int64_t		m = w->dims[0];
+	int64_t		mg = m / group;
+	int64_t		kg = m > 0 ? ox_tensor_numel(w) / m : 0;
+	int64_t		nzp = wzp ? ox_tensor_numel(wzp) : 0;
+	ox_qgemm_weights *p = calloc((size_t) group, sizeof(ox_qgemm_weights));
+
+	if (!p)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate packed weights");
+	for (int64_t g = 0; g < group; g++)
+	{
+		const void *zp = NULL;
+
+		if (nzp == 1)
+			zp = wzp->data;
+		else if (nzp > 1)
+			zp = (const uint8_t *) wzp->data + g * mg;
+		if (ox_qgemm_pack(&p[g], OX_QG_BCAST, mg, kg, (const uint8_t *) w->data + g * mg * kg,
+						  w->dtype, kg, 1, zp, nzp == 0 ? 0 : (nzp == 1 ? 1 : mg), st) != OX_OK)
+		{
+			for (int64_t i = 0; i < g; i++)
+				ox_qgemm_weights_free(&p[i]);
+			free(p);
+			return st->code;
+		}
+	}
+	*out = p;
+	return OX_OK;
+}
 
 ox_code
 nn_conv_int_prepare(ox_prepare_ctx *pc)
 {
 	conv_int_state *s = calloc(1, sizeof(*s));
+	bool		ql = is_qlinear(pc->node);
+	int			wi = ql ? 3 : 1;
+	int			zi = ql ? 5 : 3;
+	const ox_value_def *wdef;
+	const ox_value_def *zdef;
+	const ox_tensor *w;
+	const ox_tensor *wzp = NULL;
 	ox_code		rc;
 
 	if (!s)
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: could not allocate state", pc->node->op_type);
+	pc->state = s;
 	rc = nn_window_parse(pc->node, &s->win, false, pc->st);
 	s->group = ox_attr_int(pc->node, "group", 1);
 	if (rc == OX_OK && s->group < 1)
 		rc = ox_fail(pc->st, OX_INVALID_ARGUMENT, "%s: group is %lld, expected at least 1",
 					 pc->node->op_type, (long long) s->group);
-	if (rc != OX_OK)
-	{
-		free(s);
+	if (rc != OX_OK || !pc->graph)
 		return rc;
+
+	/* constant weights (and weight zero point): pack them now */
+	wdef = pc->node->n_inputs > wi && pc->node->inputs[wi] >= 0 &&
+		pc->node->inputs[wi] < pc->graph->n_values ? ox_node_input_def(pc->graph, pc->node, wi) : NULL;
+	zdef = pc->node->n_inputs > zi && pc->node->inputs[zi] >= 0 &&
+		pc->node->inputs[zi] < pc->graph->n_values ? ox_node_input_def(pc->graph, pc->node, zi) : NULL;
+	w = wdef ? wdef->init : NULL;
+	if (zdef)
+	{
+		if (!zdef->init)
+			return OX_OK;		/* a computed zero point: pack at run time */
+		wzp = zdef->init;
 	}
-	pc->state = s;
+	if (!w || !nn_is_quant8(w->dtype) || w->rank < 3 || w->dims[0] % s->group != 0 ||
+		ox_tensor_numel(w) <= 0)
+		return OX_OK;
+	if (wzp && (wzp->dtype != w->dtype ||
+				(ox_tensor_numel(wzp) != 1 && ox_tensor_numel(wzp) != w->dims[0])))
+		return OX_OK;			/* the run reports it */
+	OX_TRY(pack_weights(w, wzp, s->group, &s->packed, pc->st));
+	s->n_packed = s->group;
+	s->packed_src = w->data;
+	s->packed_zp_src = wzp ? wzp->data : NULL;
 	return OX_OK;
 }
 
 void
 nn_conv_int_free(void *state)
 {
-	free(state);
+	conv_int_state *s = state;
+
+	if (!s)
+		return;
+	free_packed(s);
+	ox_qgemm_cols_free(&s->cols);
+	free(s);
 }
 
 /* a zero point or scale: one value, or (per_channel) one per output channel */
@@ -66,36 +165,6 @@ check_param(const char *op, const char *name, const ox_tensor *p, int64_t channe
 				   per_channel ? " or one value per output channel" : "");
 }
 
-/* widen X (scalar zero point) and W (per-tensor or per-channel zero point) */
-static ox_code
-widen_inputs(const char *op, const nn_conv_shape *cs, const ox_tensor *x, const ox_tensor *xzp,
-			 const ox_tensor *w, const ox_tensor *wzp, double **xd, double **wd, ox_status *st)
-{
-	int64_t		nx = ox_tensor_numel(x),
-				nw = ox_tensor_numel(w),
-				per = cs->m > 0 ? nw / cs->m : 0;
-	double		zx = xzp ? nn_quant8_at(xzp->data, xzp->dtype, 0) : 0;
-	bool		wvec = wzp && ox_tensor_numel(wzp) > 1;
-
-	*xd = nn_scratch(nx, sizeof(double), st, op);
-	*wd = *xd ? nn_scratch(nw, sizeof(double), st, op) : NULL;
-	if (!*wd)
-	{
-		ox_aligned_free(*xd);
-		*xd = NULL;
-		return st->code;
-	}
-	for (int64_t i = 0; i < nx; i++)
-		(*xd)[i] = nn_quant8_at(x->data, x->dtype, i) - zx;
-	for (int64_t i = 0; i < nw; i++)
-	{
-		double		zw = wzp ? nn_quant8_at(wzp->data, wzp->dtype, wvec ? i / per : 0) : 0;
-
-		(*wd)[i] = nn_quant8_at(w->data, w->dtype, i) - zw;
-	}
-	return OX_OK;
-}
-
 static ox_code
 check_quant_inputs(const char *op, const ox_tensor *x, const ox_tensor *w, ox_status *st)
 {
@@ -107,22 +176,266 @@ check_quant_inputs(const char *op, const ox_tensor *x, const ox_tensor *w, ox_st
 	return OX_OK;
 }
 
+/*
+ * One im2col row: input channel plane xc at kernel tap (kd, kh, kw), for
+ * every output position; positions in the padding get pad.
+ */
+static void
+im2col_row(const uint8_t *xc, const nn_geom *g, int64_t kd, int64_t kh, int64_t kw, uint8_t pad,
+		   uint8_t *row)
+{
+	int64_t		off2 = kw * g->d[2] - g->pb[2];
+	int64_t		lo,
+				hi;
+
+	nn_valid_range(g->out[2], g->s[2], off2, g->in[2], &lo, &hi);
+	for (int64_t od = 0; od < g->out[0]; od++)
+	{
+		int64_t		id = od * g->s[0] + kd * g->d[0] - g->pb[0];
+
+		for (int64_t oh = 0; oh < g->out[1]; oh++)
+		{
+			int64_t		ih = oh * g->s[1] + kh * g->d[1] - g->pb[1];
+			uint8_t    *dst = row + (od * g->out[1] + oh) * g->out[2];
+			const uint8_t *src;
+
+			if (id < 0 || id >= g->in[0] || ih < 0 || ih >= g->in[1])
+			{
+				memset(dst, pad, (size_t) g->out[2]);
+				continue;
+			}
+			src = xc + (id * g->in[1] + ih) * g->in[2] + off2;
+			memset(dst, pad, (size_t) lo);
+			if (g->s[2] == 1)
+				memcpy(dst + lo, src + lo, (size_t) (hi - lo));
+			else
+				for (int64_t ow = lo; ow < hi; ow++)
+					dst[ow] = src[ow * g->s[2]];
+			memset(dst + hi, pad, (size_t) (g->out[2] - hi));
+		}
+	}
+}
+
+static bool
+is_pointwise(const nn_geom *g)
+{
+	for (int i = 0; i < NN_MAX_SPATIAL; i++)
+		if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->pe[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Unroll one image's group of input channels into s->cols: reduction row
+ * k = (ci, kd, kh, kw), column = output position.  rowbuf holds 4 rows.
+ */
+static ox_code
+unroll_input(conv_int_state *s, const nn_conv_shape *cs, const ox_tensor *x, int64_t n,
+			 int64_t g, uint8_t pad, uint8_t *rowbuf, ox_status *st)
+{
+	const nn_geom *geo = &cs->g;
+	int64_t		cg = cs->c / cs->group;
+	int64_t		k = cg * geo->k_size;
+	int64_t		p = geo->out_size;
+	bool		direct = is_pointwise(geo);
+	uint8_t		flip = x->dtype == OX_INT8 ? 0x80 : 0;
+	const uint8_t *base = (const uint8_t *) x->data + (n * cs->c + g * cg) * geo->in_size;
+
+	for (int64_t q = 0; q * 4 < k; q++)
+	{
+		const uint8_t *rows[4];
+
+		for (int t = 0; t < 4; t++)
+		{
+			int64_t		kk = q * 4 + t;
+			int64_t		ci,
+						tap;
+
+			if (kk >= k)
+			{
+				rows[t] = NULL;
+				continue;
+			}
+			ci = kk / geo->k_size;
+			tap = kk % geo->k_size;
+			if (direct)
+				rows[t] = base + ci * geo->in_size;
+			else
+			{
+				uint8_t    *r = rowbuf + t * p;
+
+				im2col_row(base + ci * geo->in_size, geo, tap / (geo->k[1] * geo->k[2]),
+						   (tap / geo->k[2]) % geo->k[1], tap % geo->k[2], pad, r);
+				rows[t] = r;
+			}
+		}
+		ox_qgemm_cols_put(&s->cols, q, rows, flip);
+	}
+	(void) st;
+	return OX_OK;
+}
+
+/* a 1-D or 2-D window: the leading spatial axis of the geometry is unused */
+static bool
+is_2d(const nn_geom *g)
+{
+	return g->in[0] == 1 && g->out[0] == 1 && g->k[0] == 1;
+}
+
+static bool
+has_padding(const nn_geom *g)
+{
+	return g->pb[1] || g->pe[1] || g->pb[2] || g->pe[2];
+}
+
+/*
+ * Unroll a 1-D/2-D convolution's input without an im2col copy: the rows of
+ * the reduction are windows of the input planes (padded once into padbuf
+ * when the convolution pads), handed to the packer with their strides.
+ */
+static void
+unroll_2d(conv_int_state *s, const nn_conv_shape *cs, const ox_tensor *x, int64_t n, int64_t g,
+		  uint8_t pad, uint8_t *padbuf)
+{
+	const nn_geom *geo = &cs->g;
+	int64_t		cg = cs->c / cs->group;
+	int64_t		k = cg * geo->k_size;
+	int64_t		hp = geo->in[1] + geo->pb[1] + geo->pe[1];
+	int64_t		wp = geo->in[2] + geo->pb[2] + geo->pe[2];
+	uint8_t		flip = x->dtype == OX_INT8 ? 0x80 : 0;
+	const uint8_t *base = (const uint8_t *) x->data + (n * cs->c + g * cg) * geo->in_size;
+	const uint8_t *planes = base;
+	int64_t		plane = geo->in_size;
+
+	if (padbuf)
+	{
+		memset(padbuf, pad, (size_t) (cg * hp * wp));
+		for (int64_t ci = 0; ci < cg; ci++)
+			for (int64_t ih = 0; ih < geo->in[1]; ih++)
+				memcpy(padbuf + ci * hp * wp + (ih + geo->pb[1]) * wp + geo->pb[2],
+					   base + ci * geo->in_size + ih * geo->in[2], (size_t) geo->in[2]);
+		planes = padbuf;
+		plane = hp * wp;
+	}
+	for (int64_t q = 0; q * 4 < k; q++)
+	{
+		const uint8_t *rows[4];
+
+		for (int t = 0; t < 4; t++)
+		{
+			int64_t		kk = q * 4 + t;
+			int64_t		tap = kk % geo->k_size;
+
+			rows[t] = kk >= k ? NULL :
+				planes + (kk / geo->k_size) * plane + (tap / geo->k[2]) * geo->d[1] * wp +
+				(tap % geo->k[2]) * geo->d[2];
+		}
+		ox_qgemm_cols_put2d(&s->cols, q, rows, geo->out[2], geo->s[1] * wp, geo->s[2], flip);
+	}
+}
+
+/*
+ * The shared body: y = epilogue(conv(x - xzp, w - wzp)) per image and group.
+ * mult and ibias are per output channel (NULL for ConvInteger).
+ */
+static ox_code
+conv_int_compute(ox_kernel_ctx *ctx, const char *op, conv_int_state *s, const nn_conv_shape *cs,
+				 const ox_tensor *x, const ox_tensor *xzp, const ox_tensor *w,
+				 const ox_tensor *wzp, ox_qg_out kind, ox_dtype ydt, const float *mult,
+				 const int32_t *ibias, int32_t yzp, ox_tensor *y)
+{
+	ox_qgemm_weights *packed = NULL;
+	bool		own = false;
+	int64_t		mg = cs->m / cs->group;
+	int64_t		p = cs->g.out_size;
+	int64_t		k = (cs->c / cs->group) * cs->g.k_size;
+	int32_t		zx = xzp ? (int32_t) nn_quant8_at(xzp->data, xzp->dtype, 0) : 0;
+	uint8_t		pad = xzp ? ((const uint8_t *) xzp->data)[0] : 0;
+	uint8_t    *rowbuf = NULL;
+	uint8_t    *padbuf = NULL;
+	size_t		esize = kind == OX_QG_OUT_Q8 ? 1 : 4;
+	ox_code		rc = OX_OK;
+
+	if (ox_tensor_numel(y) == 0)
+		return OX_OK;
+	if (s->packed && w->data == s->packed_src && s->n_packed == cs->group &&
+		(wzp ? wzp->data : NULL) == s->packed_zp_src)
+		packed = s->packed;
+	else
+	{
+		OX_TRY(pack_weights(w, wzp, cs->group, &packed, ctx->st));
+		own = true;
+	}
+	if (is_2d(&cs->g))
+	{
+		if (has_padding(&cs->g))
+		{
+			int64_t		cg = cs->c / cs->group;
+			int64_t		hp = cs->g.in[1] + cs->g.pb[1] + cs->g.pe[1];
+			int64_t		wp = cs->g.in[2] + cs->g.pb[2] + cs->g.pe[2];
+
+			padbuf = nn_scratch(cg * hp * wp, 1, ctx->st, op);
+			if (!padbuf)
+				rc = ctx->st->code;
+		}
+	}
+	else if (!is_pointwise(&cs->g))
+	{
+		rowbuf = nn_scratch(4 * p, 1, ctx->st, op);
+		if (!rowbuf)
+			rc = ctx->st->code;
+	}
+	for (int64_t n = 0; rc == OX_OK && n < cs->n; n++)
+		for (int64_t g = 0; rc == OX_OK && g < cs->group; g++)
+		{
+			ox_qgemm_epi ep;
+
+			if (ox_kernel_should_abort(ctx))
+			{
+				rc = ox_fail(ctx->st, OX_CANCELED, "%s: canceled", op);
+				break;
+			}
+			/* int8 inputs are packed shifted into the unsigned domain */
+			rc = ox_qgemm_cols_reset(&s->cols, p, k, x->dtype == OX_INT8 ? zx + 128 : zx, ctx->st);
+			if (rc == OX_OK && is_2d(&cs->g))
+				unroll_2d(s, cs, x, n, g, pad, padbuf);
+			else if (rc == OX_OK)
+				rc = unroll_input(s, cs, x, n, g, pad, rowbuf, ctx->st);
+			if (rc == OX_OK && packed[g].has_zp)
+				rc = ox_qgemm_cols_sums(&s->cols, ctx->st);
+			if (rc != OX_OK)
+				break;
+			memset(&ep, 0, sizeof(ep));
+			ep.kind = kind;
+			ep.q_dtype = ydt;
+			ep.mult = mult ? mult + g * mg : NULL;
+			ep.ibias = ibias ? ibias + g * mg : NULL;
+			ep.y_zp = yzp;
+			rc = ox_qgemm_cols_run(ctx, &packed[g], &s->cols, &ep,
+								   (char *) y->data + (n * cs->m + g * mg) * p * esize, p, ctx->st);
+		}
+	ox_aligned_free(rowbuf);
+	ox_aligned_free(padbuf);
+	if (own)
+	{
+		for (int64_t g = 0; g < cs->group; g++)
+			ox_qgemm_weights_free(&packed[g]);
+		free(packed);
+	}
+	return rc;
+}
+
 ox_code
 nn_conv_integer_run(ox_kernel_ctx *ctx)
 {
 	const char *op = "ConvInteger";
-	const conv_int_state *s = ctx->state;
+	conv_int_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *w = ox_in_tensor(ctx, 1);
 	const ox_tensor *xzp = ox_in_tensor(ctx, 2);
 	const ox_tensor *wzp = ox_in_tensor(ctx, 3);
 	nn_conv_shape cs;
-	double	   *xd,
-			   *wd,
-			   *yd;
 	ox_tensor  *y;
-	int64_t		ny;
-	ox_code		rc;
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
@@ -132,28 +445,15 @@ nn_conv_integer_run(ox_kernel_ctx *ctx)
 	OX_TRY(check_param(op, "w_zero_point", wzp, cs.m, true, w->dtype, false, ctx->st));
 	if (!(y = ox_out_tensor(ctx, 0, OX_INT32, cs.y_rank, cs.y_dims)))
 		return ctx->st->code;
-	ny = ox_tensor_numel(y);
-	OX_TRY(widen_inputs(op, &cs, x, xzp, w, wzp, &xd, &wd, ctx->st));
-	if ((yd = nn_scratch(ny, sizeof(double), ctx->st, op)) != NULL &&
-		(rc = nn_conv_f64(&cs, xd, wd, NULL, yd, ctx->st)) == OX_OK)
-	{
-		int32_t    *yo = y->data;
-
-		for (int64_t i = 0; i < ny; i++)
-			yo[i] = (int32_t) (uint32_t) (int64_t) yd[i];
-	}
-	rc = ctx->st->code;
-	ox_aligned_free(xd);
-	ox_aligned_free(wd);
-	ox_aligned_free(yd);
-	return rc;
+	return conv_int_compute(ctx, op, s, &cs, x, xzp, w, wzp, OX_QG_OUT_I32, OX_INT32, NULL, NULL,
+							0, y);
 }
 
 ox_code
 nn_qlinear_conv_run(ox_kernel_ctx *ctx)
 {
 	const char *op = "QLinearConv";
-	const conv_int_state *s = ctx->state;
+	conv_int_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *xs = ox_in_tensor(ctx, 1);
 	const ox_tensor *xzp = ox_in_tensor(ctx, 2);
@@ -164,16 +464,13 @@ nn_qlinear_conv_run(ox_kernel_ctx *ctx)
 	const ox_tensor *yzp = ox_in_tensor(ctx, 7);
 	const ox_tensor *b = ox_in_tensor(ctx, 8);
 	nn_conv_shape cs;
-	double	   *xd,
-			   *wd,
-			   *yd;
 	double		xscale,
-				yscale,
-				yzero;
+				yscale;
 	ox_dtype	ydt;
 	ox_tensor  *y;
-	int64_t		ny,
-				plane;
+	float	   *mult;
+	bool		wvec;
+	ox_code		rc;
 	char		buf[NN_SHAPE_LEN];
 
 	if (!s)
@@ -200,28 +497,17 @@ nn_qlinear_conv_run(ox_kernel_ctx *ctx)
 	if (!(yscale != 0) || !isfinite(yscale))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_scale is %g, expected a finite non-zero value",
 					   op, yscale);
-	yzero = yzp ? nn_quant8_at(yzp->data, yzp->dtype, 0) : 0;
 	if (!(y = ox_out_tensor(ctx, 0, ydt, cs.y_rank, cs.y_dims)))
 		return ctx->st->code;
-	ny = ox_tensor_numel(y);
-	plane = cs.g.out_size;
-	OX_TRY(widen_inputs(op, &cs, x, xzp, w, wzp, &xd, &wd, ctx->st));
-	if ((yd = nn_scratch(ny, sizeof(double), ctx->st, op)) != NULL &&
-		nn_conv_f64(&cs, xd, wd, NULL, yd, ctx->st) == OX_OK)
-	{
-		bool		wvec = ox_tensor_numel(ws) > 1;
-
-		for (int64_t i = 0; i < ny; i++)
-		{
-			int64_t		ch = (i / plane) % cs.m;
-			double		acc = yd[i] + (b ? (double) ((const int32_t *) b->data)[ch] : 0);
-			double		mult = xscale * ox_tensor_get_double(ws, wvec ? ch : 0) / yscale;
-
-			nn_store_quant8(y->data, ydt, i, acc * mult + yzero);
-		}
-	}
-	ox_aligned_free(xd);
-	ox_aligned_free(wd);
-	ox_aligned_free(yd);
-	return ctx->st->code;
+	mult = malloc(sizeof(float) * (size_t) (cs.m + 1));
+	if (!mult)
+		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op);
+	wvec = ox_tensor_numel(ws) > 1;
+	for (int64_t c = 0; c < cs.m; c++)
+		mult[c] = (float) (xscale * ox_tensor_get_double(ws, wvec ? c : 0) / yscale);
+	rc = conv_int_compute(ctx, op, s, &cs, x, xzp, w, wzp, OX_QG_OUT_Q8, ydt, mult,
+						  b ? (const int32_t *) b->data : NULL,
+						  yzp ? (int32_t) nn_quant8_at(yzp->data, yzp->dtype, 0) : 0, y);
+	free(mult);
+	return rc;
 }

@@ -26,9 +26,11 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 	}
 
 	memset(act, 0, sizeof(*act));
+	/* onnxruntime treats a missing activation as the identity (FusedConv
+	 * with only a residual Z, from Conv + Add) */
 	if (!name)
-		return ox_fail(st, OX_INVALID_MODEL, "%s: the activation attribute is required", node->op_type);
-	if (strcmp(name, "Relu") == 0)
+		act->kind = NN_ACT_NONE;
+	else if (strcmp(name, "Relu") == 0)
 		act->kind = NN_ACT_RELU;
 	else if (strcmp(name, "LeakyRelu") == 0)
 	{
@@ -62,8 +64,9 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 		case NN_ACT_NONE: \
 			break; \
 		case NN_ACT_RELU: \
+			/* written so that NaN stays NaN, as in the standalone Relu */ \
 			for (int64_t i = 0; i < n; i++) \
-				y[i] = y[i] > 0 ? y[i] : (T) 0; \
+				y[i] = y[i] < 0 ? (T) 0 : y[i]; \
 			break; \
 		case NN_ACT_LEAKY_RELU: \
 			for (int64_t i = 0; i < n; i++) \
@@ -107,6 +110,12 @@ apply_range_f32(void *arg, int64_t begin, int64_t end)
 	float	   *y = j->y + begin;
 	int64_t		n = end - begin;
 
+	APPLY_BODY(float, expf, tanhf)
+}
+
+void
+nn_activation_apply_row_f32(const nn_activation *act, float *y, int64_t n)
+{
 	APPLY_BODY(float, expf, tanhf)
 }
 

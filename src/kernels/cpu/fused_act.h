@@ -28,10 +28,12 @@ typedef struct nn_activation
 	float		p1;
 } nn_activation;
 
-/* parse the node's activation / activation_params attributes */
+/* parse the node's activation / activation_params attributes (none: identity) */
 ox_code		nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st);
 /* apply to n floats in place (split across the intra-op threads) */
 void		nn_activation_apply_f32(ox_kernel_ctx *ctx, const nn_activation *act, float *y, int64_t n);
+/* the same on one thread, for kernels that apply it to a row they just wrote */
+void		nn_activation_apply_row_f32(const nn_activation *act, float *y, int64_t n);
 void		nn_activation_apply_f64(const nn_activation *act, double *y, int64_t n);
 
 #endif							/* OX_FUSED_ACT_H */

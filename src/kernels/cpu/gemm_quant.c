@@ -2,10 +2,14 @@
  * gemm_quant.c
  *	  MatMulInteger and QLinearMatMul.
  *
- * Both subtract the zero points while widening the 8-bit operands to
- * double and multiply with dgemm: integer sums are exact in double up to
- * 2^53, far beyond any reduction length (255 * 255 * K) seen in practice, so
- * the int32 result equals an integer accumulation.
+ * The common shapes (a 2-D B, per-tensor zero point and scale for A) run
+ * on our int8 GEMM (qgemm.c): exact int32 sums with AVX-512 VNNI or AVX2,
+ * B packed on each run (the fusion pass turns constant-weight products
+ * into operators that pack once per session).  Every other layout
+ * subtracts the zero points while widening the 8-bit operands to double
+ * and multiplies with dgemm: integer sums are exact in double up to 2^53,
+ * far beyond any reduction length (255 * 255 * K) seen in practice, so the
+ * int32 result equals an integer accumulation.
  *
  * Zero points (and, for QLinearMatMul, scales) are per tensor (one value),
  * per row of A / per column of B as a 1-D tensor of M / N values, or, for
@@ -13,6 +17,7 @@
  * [..., 1, N] for B).
  */
 #include "kernels/cpu/nn.h"
+#include "kernels/cpu/qgemm.h"
 
 #include <string.h>
 
@@ -140,6 +145,48 @@ quant_product(const char *op, const ox_tensor *a, const ox_tensor *azp, const ox
 	return rc;
 }
 
+/*
+ * The int8 GEMM path: B is 2-D [K, N] with a per-tensor or per-column zero
+ * point, A [..., M, K] has a per-tensor one.  Returns false (nothing done)
+ * for any other layout.  The output has A's leading dims and N columns.
+ */
+static bool
+qgemm_fits(const ox_tensor *a, const ox_tensor *b, qp_layout la, qp_layout lb)
+{
+	return a->rank >= 1 && b->rank == 2 && a->dims[a->rank - 1] == b->dims[0] &&
+		(la == QP_NONE || la == QP_SCALAR) && lb != QP_FULL;
+}
+
+static ox_code
+qgemm_matmul(ox_kernel_ctx *ctx, const char *op, const ox_tensor *a, const ox_tensor *azp,
+			 const ox_tensor *b, const ox_tensor *bzp, ox_qgemm_epi *ep, ox_dtype ydt)
+{
+	int64_t		k = b->dims[0],
+				n = b->dims[1];
+	int64_t		y_dims[OX_MAX_RANK];
+	int			y_rank = a->rank;
+	int64_t		rows;
+	ox_qgemm_weights w;
+	ox_tensor  *y;
+	ox_code		rc;
+
+	memcpy(y_dims, a->dims, sizeof(int64_t) * (size_t) a->rank);
+	y_dims[y_rank - 1] = n;
+	if (!(y = ox_out_tensor(ctx, 0, ydt, y_rank, y_dims)))
+		return ctx->st->code;
+	rows = k > 0 ? ox_tensor_numel(a) / k : ox_shape_numel(a->rank - 1, a->dims);
+	if (rows == 0 || n == 0)
+		return OX_OK;
+	OX_TRY(ox_qgemm_pack(&w, OX_QG_VEC, n, k, b->data, b->dtype, 1, n, bzp ? bzp->data : NULL,
+						 bzp ? ox_tensor_numel(bzp) : 0, ctx->st));
+	rc = ox_qgemm_rows(ctx, rows, a->data, a->dtype, k,
+					   azp ? (int32_t) nn_quant8_at(azp->data, azp->dtype, 0) : 0, &w, ep,
+					   y->data, n, ctx->st);
+	ox_qgemm_weights_free(&w);
+	(void) op;
+	return rc;
+}
+
 ox_code
 nn_matmul_integer_run(ox_kernel_ctx *ctx)
 {
@@ -151,9 +198,24 @@ nn_matmul_integer_run(ox_kernel_ctx *ctx)
 	ox_tensor  *y;
 	int32_t    *yo;
 	int64_t		n;
+	const ox_tensor *azp = ox_in_tensor(ctx, 2);
+	const ox_tensor *bzp = ox_in_tensor(ctx, 3);
+	qp_layout	la,
+				lb;
 
-	OX_TRY(quant_product("MatMulInteger", a, ox_in_tensor(ctx, 2), b, ox_in_tensor(ctx, 3), true,
-						 &yd, &y_rank, y_dims, ctx->st));
+	OX_TRY(check_quant_operand("MatMulInteger", "A", a, azp, ctx->st));
+	OX_TRY(check_quant_operand("MatMulInteger", "B", b, bzp, ctx->st));
+	OX_TRY(qp_layout_of("MatMulInteger", "the zero point of A", a, azp, true, true, &la, ctx->st));
+	OX_TRY(qp_layout_of("MatMulInteger", "the zero point of B", b, bzp, false, true, &lb, ctx->st));
+	if (qgemm_fits(a, b, la, lb))
+	{
+		ox_qgemm_epi ep;
+
+		memset(&ep, 0, sizeof(ep));
+		ep.kind = OX_QG_OUT_I32;
+		return qgemm_matmul(ctx, "MatMulInteger", a, azp, b, bzp, &ep, OX_INT32);
+	}
+	OX_TRY(quant_product("MatMulInteger", a, azp, b, bzp, true, &yd, &y_rank, y_dims, ctx->st));
 	if (!(y = ox_out_tensor(ctx, 0, OX_INT32, y_rank, y_dims)))
 	{
 		ox_aligned_free(yd);
@@ -234,6 +296,35 @@ nn_qlinear_matmul_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_scale is %g, expected a finite non-zero value",
 					   op, yscale);
 	yzero = yzp ? nn_quant8_at(yzp->data, yzp->dtype, 0) : 0;
+	{
+		qp_layout	la,
+					lb;
+
+		OX_TRY(check_quant_operand(op, "A", a, azp, ctx->st));
+		OX_TRY(check_quant_operand(op, "B", b, bzp, ctx->st));
+		OX_TRY(qp_layout_of(op, "the zero point of A", a, azp, true, false, &la, ctx->st));
+		OX_TRY(qp_layout_of(op, "the zero point of B", b, bzp, false, false, &lb, ctx->st));
+		if (qgemm_fits(a, b, la, lb) && na == 1)
+		{
+			ox_qgemm_epi ep;
+			float	   *mult = malloc(sizeof(float) * (size_t) (n + 1));
+			double		sa = ox_tensor_get_double(as, 0);
+			ox_code		rc;
+
+			if (!mult)
+				return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op);
+			for (int64_t c = 0; c < n; c++)
+				mult[c] = (float) (sa * ox_tensor_get_double(bs, nb == 1 ? 0 : c) / yscale);
+			memset(&ep, 0, sizeof(ep));
+			ep.kind = OX_QG_OUT_Q8;
+			ep.q_dtype = ydt;
+			ep.mult = mult;
+			ep.y_zp = (int32_t) yzero;
+			rc = qgemm_matmul(ctx, op, a, azp, b, bzp, &ep, ydt);
+			free(mult);
+			return rc;
+		}
+	}
 	OX_TRY(quant_product(op, a, azp, b, bzp, false, &yd, &y_rank, y_dims, ctx->st));
 	if (!(y = ox_out_tensor(ctx, 0, ydt, y_rank, y_dims)))
 	{

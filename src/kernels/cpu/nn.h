@@ -293,8 +293,8 @@ typedef struct nn_conv_shape
 	int64_t		group;
 	int			y_rank;
 	int64_t		y_dims[2 + NN_MAX_SPATIAL];
-	/* float Conv only: each group's weights packed for our GEMM, or NULL */
-	struct ox_sgemm_packed *const *wpack;
+	/* float Conv only: weights packed for the fast GEMM path (conv_fast.h), or NULL */
+	const struct nn_convw *wpack;
 } nn_conv_shape;
 
 /* check X [N, C, ...], W [M, C/group, k...] and optional B [M] */

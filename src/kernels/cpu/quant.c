@@ -11,14 +11,17 @@
  * x with the axis dimension divided by block_size, rounded up).  Rounding is
  * half to even (rint in the default rounding mode), as ONNX specifies.
  *
- * Quantized element types are uint8, int8, uint16 and int16; the float8,
- * int4, uint4, int2, uint2 and float4 types ONNX also allows have no place
- * in the engine's dtype enum and are refused with OX_UNSUPPORTED.
+ * Quantized element types are uint8, int8, uint16 and int16, and through
+ * quant_lowbit.c int4, uint4, int2, uint2 (one value a byte, clamped to
+ * their range), float8 and float4 (a float conversion of x / scale, zero
+ * point zero).
  *
  * The work is a walk over contiguous segments of x that share one scale
  * (or step through the scales one by one), split across the intra-op pool.
  */
 #include "kernels/kernel.h"
+#include "kernels/cpu/qgemm.h"
+#include "kernels/cpu/quant_lowbit.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -32,6 +35,7 @@ typedef struct quant_state
 	int64_t		block_size;		/* 0: not blocked */
 	ox_dtype	output_dtype;	/* OX_UNDEFINED when not given */
 	ox_dtype	precision;		/* QuantizeLinear-23; OX_UNDEFINED: float32 */
+	bool		saturate;		/* float8 outputs */
 } quant_state;
 
 /* how scale entries map onto x */
@@ -61,6 +65,8 @@ struct quant_job
 	const float *scale;			/* n_params, as float */
 	const int32_t *zp;			/* n_params, zeros when absent */
 	ox_dtype	precision;		/* quotient rounding, OX_UNDEFINED: none */
+	ox_dtype	qtype;			/* the quantized type (float8/float4 kernels) */
+	bool		saturate;		/* float8 outputs */
 };
 
 /* ---- element types ------------------------------------------------------ */
@@ -77,7 +83,8 @@ quant_type_name(ox_dtype dt, char *buf, size_t len)
 static bool
 quant_is_qtype(ox_dtype dt)
 {
-	return dt == OX_UINT8 || dt == OX_INT8 || dt == OX_UINT16 || dt == OX_INT16;
+	return dt == OX_UINT8 || dt == OX_INT8 || dt == OX_UINT16 || dt == OX_INT16 ||
+		ox_quant_lowbit_is_qtype(dt);
 }
 
 static bool
@@ -87,9 +94,8 @@ quant_is_ftype(ox_dtype dt)
 }
 
 /*
- * A wrong element type: ONNX types the engine cannot represent (float8,
- * int4, ... numbered past bfloat16) are unsupported, anything else is an
- * invalid argument.
+ * A wrong element type: types the engine does not know (numbered past
+ * its dtype enum) are unsupported, anything else is an invalid argument.
  */
 static ox_code
 quant_bad_type(ox_status *st, const char *op, const char *what, ox_dtype dt, const char *expected)
@@ -98,7 +104,7 @@ quant_bad_type(ox_status *st, const char *op, const char *what, ox_dtype dt, con
 
 	if ((int) dt >= OX_DTYPE_COUNT)
 		return ox_fail(st, OX_UNSUPPORTED,
-					   "%s: %s has %s (float8, int4, uint4, int2, uint2 and float4 are not supported)",
+					   "%s: %s has %s, which is not supported",
 					   op, what, quant_type_name(dt, buf, sizeof(buf)));
 	return ox_fail(st, OX_INVALID_ARGUMENT, "%s: %s has type %s but expected %s",
 				   op, what, quant_type_name(dt, buf, sizeof(buf)), expected);
@@ -148,6 +154,36 @@ DEFINE_QUANTIZE(quantize_i32_u8, int32_t, double, rint, uint8_t, 0, 255)
 DEFINE_QUANTIZE(quantize_i32_i8, int32_t, double, rint, int8_t, -128, 127)
 DEFINE_QUANTIZE(quantize_i32_u16, int32_t, double, rint, uint16_t, 0, 65535)
 DEFINE_QUANTIZE(quantize_i32_i16, int32_t, double, rint, int16_t, -32768, 32767)
+DEFINE_QUANTIZE(quantize_f32_u4, float, float, rintf, uint8_t, 0, 15)
+DEFINE_QUANTIZE(quantize_f32_i4, float, float, rintf, int8_t, -8, 7)
+DEFINE_QUANTIZE(quantize_f32_u2, float, float, rintf, uint8_t, 0, 3)
+DEFINE_QUANTIZE(quantize_f32_i2, float, float, rintf, int8_t, -2, 1)
+DEFINE_QUANTIZE(quantize_i32_u4, int32_t, double, rint, uint8_t, 0, 15)
+DEFINE_QUANTIZE(quantize_i32_i4, int32_t, double, rint, int8_t, -8, 7)
+DEFINE_QUANTIZE(quantize_i32_u2, int32_t, double, rint, uint8_t, 0, 3)
+DEFINE_QUANTIZE(quantize_i32_i2, int32_t, double, rint, int8_t, -2, 1)
+
+/* float8 / float4: a float conversion of x / scale */
+static void
+quantize_f32_narrow_float(const quant_job *j, int64_t start, int64_t len, int64_t p0, int64_t ps)
+{
+	ox_quant_lowbit_quantize((uint8_t *) j->y + start, j->qtype, (const float *) j->x + start,
+							 OX_FLOAT, j->scale + p0, ps, len, j->precision, j->saturate);
+}
+
+static void
+quantize_i32_narrow_float(const quant_job *j, int64_t start, int64_t len, int64_t p0, int64_t ps)
+{
+	ox_quant_lowbit_quantize((uint8_t *) j->y + start, j->qtype, (const int32_t *) j->x + start,
+							 OX_INT32, j->scale + p0, ps, len, j->precision, j->saturate);
+}
+
+static void
+dequantize_narrow_float(const quant_job *j, int64_t start, int64_t len, int64_t p0, int64_t ps)
+{
+	ox_quant_lowbit_dequantize((float *) j->y + start, (const uint8_t *) j->x + start, j->qtype,
+							   j->scale + p0, ps, len);
+}
 
 /* y = (x - zp) * s into float; the difference is exact in int64 */
 #define DEFINE_DEQUANTIZE(NAME, IN_T) \
@@ -181,7 +217,17 @@ quantize_fn(bool int_input, ox_dtype out)
 			return int_input ? quantize_i32_u16 : quantize_f32_u16;
 		case OX_INT16:
 			return int_input ? quantize_i32_i16 : quantize_f32_i16;
+		case OX_UINT4:
+			return int_input ? quantize_i32_u4 : quantize_f32_u4;
+		case OX_INT4:
+			return int_input ? quantize_i32_i4 : quantize_f32_i4;
+		case OX_UINT2:
+			return int_input ? quantize_i32_u2 : quantize_f32_u2;
+		case OX_INT2:
+			return int_input ? quantize_i32_i2 : quantize_f32_i2;
 		default:
+			if (ox_quant_lowbit_is_float(out))
+				return int_input ? quantize_i32_narrow_float : quantize_f32_narrow_float;
 			return NULL;
 	}
 }
@@ -192,8 +238,12 @@ dequantize_fn(ox_dtype in)
 	switch (in)
 	{
 		case OX_UINT8:
+		case OX_UINT4:
+		case OX_UINT2:
 			return dequantize_u8;
 		case OX_INT8:
+		case OX_INT4:
+		case OX_INT2:
 			return dequantize_i8;
 		case OX_UINT16:
 			return dequantize_u16;
@@ -202,7 +252,7 @@ dequantize_fn(ox_dtype in)
 		case OX_INT32:
 			return dequantize_i32;
 		default:
-			return NULL;
+			return ox_quant_lowbit_is_float(in) ? dequantize_narrow_float : NULL;
 	}
 }
 
@@ -286,7 +336,9 @@ quant_layout_of(ox_kernel_ctx *ctx, const char *op, const quant_state *s, const 
 	int64_t		n_params = ox_tensor_numel(scale);
 
 	memset(l, 0, sizeof(*l));
-	if (zp && !ox_shape_equal(zp->rank, zp->dims, scale->rank, scale->dims))
+	/* a scalar and a one-element vector are the same per-tensor parameter */
+	if (zp && !ox_shape_equal(zp->rank, zp->dims, scale->rank, scale->dims) &&
+		!(zp->rank <= 1 && scale->rank <= 1 && ox_tensor_numel(zp) == 1 && n_params == 1))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 					   "%s: zero point has shape %s but scale has shape %s", op,
 					   ox_shape_str(zp->rank, zp->dims, a, sizeof(a)),
@@ -369,10 +421,11 @@ quant_prepare_op(ox_prepare_ctx *pc, bool quantize)
 	if (s.block_size < 0)
 		return ox_fail(pc->st, OX_INVALID_ARGUMENT, "%s: block_size must be >= 0, got %lld",
 					   op, (long long) s.block_size);
-	/* saturate only changes float8 results, which are refused anyway */
+	/* saturate only changes float8 results */
 	if (saturate != 0 && saturate != 1)
 		return ox_fail(pc->st, OX_INVALID_ARGUMENT, "%s: saturate must be 0 or 1, got %lld",
 					   op, (long long) saturate);
+	s.saturate = saturate != 0;
 	if (out_dt != 0)
 	{
 		ox_dtype	dt = (ox_dtype) out_dt;
@@ -380,7 +433,7 @@ quant_prepare_op(ox_prepare_ctx *pc, bool quantize)
 		if (out_dt < 0 || out_dt > 64 ||
 			(quantize ? !quant_is_qtype(dt) : !quant_is_ftype(dt)))
 			return quant_bad_type(pc->st, op, "output_dtype", dt,
-								  quantize ? "uint8, int8, uint16 or int16" :
+								  quantize ? "an 8/16/4/2-bit integer, float8 or float4 type" :
 								  "float, float16 or bfloat16");
 		s.output_dtype = dt;
 	}
@@ -401,8 +454,17 @@ quant_prepare_op(ox_prepare_ctx *pc, bool quantize)
 	return OX_OK;
 }
 
-static ox_code quantize_prepare(ox_prepare_ctx *pc) { return quant_prepare_op(pc, true); }
-static ox_code dequantize_prepare(ox_prepare_ctx *pc) { return quant_prepare_op(pc, false); }
+static ox_code
+quantize_prepare(ox_prepare_ctx *pc)
+{
+	return quant_prepare_op(pc, true);
+}
+
+static ox_code
+dequantize_prepare(ox_prepare_ctx *pc)
+{
+	return quant_prepare_op(pc, false);
+}
 
 static void
 quant_free(void *state)
@@ -443,7 +505,8 @@ quantize_run(ox_kernel_ctx *ctx)
 	{
 		if (!quant_is_qtype(zp->dtype))
 			return quant_bad_type(ctx->st, op, "y_zero_point", zp->dtype,
-								  "uint8, int8, uint16 or int16");
+								  "an 8/16/4/2-bit integer, float8 or float4 type");
+		OX_TRY(ox_quant_lowbit_check_zero_point(ctx->st, op, zp));
 		if (s->output_dtype != OX_UNDEFINED && s->output_dtype != zp->dtype)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 						   "%s: output_dtype is %s but y_zero_point has type %s", op,
@@ -490,6 +553,8 @@ quantize_run(ox_kernel_ctx *ctx)
 		j.scale = sc;
 		j.zp = zps;
 		j.precision = s->precision;
+		j.qtype = out_dt;
+		j.saturate = s->saturate;
 		quant_execute(ctx, &j, n);
 	}
 	free(staged);
@@ -520,7 +585,8 @@ dequantize_run(ox_kernel_ctx *ctx)
 	if (!x || !scale)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: inputs x and x_scale are required", op);
 	if (!quant_is_qtype(x->dtype) && x->dtype != OX_INT32)
-		return quant_bad_type(ctx->st, op, "x", x->dtype, "uint8, int8, uint16, int16 or int32");
+		return quant_bad_type(ctx->st, op, "x", x->dtype,
+							  "an 8/16/32/4/2-bit integer, float8 or float4 type");
 	if (!quant_is_ftype(scale->dtype))
 		return quant_bad_type(ctx->st, op, "x_scale", scale->dtype, "float, float16 or bfloat16");
 	if (zp && zp->dtype != x->dtype)
@@ -531,6 +597,7 @@ dequantize_run(ox_kernel_ctx *ctx)
 					   "%s: x_zero_point has type %s but x has type %s", op,
 					   quant_type_name(zp->dtype, buf, sizeof(buf)), ox_dtype_name(x->dtype));
 	}
+	OX_TRY(ox_quant_lowbit_check_zero_point(ctx->st, op, zp));
 	out_dt = s->output_dtype != OX_UNDEFINED ? s->output_dtype : scale->dtype;
 
 	OX_TRY(quant_layout_of(ctx, op, s, x, scale, zp, &l));
@@ -553,6 +620,7 @@ dequantize_run(ox_kernel_ctx *ctx)
 		memset(&j, 0, sizeof(j));
 		j.l = &l;
 		j.seg = dequantize_fn(x->dtype);
+		j.qtype = x->dtype;
 		j.x = x->data;
 		j.y = staged ? (void *) staged : y->data;
 		j.scale = sc;
@@ -635,5 +703,10 @@ const ox_kernel_def ox_kernels_quant[] = {
 	{"", "QuantizeLinear", 10, quantize_prepare, quantize_run, quant_free},
 	{"", "DequantizeLinear", 10, dequantize_prepare, dequantize_run, quant_free},
 	{"", "DynamicQuantizeLinear", 11, NULL, dynamic_quantize_run, NULL},
+	/* fused by the QDQ pass (qgemm_ops.c) */
+	{"com.microsoft", "QGemm", 1, ox_qop_qgemm_prepare, ox_qop_qgemm_run, ox_qop_free},
+	{"com.microsoft", "DynamicQuantizeMatMul", 1, ox_qop_dqmatmul_prepare, ox_qop_dqmatmul_run, ox_qop_free},
+	{"com.microsoft", "QLinearAdd", 1, NULL, ox_qop_qlinear_add_run, NULL},
+	{"com.microsoft", "QLinearGlobalAveragePool", 1, NULL, ox_qop_qlinear_gap_run, NULL},
 };
 const int	ox_kernels_quant_count = OX_KERNEL_COUNT(ox_kernels_quant);

@@ -7,11 +7,13 @@
 #include <string.h>
 
 static const ox_pass passes[] = {
+	{"qdq_fuse", 1, ox_pass_qdq_fuse},	/* before folding turns DQ(weights) into floats */
 	{"constant_fold", 1, ox_pass_constant_fold},
 	{"eliminate_identity", 1, ox_pass_eliminate_identity},
 	{"fold_conv_bn", 1, ox_pass_fold_conv_bn},
 	{"eliminate_dead", 1, ox_pass_eliminate_dead},
 	{"fuse_activation", 2, ox_pass_fuse_activation},
+	{"fuse_conv_add", 2, ox_pass_fuse_conv_add},
 };
 
 /* a few rounds reach the fixed point on real models; more would only hide a bug */

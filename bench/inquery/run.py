@@ -1,0 +1,479 @@
+#!/usr/bin/env python3
+"""In-query throughput (issue 5): rows per second of the ways to score a table
+inside PostgreSQL, against scanning it and against a Python client.
+
+    python3 bench/inquery/run.py [--rows 1000000] [--reps 5] [--quick]
+
+Against the server PGHOST/PGPORT/PGUSER name (onnx_pg installed), in database
+--db (created if missing), on two tables of --rows rows:
+
+  bench_iris  id int, features real[4]    model iris_rf (test/models, a random forest)
+  bench_wide  id int, features real[100]  model mlp100 (make_mlp.py: 100-256-256-1, random weights)
+
+each form is one statement over the whole table, timed from the client
+(best of --reps after a warm-up; one core unless stated):
+
+  floor       SELECT count(array_length(features, 1)) FROM t
+  row-wise    SELECT count(onnx_predict(model, features)) FROM t, SET onnx.auto_batch = off
+  auto        the same with automatic batching (Custom Scan (OnnxBatch), onnx.batch_size rows)
+  query       SELECT count(r) FROM onnx_predict_query(model, 'SELECT id, features FROM t') AS p(id int, r real[])
+  batch       onnx_predict_batch(model, array_agg(features)) over GROUP BY id / 1024
+  *-2w        row-wise, auto and floor with 2 parallel workers (leader not participating)
+  store       INSERT INTO an unlogged table SELECT id, onnx_predict(...) (auto): scored and stored
+  client      Python: psycopg fetches the rows (server-side cursor, binary), onnxruntime
+              scores them in batches of 10,000 (1 thread), COPY writes the scores back
+              into the same unlogged table
+  engine      the engine alone (bench/inquery/engine_rate.c) on batches of onnx.batch_size
+
+count() consumes every score without sending a million rows to the client;
+with parallel workers each worker counts its share (Partial Aggregate), so
+the rows do not cross the Gather.  JIT is off: its compile time would
+dominate the floor.
+
+Writes bench/inquery/results.json, bench/inquery/results.md, the plot
+docs/performance_inquery.svg, and the section "## In-query throughput" of
+docs/performance.md (replaced in place; the rest of the file is kept).
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import psycopg
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+SECTION = "## In-query throughput"
+BATCH_GROUP = 1024
+
+FORMS = [
+    # key, label, threads
+    ("floor", "(e) floor: array_length over the same scan", 1),
+    ("rowwise", "(a) row-wise onnx_predict", 1),
+    ("auto", "(b) automatic batching", 1),
+    ("query", "(c) onnx_predict_query (set-based form)", 1),
+    ("batch", "(c) onnx_predict_batch over array_agg groups of 1024", 1),
+    ("rowwise_2w", "(d) row-wise, 2 parallel workers", 2),
+    ("auto_2w", "(d) automatic batching, 2 parallel workers", 2),
+    ("floor_2w", "(e) floor, 2 parallel workers", 2),
+    ("store", "(b) automatic batching, scores stored (INSERT ... SELECT)", 1),
+    ("client", "(f) Python client: psycopg + onnxruntime + COPY", 1),
+    ("engine", "engine alone, batches of onnx.batch_size (no SQL)", 1),
+]
+
+SERIAL = ["SET max_parallel_workers_per_gather = 0"]
+PARALLEL = ["SET max_parallel_workers_per_gather = 2", "SET parallel_setup_cost = 0",
+            "SET parallel_tuple_cost = 0", "SET min_parallel_table_scan_size = 0",
+            "SET parallel_leader_participation = off"]
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def connect(db, autocommit=True):
+    return psycopg.connect(dbname=db, autocommit=autocommit)
+
+
+def setup(args):
+    with connect(os.environ.get("PGDATABASE_ADMIN", "postgres")) as c:
+        if not c.execute("SELECT 1 FROM pg_database WHERE datname = %s", (args.db,)).fetchone():
+            c.execute(f'CREATE DATABASE "{args.db}"')
+    conn = connect(args.db)
+    conn.execute("CREATE EXTENSION IF NOT EXISTS onnx_pg")
+    conn.execute("SET client_min_messages = warning")
+    with open(os.path.join(ROOT, "test", "models", "iris_rf.onnx"), "rb") as f:
+        iris = f.read()
+    from make_mlp import make_mlp
+    mlp = make_mlp().SerializeToString()
+    conn.execute("SELECT onnx_load_model('bench_iris', %s, true)", (iris,))
+    conn.execute("SELECT onnx_load_model('bench_mlp', %s, true)", (mlp,))
+    n = args.rows
+    for table, width, make in (
+            ("bench_iris", 4,
+             "ARRAY[4.3 + random() * 3.6, 2 + random() * 2.4, 1 + random() * 5.9, 0.1 + random() * 2.4]::real[]"),
+            ("bench_wide", 100, None)):
+        have = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (table,)).fetchone()[0]
+        if have and conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0] == n:
+            continue
+        log(f"creating {table} ({n} rows)")
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+        conn.execute("SELECT setseed(0.5)")
+        if make:
+            conn.execute(f"CREATE TABLE {table} AS SELECT i AS id, {make} AS features "
+                         f"FROM generate_series(1, {n}) i")
+        else:
+            # 4096 distinct random rows, repeated: the model's cost does not depend on values
+            conn.execute("CREATE TEMP TABLE wide_base AS SELECT k, ARRAY(SELECT (random() * 2 - 1)::real "
+                         "FROM generate_series(1, 100) WHERE k >= 0) AS f FROM generate_series(0, 4095) k")
+            conn.execute(f"CREATE TABLE {table} AS SELECT i AS id, b.f AS features "
+                         f"FROM generate_series(1, {n}) i JOIN wide_base b ON b.k = i % 4096")
+            conn.execute("DROP TABLE wide_base")
+        conn.execute(f"VACUUM ANALYZE {table}")
+    conn.execute("DROP TABLE IF EXISTS bench_scores")
+    conn.execute("CREATE UNLOGGED TABLE bench_scores (id int, score real[])")
+    conn.close()
+    return iris, mlp
+
+
+def timed(conn, sql, settings, reps):
+    for s in settings:
+        conn.execute(s)
+    conn.execute(sql).fetchall()            # warm-up (and session caches)
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        conn.execute(sql).fetchall()
+        times.append(time.perf_counter() - t0)
+    return min(times), statistics.median(times)
+
+
+def statement(form, model, table):
+    agg = f"SELECT count(%s) FROM {table}"
+    if form.startswith("floor"):
+        return agg % "array_length(features, 1)"
+    if form.startswith("rowwise") or form.startswith("auto"):
+        return agg % f"onnx_predict('{model}', features)"
+    if form == "query":
+        return (f"SELECT count(r) FROM onnx_predict_query('{model}', 'SELECT id, features FROM {table}') "
+                "AS p(id int, r real[])")
+    if form == "batch":
+        return (f"SELECT sum(cardinality(onnx_predict_batch('{model}', f))) FROM "
+                f"(SELECT array_agg(features) AS f FROM {table} GROUP BY id / {BATCH_GROUP}) s")
+    if form == "store":
+        return f"INSERT INTO bench_scores SELECT id, onnx_predict('{model}', features) FROM {table}"
+    raise ValueError(form)
+
+
+def run_sql_form(args, form, model, table):
+    conn = connect(args.db)
+    # loads the library in this session before anything is planned: the
+    # planner hook of automatic batching is active from the first statement
+    conn.execute("LOAD 'onnx_pg'")
+    settings = ["SET jit = off", "SET work_mem = '256MB'"]
+    settings += PARALLEL if form.endswith("_2w") else SERIAL
+    settings.append("SET onnx.auto_batch = %s" % ("off" if form.startswith("rowwise") else "on"))
+    sql = statement(form, model, table)
+    if form == "store":
+        for s in settings:
+            conn.execute(s)
+        times = []
+        for _ in range(args.reps + 1):
+            conn.execute("TRUNCATE bench_scores")
+            t0 = time.perf_counter()
+            conn.execute(sql)
+            times.append(time.perf_counter() - t0)
+        times = times[1:]
+        best, med = min(times), statistics.median(times)
+    else:
+        best, med = timed(conn, sql, settings, args.reps)
+    plan = "\n".join(r[0] for r in conn.execute("EXPLAIN (COSTS OFF) " + sql).fetchall())
+    conn.close()
+    return best, med, plan
+
+
+def run_client(args, model_bytes, model, table, output):
+    import onnxruntime as ort
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = 1
+    so.inter_op_num_threads = 1
+    sess = ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
+    in_name = sess.get_inputs()[0].name
+    times = []
+    for _ in range(max(1, args.client_reps)):
+        with connect(args.db) as c:
+            c.execute("TRUNCATE bench_scores")
+        t0 = time.perf_counter()
+        reader = connect(args.db, autocommit=False)
+        writer = connect(args.db, autocommit=False)
+        n = 0
+        with reader.cursor(name="bench_reader", binary=True) as cur, writer.cursor() as wcur:
+            cur.itersize = 10000
+            cur.execute(f"SELECT id, features FROM {table}")
+            while True:
+                rows = cur.fetchmany(10000)
+                if not rows:
+                    break
+                ids = [r[0] for r in rows]
+                x = np.array([r[1] for r in rows], dtype=np.float32)
+                y = sess.run([output], {in_name: x})[0]
+                y = np.asarray(y, dtype=np.float32).reshape(len(ids), -1)
+                with wcur.copy("COPY bench_scores (id, score) FROM STDIN (FORMAT BINARY)") as cp:
+                    cp.set_types(["int4", "float4[]"])
+                    for i, s in zip(ids, y.tolist()):
+                        cp.write_row((i, s))
+                n += len(ids)
+        writer.commit()
+        reader.commit()
+        reader.close()
+        writer.close()
+        times.append(time.perf_counter() - t0)
+        assert n == args.rows, (n, args.rows)
+    return min(times), statistics.median(times)
+
+
+def run_engine(args, model_bytes, features, table):
+    """The engine alone, on the table's first rows (the same branches for trees)."""
+    exe = args.engine_rate
+    if not exe or not os.path.exists(exe):
+        return None
+    base = os.path.join(os.path.dirname(exe), table)
+    with open(base + ".onnx", "wb") as f:
+        f.write(model_bytes)
+    n = min(args.rows, 65536)
+    with connect(args.db) as c:
+        rows = c.execute(f"SELECT features FROM {table} ORDER BY id LIMIT {n}").fetchall()
+    np.array([r[0] for r in rows], dtype=np.float32).tofile(base + ".f32")
+    out = subprocess.run([exe, base + ".onnx", str(features), str(args.batch_size),
+                          str(args.engine_seconds), base + ".f32"],
+                         capture_output=True, text=True, check=True).stdout
+    rate = float(re.search(r"rows_per_second=([0-9.]+)", out).group(1))
+    return args.rows / rate, args.rows / rate
+
+
+def machine():
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
+
+
+# ---------------------------------------------------------------------------
+# report
+
+def fmt_rate(r):
+    return "{:,.0f}".format(r) if r is not None else "n/a"
+
+
+def targets(res):
+    """The issue's targets: (text, measured, met)."""
+    out = []
+    i, m = res["models"]["iris_rf"], res["models"]["mlp"]
+
+    def rate(model, form):
+        e = model["forms"].get(form)
+        return e["rows_per_s"] if e else None
+
+    rw = rate(i, "rowwise")
+    if rw:
+        out.append(("row-wise onnx_predict, iris_rf, one core: at least 2,000,000 rows/s",
+                    fmt_rate(rw) + " rows/s", rw >= 2e6))
+    fl, au = rate(i, "floor"), rate(i, "auto")
+    if fl and au:
+        out.append(("automatic batching, iris_rf: within 2x of the floor",
+                    "floor / auto = %.2fx" % (fl / au), fl / au <= 2.0))
+    en, au = rate(m, "engine"), rate(m, "auto")
+    if en and au:
+        out.append(("automatic batching, MLP: within 1.3x of the engine's batch throughput",
+                    "engine / auto = %.2fx" % (en / au), en / au <= 1.3))
+    worst = None
+    for name, model in res["models"].items():
+        cl = rate(model, "client")
+        if not cl:
+            continue
+        for key, _, _ in FORMS:
+            if key in ("client", "engine", "floor", "floor_2w"):
+                continue
+            r = rate(model, key)
+            if r and (worst is None or r / cl < worst[0]):
+                worst = (r / cl, name, key)
+    if worst:
+        out.append(("every in-database form at least 10x faster than the Python client",
+                    "slowest: %s %s at %.1fx" % (worst[1], worst[2], worst[0]), worst[0] >= 10))
+    return out
+
+
+def write_svg(res, path):
+    rows = []
+    for name, model in res["models"].items():
+        for key, label, _ in FORMS:
+            e = model["forms"].get(key)
+            if e:
+                rows.append((f"{name}: {label}", e["rows_per_s"], key))
+    if not rows:
+        return
+    bar_h, gap, left, width = 16, 5, 430, 380
+    top = 40
+    height = top + len(rows) * (bar_h + gap) + 40
+    lo, hi = 1e4, 1e8
+    colors = {"floor": "#999999", "floor_2w": "#bbbbbb", "client": "#d62728", "engine": "#7f7f7f"}
+
+    def x(v):
+        v = min(max(v, lo), hi)
+        return left + width * (math.log10(v) - math.log10(lo)) / (math.log10(hi) - math.log10(lo))
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 110}" height="{height}" '
+           'font-family="sans-serif" font-size="11">',
+           f'<text x="10" y="18" font-size="13" font-weight="bold">In-query throughput, rows/s '
+           f'({res["rows"]:,} rows; log scale)</text>']
+    for d in range(4, 9):
+        gx = x(10 ** d)
+        out.append(f'<line x1="{gx:.1f}" y1="{top - 8}" x2="{gx:.1f}" y2="{height - 30}" stroke="#ddd"/>')
+        out.append(f'<text x="{gx:.1f}" y="{height - 16}" text-anchor="middle">1e{d}</text>')
+    for k, (label, v, key) in enumerate(rows):
+        y = top + k * (bar_h + gap)
+        color = colors.get(key, "#1f77b4" if "iris" in label else "#2ca02c")
+        out.append(f'<text x="{left - 6}" y="{y + bar_h - 4}" text-anchor="end">{label}</text>')
+        out.append(f'<rect x="{left}" y="{y}" width="{x(v) - left:.1f}" height="{bar_h}" fill="{color}"/>')
+        out.append(f'<text x="{x(v) + 4:.1f}" y="{y + bar_h - 4}">{fmt_rate(v)}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
+def markdown(res, svg_name):
+    L = [SECTION, ""]
+    L.append("Scoring every row of a %s-row table inside PostgreSQL, and the same work done by a "
+             "Python client; rows per second, best of %d runs after a warm-up, measured by "
+             "`make bench-inquery` (bench/inquery/run.py; %s). Machine: %s, %s cores, load average "
+             "%.1f at the start."
+             % ("{:,}".format(res["rows"]), res["reps"], res["date"], res["machine"]["cpu"],
+                res["machine"]["cores"], res["machine"]["load"] or 0))
+    L.append("")
+    L.append("Models: **iris_rf** (test/models, a scikit-learn random forest: 4 features, the label "
+             "output) on `bench_iris`, and **MLP** 100-256-256-1 (bench/inquery/make_mlp.py, random "
+             "weights) on `bench_wide` (100 features). One core unless stated; onnx.batch_size = %d; "
+             "JIT off." % res["batch_size"])
+    L.append("")
+    L.append("| form | iris_rf rows/s | vs floor | MLP rows/s | vs floor |")
+    L.append("|---|---:|---:|---:|---:|")
+    for key, label, _ in FORMS:
+        cells = []
+        for name in ("iris_rf", "mlp"):
+            m = res["models"][name]
+            e = m["forms"].get(key)
+            fl = m["forms"].get("floor_2w" if key.endswith("_2w") else "floor")
+            if e:
+                cells.append(fmt_rate(e["rows_per_s"]))
+                cells.append("%.2fx" % (fl["rows_per_s"] / e["rows_per_s"]) if fl and key not in ("floor", "floor_2w")
+                             else "")
+            else:
+                cells += ["n/a", ""]
+        L.append("| %s | %s |" % (label, " | ".join(cells)))
+    L.append("")
+    L.append("\"vs floor\": how many times slower than the scan alone (the floor of the same "
+             "parallelism). The statements are in bench/inquery/run.py; each in-database form reads "
+             "the table, scores every row and consumes the scores (count), except \"stored\", which "
+             "writes them into an unlogged table as the Python client does.")
+    L.append("")
+    L.append("Targets (issue 5):")
+    L.append("")
+    for text, measured, met in targets(res):
+        L.append("- %s: %s (%s)" % (text, measured, "met" if met else "**not met**"))
+    L.append("")
+    L.append("![in-query throughput](%s)" % svg_name)
+    L.append("")
+    L.append("How the forms differ: row-wise onnx_predict runs the model once per row (the per-row "
+             "cost is the engine's per-run overhead plus the model); automatic batching "
+             "(Custom Scan (OnnxBatch), see docs/inquery.md) runs it once per onnx.batch_size rows; "
+             "onnx_predict_query scores a query's rows through an SPI cursor and a tuplestore; "
+             "onnx_predict_batch needs the rows packed into a 2-D array first (array_agg). With 2 "
+             "parallel workers every row also crosses the Gather's tuple queue.")
+    L.append("")
+    return "\n".join(L)
+
+
+def update_performance_md(path, section):
+    text = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            text = f.read()
+    pat = re.compile(r"^%s\n.*?(?=^## |\Z)" % re.escape(SECTION), re.S | re.M)
+    if pat.search(text):
+        text = pat.sub(lambda _: section + "\n", text)
+    else:
+        if text and not text.endswith("\n"):
+            text += "\n"
+        text += ("\n" if text else "# Performance\n\n") + section + "\n"
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rows", type=int, default=1000000)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--client-reps", type=int, default=1)
+    ap.add_argument("--quick", action="store_true", help="100,000 rows, 2 repetitions")
+    ap.add_argument("--db", default=os.environ.get("PGDATABASE") or "onnx_bench")
+    ap.add_argument("--batch-size", type=int, default=1024, help="onnx.batch_size (the default)")
+    ap.add_argument("--engine-rate", default=os.path.join(ROOT, "build", "bench_inquery", "engine_rate"))
+    ap.add_argument("--engine-seconds", type=float, default=3.0)
+    ap.add_argument("--forms", nargs="+", help="only these forms (keys: %s)" % ", ".join(k for k, _, _ in FORMS))
+    ap.add_argument("--models", nargs="+", default=["iris_rf", "mlp"])
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
+    ap.add_argument("--svg", default=os.path.join(ROOT, "docs", "performance_inquery.svg"))
+    ap.add_argument("--json", default=os.path.join(HERE, "results.json"))
+    args = ap.parse_args()
+    if args.quick:
+        args.rows, args.reps, args.engine_seconds = 100000, 2, 1.0
+
+    iris_bytes, mlp_bytes = setup(args)
+    models = {
+        "iris_rf": dict(name="bench_iris", table="bench_iris", bytes=iris_bytes, features=4, output="output_label"),
+        "mlp": dict(name="bench_mlp", table="bench_wide", bytes=mlp_bytes, features=100, output="y"),
+    }
+    res = {"rows": args.rows, "reps": args.reps, "batch_size": args.batch_size,
+           "date": datetime.date.today().isoformat(), "machine": machine(), "models": {}}
+    if os.path.exists(args.json):
+        with open(args.json) as f:
+            old = json.load(f)
+        if old.get("rows") == args.rows:
+            res["models"] = old.get("models", {})
+    for mname in ("iris_rf", "mlp"):
+        res["models"].setdefault(mname, {"forms": {}})
+    for mname in args.models:
+        m = models[mname]
+        for key, label, threads in FORMS:
+            if args.forms and key not in args.forms:
+                continue
+            log(f"{mname}: {label}")
+            plan = None
+            if key == "client":
+                best, med = run_client(args, m["bytes"], m["name"], m["table"], m["output"])
+            elif key == "engine":
+                r = run_engine(args, m["bytes"], m["features"], m["table"])
+                if r is None:
+                    log("  (no engine_rate binary: skipped)")
+                    continue
+                best, med = r
+            else:
+                best, med, plan = run_sql_form(args, key, m["name"], m["table"])
+            entry = {"rows_per_s": args.rows / best, "median_rows_per_s": args.rows / med,
+                     "seconds": best, "threads": threads}
+            if plan:
+                entry["plan"] = plan
+            res["models"][mname]["forms"][key] = entry
+            log("  %s rows/s (median %s)" % (fmt_rate(entry["rows_per_s"]), fmt_rate(entry["median_rows_per_s"])))
+            # after every form: an interrupted run keeps what it measured
+            with open(args.json, "w") as f:
+                json.dump(res, f, indent=1)
+
+    write_svg(res, args.svg)
+    section = markdown(res, os.path.relpath(args.svg, os.path.dirname(args.out)))
+    with open(os.path.join(HERE, "results.md"), "w") as f:
+        f.write(section + "\n")
+    update_performance_md(args.out, section)
+    for text, measured, met in targets(res):
+        log("%-80s %s %s" % (text, measured, "met" if met else "NOT MET"))
+
+
+if __name__ == "__main__":
+    main()

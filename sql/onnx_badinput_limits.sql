@@ -1,0 +1,100 @@
+-- Limits: onnx.max_model_size (largest model a load accepts) and
+-- onnx.max_run_memory (most tensor memory one inference may hold).  Both are
+-- superuser settings; exceeding either is an ERROR (54000) before the
+-- allocation, never an out-of-memory kill.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set bad :abs_srcdir '/test/models/bad/'
+\set sqlstate '\\echo SQLSTATE :LAST_ERROR_SQLSTATE'
+SELECT pg_postmaster_start_time() AS start_time \gset
+-- load the library, so that the settings are defined (not placeholders)
+SELECT onnx_load_model_file('base', :'bad' || 'ok_base.onnx');
+
+SELECT name, setting, unit, context, vartype, min_val, max_val, boot_val
+  FROM pg_settings WHERE name IN ('onnx.max_model_size', 'onnx.max_run_memory') ORDER BY name;
+SHOW onnx.max_model_size;
+SHOW onnx.max_run_memory;
+
+-- bad values: 0 (and what rounds to it), below -1, not a size
+SET onnx.max_model_size = 0;
+:sqlstate
+SET onnx.max_model_size = '100kB';
+:sqlstate
+SET onnx.max_run_memory = -2;
+:sqlstate
+SET onnx.max_run_memory = 'lots';
+:sqlstate
+
+-- ---- onnx.max_model_size ----
+-- a 2 MB model: the base model with a 2,000,000-byte doc_string appended
+-- (ModelProto field 6; protobuf merges fields that come late)
+SELECT pg_read_binary_file(:'bad' || 'ok_base.onnx') || '\x3280897a'::bytea ||
+       convert_to(repeat('x', 2000000), 'UTF8') AS big \gset
+SELECT length(:'big'::bytea) AS big_bytes;
+SET onnx.max_model_size = '1MB';
+SELECT onnx_load_model('big', :'big'::bytea);
+:sqlstate
+SELECT * FROM onnx_model_inputs(:'big'::bytea);
+:sqlstate
+-- a file is refused before it is read
+SELECT lo_from_bytea(0, :'big'::bytea) AS big_oid \gset
+SELECT lo_export(:big_oid, 'onnx_badinput_big.onnx') AS exported, lo_unlink(:big_oid) AS unlinked;
+SELECT onnx_load_model_file('big', 'onnx_badinput_big.onnx');
+:sqlstate
+-- a model under the limit loads
+SELECT onnx_load_model('small', pg_read_binary_file(:'bad' || 'ok_base.onnx'));
+-- no limit
+SET onnx.max_model_size = -1;
+SELECT onnx_load_model('big', :'big'::bytea);
+SELECT onnx_load_model_file('big_file', 'onnx_badinput_big.onnx');
+-- a model stored before the limit was lowered keeps working
+SET onnx.max_model_size = '1MB';
+SELECT onnx_predict('big', '{1,2,3,4}');
+SELECT onnx_load_model('big', :'big'::bytea, replace => true);
+:sqlstate
+RESET onnx.max_model_size;
+SELECT name, size_bytes FROM onnx_models ORDER BY name;
+
+-- ---- onnx.max_run_memory ----
+-- 70,000 samples of 4 floats: 1.1 MB of input
+SET onnx.max_run_memory = '1MB';
+SELECT onnx_predict_batch('base', array_fill(1::real, ARRAY[70000, 4])) IS NULL;
+:sqlstate
+SELECT onnx_run('base', jsonb_build_object('X',
+         (SELECT jsonb_agg('[1, 2, 3, 4]'::jsonb) FROM generate_series(1, 70000)))) IS NULL;
+:sqlstate
+-- under the limit
+SELECT array_length(onnx_predict_batch('base', array_fill(1::real, ARRAY[1000, 4])), 1) AS rows;
+SET onnx.max_run_memory = -1;
+SELECT array_length(onnx_predict_batch('base', array_fill(1::real, ARRAY[70000, 4])), 1) AS rows;
+-- the setting is part of a cached session's identity: changing it rebuilds the session
+SELECT misses AS misses_before FROM onnx_cache_stats() WHERE model = 'base' \gset
+SET onnx.max_run_memory = '2MB';
+SELECT onnx_predict('base', '{1,2,3,4}');
+SELECT misses - :misses_before AS sessions_rebuilt FROM onnx_cache_stats() WHERE model = 'base';
+-- Intermediate tensors: ConstantOfShape [1024, 1024] makes 4 MB.  The
+-- engine does not enforce max_run_memory inside a run yet (see
+-- docs/reliability.md), so this still succeeds; once it does, this becomes
+-- an ERROR (54000) and this expected output must change.
+SELECT onnx_load_model_file('cos', :'bad' || 'ok_constant_of_shape.onnx');
+SELECT jsonb_array_length(onnx_run('cos', '{"S": [1024, 1024]}') -> 'Y') AS rows;
+RESET onnx.max_run_memory;
+
+-- ---- only superusers change the limits ----
+CREATE ROLE onnx_limits_user;
+GRANT USAGE ON SCHEMA public TO onnx_limits_user;
+SET ROLE onnx_limits_user;
+SET onnx.max_model_size = -1;
+:sqlstate
+SET onnx.max_run_memory = '100GB';
+:sqlstate
+SHOW onnx.max_model_size;
+RESET ROLE;
+-- a superuser may set them per role
+ALTER ROLE onnx_limits_user SET onnx.max_run_memory = '16MB';
+SELECT unnest(setconfig) AS role_setting FROM pg_db_role_setting
+ WHERE setrole = 'onnx_limits_user'::regrole;
+REVOKE USAGE ON SCHEMA public FROM onnx_limits_user;
+DROP ROLE onnx_limits_user;
+
+SELECT onnx_drop_model(name) FROM onnx_models ORDER BY name;
+SELECT pg_postmaster_start_time() = :'start_time' AS server_never_restarted;

@@ -1,0 +1,333 @@
+/*
+ * conv_depthwise.c
+ *	  Depthwise float32 convolution (one input channel per group, any
+ *	  channel multiplier) for the fast paths of conv_fast.h.
+ *
+ * Each input plane is first copied into a zero-bordered buffer that holds
+ * the padding, so the loops have no bounds checks: an output element is
+ * the dot product of the kernel taps with a window of the padded plane.
+ * Outputs are computed sixteen (AVX-512) or eight (AVX2) at a time along
+ * an output row, four such vectors at once (from one row or from several
+ * short rows) so that the FMA latency is hidden; each vector starts from
+ * the bias, takes every tap from registers and broadcasts, adds Z, applies
+ * the activation and is stored once.  Stride 2 along the row deinterleaves
+ * two loaded vectors with one permute; other strides gather.
+ *
+ * Threads split the (image, input channel) planes.
+ */
+#include "kernels/cpu/conv_fast.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+/* output vectors computed together */
+#define DW_UNITS 4
+
+typedef struct dw_job
+{
+	const nn_conv_shape *cs;
+	const float *x;
+	const float *w;
+	const nn_conv_epi *epi;
+	float	   *y;
+	nn_isa		isa;
+	int			lanes;			/* 16 or 8 */
+	int64_t		mult;			/* output channels per input channel */
+	int64_t		pd,
+				ph,
+				pw;				/* padded plane extents */
+	int64_t		chunks;			/* vectors per output row */
+	int64_t		units;			/* vectors per output plane */
+	int64_t	   *tap_off;		/* [k_size] offsets of the taps in the padded plane */
+	bool		oom;
+} dw_job;
+
+/* copy plane xc into the padded buffer (whose borders stay zero) */
+static void
+fill_padded(const dw_job *j, const float *xc, float *buf)
+{
+	const nn_geom *g = &j->cs->g;
+
+	for (int64_t d = 0; d < g->in[0]; d++)
+		for (int64_t h = 0; h < g->in[1]; h++)
+			memcpy(buf + ((d + g->pb[0]) * j->ph + h + g->pb[1]) * j->pw + g->pb[2],
+				   xc + (d * g->in[1] + h) * g->in[2], sizeof(float) * g->in[2]);
+}
+
+/* where unit u (an output vector) starts in the output plane and in the padded input */
+static inline void
+unit_pos(const dw_job *j, int64_t u, int64_t *out_off, int64_t *in_off, int *count)
+{
+	const nn_geom *g = &j->cs->g;
+	int64_t		row = u / j->chunks,
+				ch = u % j->chunks,
+				oh = row % g->out[1],
+				od = row / g->out[1],
+				ow = ch * j->lanes;
+
+	*out_off = row * g->out[2] + ow;
+	*in_off = (od * g->s[0] * j->ph + oh * g->s[1]) * j->pw + ow * g->s[2];
+	*count = (int) (g->out[2] - ow < j->lanes ? g->out[2] - ow : j->lanes);
+}
+
+/* ---- AVX-512 ------------------------------------------------------------ */
+
+__attribute__((target("avx512f,fma")))
+static inline __m512
+dw_load512(const float *p, int64_t s, __m512i idx_even, __m512i idx_gather)
+{
+	if (s == 1)
+		return _mm512_loadu_ps(p);
+	if (s == 2)
+		return _mm512_permutex2var_ps(_mm512_loadu_ps(p), idx_even, _mm512_loadu_ps(p + 16));
+	return _mm512_i32gather_ps(idx_gather, p, 4);
+}
+
+__attribute__((target("avx512f,fma")))
+static inline __m512
+dw_act512(const nn_activation *act, __m512 v)
+{
+	switch (act->kind)
+	{
+		case NN_ACT_RELU:
+			return _mm512_max_ps(v, _mm512_setzero_ps());
+		case NN_ACT_LEAKY_RELU:
+			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
+									  v, _mm512_set1_ps(act->p0));
+		case NN_ACT_CLIP:
+			return _mm512_min_ps(_mm512_set1_ps(act->p1), _mm512_max_ps(_mm512_set1_ps(act->p0), v));
+		case NN_ACT_HARD_SIGMOID:
+			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
+			return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
+		default:
+			return v;
+	}
+}
+
+__attribute__((target("avx512f,fma")))
+static void
+dw_channel_avx512(const dw_job *j, const float *xp, const float *wc, float bias, const float *zc,
+				  float *yc)
+{
+	const nn_geom *g = &j->cs->g;
+	const nn_activation *act = &j->epi->act;
+	int64_t		s = g->s[2],
+				taps = g->k_size;
+	__m512i		idx_even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	__m512i		idx_gather = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+												_mm512_set1_epi32((int) s));
+	int64_t		u = 0;
+
+	for (; u < j->units; u += DW_UNITS)
+	{
+		int			nu = j->units - u < DW_UNITS ? (int) (j->units - u) : DW_UNITS;
+		int64_t		oo[DW_UNITS],
+					io[DW_UNITS];
+		int			cnt[DW_UNITS];
+		__m512		acc[DW_UNITS];
+
+		for (int q = 0; q < DW_UNITS; q++)
+		{
+			/* a short group repeats its last unit: same stores, same values */
+			unit_pos(j, u + (q < nu ? q : nu - 1), &oo[q], &io[q], &cnt[q]);
+			acc[q] = _mm512_set1_ps(bias);
+		}
+		for (int64_t t = 0; t < taps; t++)
+		{
+			__m512		wv = _mm512_set1_ps(wc[t]);
+			const float *p = xp + j->tap_off[t];
+
+#pragma GCC unroll 4
+			for (int q = 0; q < DW_UNITS; q++)
+				acc[q] = _mm512_fmadd_ps(wv, dw_load512(p + io[q], s, idx_even, idx_gather), acc[q]);
+		}
+#pragma GCC unroll 4
+		for (int q = 0; q < DW_UNITS; q++)
+		{
+			__mmask16	m = cnt[q] >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << cnt[q]) - 1);
+			__m512		v = acc[q];
+
+			if (zc)
+				v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, zc + oo[q]));
+			_mm512_mask_storeu_ps(yc + oo[q], m, dw_act512(act, v));
+		}
+	}
+}
+
+/* ---- AVX2 --------------------------------------------------------------- */
+
+__attribute__((target("avx2,fma")))
+static inline __m256
+dw_load256(const float *p, int64_t s, __m256i idx_gather)
+{
+	if (s == 1)
+		return _mm256_loadu_ps(p);
+	if (s == 2)
+	{
+		/* even elements of p[0..15]: shuffle within lanes, then fix the lane order */
+		__m256		lo = _mm256_loadu_ps(p),
+					hi = _mm256_loadu_ps(p + 8),
+					ev = _mm256_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+
+		return _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(ev), _MM_SHUFFLE(3, 1, 2, 0)));
+	}
+	return _mm256_i32gather_ps(p, idx_gather, 4);
+}
+
+__attribute__((target("avx2,fma")))
+static inline __m256
+dw_act256(const nn_activation *act, __m256 v)
+{
+	switch (act->kind)
+	{
+		case NN_ACT_RELU:
+			return _mm256_max_ps(v, _mm256_setzero_ps());
+		case NN_ACT_LEAKY_RELU:
+			return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(act->p0)),
+									_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NGE_UQ));
+		case NN_ACT_CLIP:
+			return _mm256_min_ps(_mm256_set1_ps(act->p1), _mm256_max_ps(_mm256_set1_ps(act->p0), v));
+		case NN_ACT_HARD_SIGMOID:
+			v = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(act->p0), v), _mm256_set1_ps(act->p1));
+			return _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_setzero_ps(), v));
+		default:
+			return v;
+	}
+}
+
+__attribute__((target("avx2,fma")))
+static void
+dw_channel_avx2(const dw_job *j, const float *xp, const float *wc, float bias, const float *zc,
+				float *yc)
+{
+	const nn_geom *g = &j->cs->g;
+	const nn_activation *act = &j->epi->act;
+	int64_t		s = g->s[2],
+				taps = g->k_size;
+	__m256i		idx_gather = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+												_mm256_set1_epi32((int) s));
+	int64_t		u = 0;
+
+	for (; u < j->units; u += DW_UNITS)
+	{
+		int			nu = j->units - u < DW_UNITS ? (int) (j->units - u) : DW_UNITS;
+		int64_t		oo[DW_UNITS],
+					io[DW_UNITS];
+		int			cnt[DW_UNITS];
+		__m256		acc[DW_UNITS];
+
+		for (int q = 0; q < DW_UNITS; q++)
+		{
+			unit_pos(j, u + (q < nu ? q : nu - 1), &oo[q], &io[q], &cnt[q]);
+			acc[q] = _mm256_set1_ps(bias);
+		}
+		for (int64_t t = 0; t < taps; t++)
+		{
+			__m256		wv = _mm256_set1_ps(wc[t]);
+			const float *p = xp + j->tap_off[t];
+
+#pragma GCC unroll 4
+			for (int q = 0; q < DW_UNITS; q++)
+				acc[q] = _mm256_fmadd_ps(wv, dw_load256(p + io[q], s, idx_gather), acc[q]);
+		}
+#pragma GCC unroll 4
+		for (int q = 0; q < DW_UNITS; q++)
+		{
+			__m256i		m = _mm256_cmpgt_epi32(_mm256_set1_epi32(cnt[q]), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+			__m256		v = acc[q];
+
+			if (zc)
+				v = _mm256_add_ps(v, _mm256_maskload_ps(zc + oo[q], m));
+			_mm256_maskstore_ps(yc + oo[q], m, dw_act256(act, v));
+		}
+	}
+}
+
+/* ---- driver ------------------------------------------------------------- */
+
+static void
+dw_task(void *arg, int64_t begin, int64_t end)
+{
+	dw_job	   *j = arg;
+	const nn_conv_shape *cs = j->cs;
+	const nn_geom *g = &cs->g;
+	/* slack past the last row: vector loads of the last units may run over */
+	size_t		plane = (size_t) (j->pd * j->ph * j->pw + 2 * j->lanes * g->s[2] + 64);
+	float	   *buf = ox_aligned_alloc(plane * sizeof(float));
+
+	if (!buf)
+	{
+		j->oom = true;
+		return;
+	}
+	memset(buf, 0, plane * sizeof(float));
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		n = t / cs->c,
+					ic = t % cs->c;
+
+		fill_padded(j, j->x + t * g->in_size, buf);
+		for (int64_t oc = ic * j->mult; oc < (ic + 1) * j->mult; oc++)
+		{
+			int64_t		yo = (n * cs->m + oc) * g->out_size;
+			const float *wc = j->w + oc * g->k_size;
+			float		bias = j->epi->bias ? j->epi->bias[oc] : 0.0f;
+			const float *zc = j->epi->z ? j->epi->z + yo : NULL;
+			float	   *yc = j->y + yo;
+
+			if (j->isa == NN_ISA_AVX512)
+				dw_channel_avx512(j, buf, wc, bias, zc, yc);
+			else
+				dw_channel_avx2(j, buf, wc, bias, zc, yc);
+			if (!(j->epi->act.kind == NN_ACT_NONE || j->epi->act.kind == NN_ACT_RELU ||
+				  j->epi->act.kind == NN_ACT_LEAKY_RELU || j->epi->act.kind == NN_ACT_CLIP ||
+				  j->epi->act.kind == NN_ACT_HARD_SIGMOID))
+				nn_activation_apply_row_f32(&j->epi->act, yc, g->out_size);
+		}
+	}
+	ox_aligned_free(buf);
+}
+
+ox_code
+nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x, const float *w,
+					  const nn_conv_epi *epi, float *y, ox_status *st)
+{
+	const nn_geom *g = &cs->g;
+	dw_job		job;
+	int64_t		t = 0;
+
+	memset(&job, 0, sizeof(job));
+	job.cs = cs;
+	job.x = x;
+	job.w = w;
+	job.epi = epi;
+	job.y = y;
+	job.isa = nn_conv_fast_isa();
+	job.lanes = job.isa == NN_ISA_AVX512 ? 16 : 8;
+	job.mult = cs->m / cs->group;
+	job.chunks = (g->out[2] + job.lanes - 1) / job.lanes;
+	job.units = g->out[0] * g->out[1] * job.chunks;
+	/* the padded extents cover every window and the last vector's overrun */
+	job.pd = g->in[0] + g->pb[0] + g->pe[0];
+	job.ph = g->in[1] + g->pb[1] + g->pe[1];
+	job.pw = g->in[2] + g->pb[2] + g->pe[2];
+	{
+		int64_t		need = job.chunks * job.lanes * g->s[2] + (g->k[2] - 1) * g->d[2] + job.lanes;
+
+		if (job.pw < need)
+			job.pw = need;
+	}
+	if (ox_shape_numel(3, (int64_t[]) {job.pd, job.ph, job.pw}) < 0 || job.pd * job.ph * job.pw > OX_MAX_ELEMENTS / 2)
+		return ox_fail(st, OX_LIMIT_EXCEEDED, "Conv: padded input plane is too large");
+	if (!(job.tap_off = nn_scratch(g->k_size, sizeof(int64_t), st, "Conv")))
+		return st->code;
+	for (int64_t kd = 0; kd < g->k[0]; kd++)
+		for (int64_t kh = 0; kh < g->k[1]; kh++)
+			for (int64_t kw = 0; kw < g->k[2]; kw++)
+				job.tap_off[t++] = (kd * g->d[0] * job.ph + kh * g->d[1]) * job.pw + kw * g->d[2];
+	ox_parallel_for(ctx, cs->n * cs->c, 1, dw_task, &job);
+	ox_aligned_free(job.tap_off);
+	if (job.oom)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate a padded input plane");
+	return OX_OK;
+}

@@ -1,0 +1,789 @@
+/*
+ * conv_gemm.c
+ *	  Float32 convolution as an implicit GEMM with a fused epilogue: the
+ *	  GEMM path of conv_fast.h.
+ *
+ * Per group, Y[m, p] = sum_k W[m, k] * X~[k, p] where k runs over (input
+ * channel, kernel tap) and p over output pixels; X~ is the im2col matrix.
+ * It is never built: each thread unrolls only the slice of X~ the
+ * micro-kernel needs next (a sliver of NR pixels by up to KC reduction
+ * rows, a few tens of KiB that stay in L1) straight from the NCHW input,
+ * and multiplies it by every tile of NN_CONV_MR output channels of the
+ * weights, which are packed once per session (nn_convw_pack).  A 1x1
+ * convolution with stride 1 and no padding unrolls into plain row copies.
+ *
+ * The micro-kernel keeps an MR x NR tile of Y in registers (AVX-512:
+ * 8 x 48, AVX2: 4 x 24); after the last reduction block it adds the bias
+ * and the residual Z, applies the activation and stores the tile, so the
+ * output is written once.  Pixel tails are masked vector lanes (no edge
+ * buffers); channel tails are zero rows of the packed weights that are
+ * never stored.
+ *
+ * Threads split the (image, group, sliver) tasks; when there are too few
+ * (a small image), each sliver is also split over ranges of output
+ * channel tiles, which then unroll the same sliver independently.
+ */
+#include "kernels/cpu/conv_fast.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+/* reduction rows per unrolled block: a 48-pixel sliver of 160 rows is 30 KiB */
+#define KC_MAX 160
+#define NR_MAX 48
+
+/* ---- instruction set ---------------------------------------------------- */
+
+static nn_isa forced_isa = (nn_isa) -1;
+
+static nn_isa
+detect_isa(void)
+{
+	static nn_isa detected = (nn_isa) -1;
+
+	if (detected == (nn_isa) -1)
+	{
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+			detected = NN_ISA_AVX512;
+		else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+			detected = NN_ISA_AVX2;
+		else
+			detected = NN_ISA_NONE;
+	}
+	return detected;
+}
+
+nn_isa
+nn_conv_fast_isa(void)
+{
+	nn_isa		hw = detect_isa();
+
+	if (forced_isa != (nn_isa) -1 && forced_isa < hw)
+		return forced_isa;
+	return hw;
+}
+
+nn_isa
+nn_conv_fast_force_isa(nn_isa isa)
+{
+	nn_isa		prev = nn_conv_fast_isa();
+
+	forced_isa = isa;
+	return prev;
+}
+
+/* ---- packed weights ----------------------------------------------------- */
+
+nn_convw *
+nn_convw_pack(int64_t group, int64_t m, int64_t kk, const float *w, ox_status *st)
+{
+	nn_convw   *p;
+	int64_t		n;
+
+	if (group < 1 || m % group != 0 || kk < 1)
+	{
+		ox_fail(st, OX_INTERNAL, "Conv: cannot pack weights of %lld channels in %lld groups",
+				(long long) m, (long long) group);
+		return NULL;
+	}
+	if (!(p = calloc(1, sizeof(*p))))
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate packed weights");
+		return NULL;
+	}
+	p->group = group;
+	p->mg = m / group;
+	p->kk = kk;
+	p->tiles = (p->mg + NN_CONV_MR - 1) / NN_CONV_MR;
+	p->src = w;
+	n = ox_shape_numel(4, (int64_t[]) {group, p->tiles, kk, NN_CONV_MR});
+	if (!(p->data = nn_scratch(n, sizeof(float), st, "Conv packed weights")))
+	{
+		free(p);
+		return NULL;
+	}
+	p->bytes = (size_t) n * sizeof(float);
+	for (int64_t gi = 0; gi < group; gi++)
+		for (int64_t t = 0; t < p->tiles; t++)
+		{
+			float	   *dst = p->data + (gi * p->tiles + t) * kk * NN_CONV_MR;
+
+			for (int r = 0; r < NN_CONV_MR; r++)
+			{
+				int64_t		row = t * NN_CONV_MR + r;
+				const float *src = w + (gi * p->mg + row) * kk;
+
+				for (int64_t k = 0; k < kk; k++)
+					dst[k * NN_CONV_MR + r] = row < p->mg ? src[k] : 0.0f;
+			}
+		}
+	return p;
+}
+
+void
+nn_convw_free(nn_convw *p)
+{
+	if (p)
+	{
+		ox_aligned_free(p->data);
+		free(p);
+	}
+}
+
+/* ---- unrolling the input ------------------------------------------------ */
+
+/* a stretch of a sliver's pixels along one output row */
+typedef struct pix_run
+{
+	int			j;				/* first column in the sliver */
+	int			len;
+	int64_t		od,
+				oh,
+				ow;				/* output position of column j */
+} pix_run;
+
+/* split the sliver's pixels [p0, p0 + cols) into runs along output rows */
+static int
+sliver_runs(const nn_geom *g, int64_t p0, int cols, pix_run *runs)
+{
+	int			nr = 0;
+	int			j = 0;
+	int64_t		p = p0;
+
+	while (j < cols)
+	{
+		int64_t		ow = p % g->out[2],
+					t = p / g->out[2];
+		int			len = (int) (g->out[2] - ow < cols - j ? g->out[2] - ow : cols - j);
+
+		runs[nr].j = j;
+		runs[nr].len = len;
+		runs[nr].ow = ow;
+		runs[nr].oh = t % g->out[1];
+		runs[nr].od = t / g->out[1];
+		nr++;
+		j += len;
+		p += len;
+	}
+	return nr;
+}
+
+/* what the unroller needs besides the sliver: per kernel column kw, the
+ * output columns whose input lies inside the row */
+typedef struct unroll_geom
+{
+	const nn_geom *g;
+	bool		pointwise;		/* 1x1, stride 1, no padding: rows are copies */
+	const int64_t *lo;			/* [k[2]] */
+	const int64_t *hi;
+} unroll_geom;
+
+/*
+ * dst[k - k0][j] = X~[k, p0 + j] for k in [k0, k0 + kc), j < nr (zero past
+ * the sliver's cols).  Written once, included twice with a target
+ * attribute so that the strided copies vectorize for each instruction set.
+ */
+#define DEFINE_UNROLL(NAME, TARGET) \
+TARGET static void \
+NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run *runs, int nruns, \
+	 int64_t k0, int64_t kc, int nr, float *dst) \
+{ \
+	const nn_geom *g = ug->g; \
+	int64_t		k2 = g->k[2], \
+				k1 = g->k[1], \
+				k0s = g->k[0]; \
+	int64_t		kw = k0 % k2, \
+				kh = (k0 / k2) % k1, \
+				kd = (k0 / (k2 * k1)) % k0s, \
+				c = k0 / (k2 * k1 * k0s); \
+	if (ug->pointwise) \
+	{ \
+		for (int64_t k = 0; k < kc; k++, dst += nr) \
+		{ \
+			memcpy(dst, x + (k0 + k) * g->in_size + p0, sizeof(float) * cols); \
+			for (int j = cols; j < nr; j++) \
+				dst[j] = 0.0f; \
+		} \
+		return; \
+	} \
+	for (int64_t k = 0; k < kc; k++, dst += nr) \
+	{ \
+		const float *xc = x + c * g->in_size; \
+		int64_t		woff = kw * g->d[2] - g->pb[2], \
+					s2 = g->s[2]; \
+		for (int r = 0; r < nruns; r++) \
+		{ \
+			const pix_run *run = &runs[r]; \
+			float	   *d = dst + run->j; \
+			int64_t		id = run->od * g->s[0] - g->pb[0] + kd * g->d[0], \
+						ih = run->oh * g->s[1] - g->pb[1] + kh * g->d[1], \
+						a = run->ow, \
+						e = run->ow + run->len, \
+						lo = ug->lo[kw] > a ? ug->lo[kw] : a, \
+						hi = ug->hi[kw] < e ? ug->hi[kw] : e; \
+			const float *xr; \
+			if (id < 0 || id >= g->in[0] || ih < 0 || ih >= g->in[1] || lo >= hi) \
+			{ \
+				for (int j = 0; j < run->len; j++) \
+					d[j] = 0.0f; \
+				continue; \
+			} \
+			xr = xc + (id * g->in[1] + ih) * g->in[2] + woff; \
+			for (int64_t ow = a; ow < lo; ow++) \
+				d[ow - a] = 0.0f; \
+			if (s2 == 1) \
+				memcpy(d + (lo - a), xr + lo, sizeof(float) * (hi - lo)); \
+			else if (s2 == 2) \
+			{ \
+				float	   *dd = d - a; \
+				for (int64_t ow = lo; ow < hi; ow++) \
+					dd[ow] = xr[2 * ow]; \
+			} \
+			else \
+				for (int64_t ow = lo; ow < hi; ow++) \
+					d[ow - a] = xr[ow * s2]; \
+			for (int64_t ow = hi; ow < e; ow++) \
+				d[ow - a] = 0.0f; \
+		} \
+		for (int j = cols; j < nr; j++) \
+			dst[j] = 0.0f; \
+		if (++kw == k2) \
+		{ \
+			kw = 0; \
+			if (++kh == k1) \
+			{ \
+				kh = 0; \
+				if (++kd == k0s) \
+				{ \
+					kd = 0; \
+					c++; \
+				} \
+			} \
+		} \
+	} \
+}
+
+DEFINE_UNROLL(unroll_avx512, __attribute__((target("avx512f,fma"))))
+DEFINE_UNROLL(unroll_avx2, __attribute__((target("avx2,fma"))))
+
+/* ---- micro-kernels ------------------------------------------------------ */
+
+/* the epilogue of one tile, at the tile's origin */
+typedef struct tile_epi
+{
+	const float *bias;			/* bias of the tile's first row, or NULL */
+	const float *z;				/* residual at the tile's origin, or NULL */
+	int64_t		ldz;
+	const nn_activation *act;
+} tile_epi;
+
+typedef struct uk_args
+{
+	int64_t		kc;
+	const float *a;				/* [kc][NN_CONV_MR], at the tile's first row */
+	const float *b;				/* [kc][nr] */
+	float	   *c;
+	int64_t		ldc;
+	int			rows;			/* rows to store */
+	int			cols;			/* columns to store */
+	bool		accumulate;		/* add to what C holds (not the first block) */
+	const tile_epi *e;			/* last block: bias, Z, activation; else NULL */
+} uk_args;
+
+/* activations the epilogues compute in vector registers; the others run
+ * on the stored row (still in L1) */
+static inline bool
+act_in_registers(const nn_activation *act)
+{
+	return act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU || act->kind == NN_ACT_LEAKY_RELU ||
+		act->kind == NN_ACT_CLIP || act->kind == NN_ACT_HARD_SIGMOID;
+}
+
+/*
+ * The comparisons below keep the scalar definitions' NaN behaviour
+ * (fused_act.c): max(a, b) returns b unless a > b.
+ */
+__attribute__((target("avx512f,fma")))
+static inline __m512
+act_avx512(const nn_activation *act, __m512 v)
+{
+	switch (act->kind)
+	{
+		case NN_ACT_RELU:
+			return _mm512_max_ps(v, _mm512_setzero_ps());
+		case NN_ACT_LEAKY_RELU:
+			{
+				__mmask16	neg = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ);
+
+				return _mm512_mask_mul_ps(v, neg, v, _mm512_set1_ps(act->p0));
+			}
+		case NN_ACT_CLIP:
+			v = _mm512_max_ps(_mm512_set1_ps(act->p0), v);
+			return _mm512_min_ps(_mm512_set1_ps(act->p1), v);
+		case NN_ACT_HARD_SIGMOID:
+			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
+			v = _mm512_max_ps(_mm512_setzero_ps(), v);
+			return _mm512_min_ps(_mm512_set1_ps(1.0f), v);
+		default:
+			return v;
+	}
+}
+
+__attribute__((target("avx2,fma")))
+static inline __m256
+act_avx2(const nn_activation *act, __m256 v)
+{
+	switch (act->kind)
+	{
+		case NN_ACT_RELU:
+			return _mm256_max_ps(v, _mm256_setzero_ps());
+		case NN_ACT_LEAKY_RELU:
+			{
+				__m256		neg = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NGE_UQ);
+
+				return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(act->p0)), neg);
+			}
+		case NN_ACT_CLIP:
+			v = _mm256_max_ps(_mm256_set1_ps(act->p0), v);
+			return _mm256_min_ps(_mm256_set1_ps(act->p1), v);
+		case NN_ACT_HARD_SIGMOID:
+			v = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(act->p0), v), _mm256_set1_ps(act->p1));
+			v = _mm256_max_ps(_mm256_setzero_ps(), v);
+			return _mm256_min_ps(_mm256_set1_ps(1.0f), v);
+		default:
+			return v;
+	}
+}
+
+/* the activations computed after the store */
+static void
+finish_rows(const uk_args *u)
+{
+	if (u->e && !act_in_registers(u->e->act))
+		for (int r = 0; r < u->rows; r++)
+			nn_activation_apply_row_f32(u->e->act, u->c + r * u->ldc, u->cols);
+}
+
+/* AVX-512: 8 rows x NV vectors of 16 pixels, sliver width 48 */
+#define UK512_NR 48
+#define DEFINE_UK512(NV) \
+__attribute__((target("avx512f,fma"))) \
+static void \
+uk512_##NV(const uk_args *u) \
+{ \
+	__m512		acc[NN_CONV_MR][NV]; \
+	const float *a = u->a, \
+			   *b = u->b; \
+	int			tail = u->cols - 16 * (NV - 1); \
+	__mmask16	mlast = tail >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << tail) - 1); \
+	_Pragma("GCC unroll 8") \
+	for (int r = 0; r < NN_CONV_MR; r++) \
+		_Pragma("GCC unroll 3") \
+		for (int v = 0; v < NV; v++) \
+			acc[r][v] = _mm512_setzero_ps(); \
+	for (int64_t p = 0; p < u->kc; p++) \
+	{ \
+		__m512		bv[NV]; \
+		_Pragma("GCC unroll 3") \
+		for (int v = 0; v < NV; v++) \
+			bv[v] = _mm512_load_ps(b + 16 * v); \
+		_Pragma("GCC unroll 8") \
+		for (int r = 0; r < NN_CONV_MR; r++) \
+		{ \
+			__m512		av = _mm512_set1_ps(a[r]); \
+			_Pragma("GCC unroll 3") \
+			for (int v = 0; v < NV; v++) \
+				acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]); \
+		} \
+		a += NN_CONV_MR; \
+		b += UK512_NR; \
+	} \
+	_Pragma("GCC unroll 8") \
+	for (int r = 0; r < NN_CONV_MR; r++) \
+	{ \
+		float	   *cr = u->c + r * u->ldc; \
+		if (r >= u->rows) \
+			break; \
+		_Pragma("GCC unroll 3") \
+		for (int v = 0; v < NV; v++) \
+		{ \
+			__mmask16	m = v == NV - 1 ? mlast : (__mmask16) 0xFFFF; \
+			__m512		t = acc[r][v]; \
+			if (u->accumulate) \
+				t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(m, cr + 16 * v)); \
+			if (u->e) \
+			{ \
+				if (u->e->z) \
+					t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(m, u->e->z + r * u->e->ldz + 16 * v)); \
+				if (u->e->bias) \
+					t = _mm512_add_ps(t, _mm512_set1_ps(u->e->bias[r])); \
+				t = act_avx512(u->e->act, t); \
+			} \
+			_mm512_mask_storeu_ps(cr + 16 * v, m, t); \
+		} \
+	} \
+	finish_rows(u); \
+}
+
+DEFINE_UK512(1)
+DEFINE_UK512(2)
+DEFINE_UK512(3)
+
+/* AVX2: 4 rows x NV vectors of 8 pixels, sliver width 24; a tile of 8
+ * packed rows takes two calls */
+#define UK2_NR 24
+#define UK2_MR 4
+
+__attribute__((target("avx2,fma")))
+static inline __m256i
+mask_avx2(int n)
+{
+	return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+#define DEFINE_UK2(NV) \
+__attribute__((target("avx2,fma"))) \
+static void \
+uk2_##NV(const uk_args *u) \
+{ \
+	__m256		acc[UK2_MR][NV]; \
+	const float *a = u->a, \
+			   *b = u->b; \
+	int			tail = u->cols - 8 * (NV - 1); \
+	__m256i		mfull = _mm256_set1_epi32(-1), \
+				mlast = mask_avx2(tail); \
+	_Pragma("GCC unroll 4") \
+	for (int r = 0; r < UK2_MR; r++) \
+		_Pragma("GCC unroll 3") \
+		for (int v = 0; v < NV; v++) \
+			acc[r][v] = _mm256_setzero_ps(); \
+	for (int64_t p = 0; p < u->kc; p++) \
+	{ \
+		__m256		bv[NV]; \
+		_Pragma("GCC unroll 3") \
+		for (int v = 0; v < NV; v++) \
+			bv[v] = _mm256_load_ps(b + 8 * v); \
+		_Pragma("GCC unroll 4") \
+		for (int r = 0; r < UK2_MR; r++) \
+		{ \
+			__m256		av = _mm256_broadcast_ss(a + r); \
+			_Pragma("GCC unroll 3") \
+			for (int v = 0; v < NV; v++) \
+				acc[r][v] = _mm256_fmadd_ps(av, bv[v], acc[r][v]); \
+		} \
+		a += NN_CONV_MR; \
+		b += UK2_NR; \
+	} \
+	_Pragma("GCC unroll 4") \
+	for (int r = 0; r < UK2_MR; r++) \
+	{ \
+		float	   *cr = u->c + r * u->ldc; \
+		if (r >= u->rows) \
+			break; \
+		_Pragma("GCC unroll 3") \
+		for (int v = 0; v < NV; v++) \
+		{ \
+			__m256i		m = v == NV - 1 ? mlast : mfull; \
+			__m256		t = acc[r][v]; \
+			if (u->accumulate) \
+				t = _mm256_add_ps(t, _mm256_maskload_ps(cr + 8 * v, m)); \
+			if (u->e) \
+			{ \
+				if (u->e->z) \
+					t = _mm256_add_ps(t, _mm256_maskload_ps(u->e->z + r * u->e->ldz + 8 * v, m)); \
+				if (u->e->bias) \
+					t = _mm256_add_ps(t, _mm256_set1_ps(u->e->bias[r])); \
+				t = act_avx2(u->e->act, t); \
+			} \
+			_mm256_maskstore_ps(cr + 8 * v, m, t); \
+		} \
+	} \
+	finish_rows(u); \
+}
+
+DEFINE_UK2(1)
+DEFINE_UK2(2)
+DEFINE_UK2(3)
+
+typedef void (*uk_fn) (const uk_args *u);
+
+static const uk_fn uk512[3] = {uk512_1, uk512_2, uk512_3};
+static const uk_fn uk2[3] = {uk2_1, uk2_2, uk2_3};
+
+void
+nn_conv_tile_avx512(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int rows,
+					int cols, bool accumulate)
+{
+	uk_args		u;
+
+	u.kc = kc;
+	u.a = a;
+	u.b = b;
+	u.c = c;
+	u.ldc = ldc;
+	u.rows = rows;
+	u.cols = cols;
+	u.accumulate = accumulate;
+	u.e = NULL;
+	uk512[(cols + 15) / 16 - 1] (&u);
+}
+
+/* ---- the driver --------------------------------------------------------- */
+
+/* unrolled slivers one thread keeps at once: 16 x 160 rows x 48 = 480 KiB, in L2 */
+#define PANEL_SLIVERS 16
+/* channel tiles that sweep the slivers together */
+#ifndef TILE_CHUNK
+#define TILE_CHUNK 4
+#endif
+
+/*
+ * The unrolled panel of each thread, kept between calls (a fresh buffer of
+ * this size per call would be an mmap and its page faults every time).
+ */
+static __thread float *tls_panel;
+static __thread size_t tls_panel_len;
+
+static float *
+thread_panel(size_t floats)
+{
+	if (tls_panel_len < floats)
+	{
+		ox_aligned_free(tls_panel);
+		tls_panel = ox_aligned_alloc(floats * sizeof(float));
+		tls_panel_len = tls_panel ? floats : 0;
+	}
+	return tls_panel;
+}
+
+typedef struct gemm_job
+{
+	const nn_conv_shape *cs;
+	const nn_convw *pw;
+	const float *x;
+	float	   *y;
+	const nn_conv_epi *epi;
+	unroll_geom ug;
+	nn_isa		isa;
+	int			nr;				/* sliver width */
+	int64_t		slivers;		/* per image and group */
+	int64_t		per_range;		/* slivers unrolled together */
+	int64_t		ranges;			/* per image and group */
+	int64_t		mparts;			/* channel-tile ranges per sliver range */
+	int64_t		tiles_per_part;
+	int64_t		kc;				/* reduction block */
+	bool		oom;
+} gemm_job;
+
+/* one micro-kernel call (AVX2: two, one per half of the 8-row tile) */
+static inline void
+run_tile(const gemm_job *j, uk_args *u, tile_epi *e, int nv)
+{
+	if (j->isa == NN_ISA_AVX512)
+		uk512[nv - 1] (u);
+	else
+	{
+		int			rows = u->rows;
+
+		u->rows = rows < UK2_MR ? rows : UK2_MR;
+		uk2[nv - 1] (u);
+		if (rows > UK2_MR)
+		{
+			u->a += UK2_MR;
+			u->c += UK2_MR * u->ldc;
+			u->rows = rows - UK2_MR;
+			if (u->e)
+			{
+				e->bias = e->bias ? e->bias + UK2_MR : NULL;
+				e->z = e->z ? e->z + UK2_MR * e->ldz : NULL;
+			}
+			uk2[nv - 1] (u);
+		}
+	}
+}
+
+static void
+gemm_task(void *arg, int64_t begin, int64_t end)
+{
+	gemm_job   *j = arg;
+	const nn_conv_shape *cs = j->cs;
+	const nn_geom *g = &cs->g;
+	const nn_convw *pw = j->pw;
+	int64_t		cg = cs->c / cs->group,
+				mg = cs->m / cs->group,
+				kk = pw->kk;
+	size_t		sliver_floats = (size_t) j->kc * j->nr;
+	float	   *panel = thread_panel(sliver_floats * j->per_range);
+	pix_run		runs[NR_MAX + 1];
+
+	if (!panel)
+	{
+		j->oom = true;
+		return;
+	}
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		mp = t % j->mparts,
+					rg = (t / j->mparts) % j->ranges,
+					gi = (t / (j->mparts * j->ranges)) % cs->group,
+					n = t / (j->mparts * j->ranges * cs->group);
+		int64_t		s0 = rg * j->per_range,
+					s1 = s0 + j->per_range < j->slivers ? s0 + j->per_range : j->slivers;
+		int64_t		t0 = mp * j->tiles_per_part,
+					t1 = t0 + j->tiles_per_part < pw->tiles ? t0 + j->tiles_per_part : pw->tiles;
+		const float *xg = j->x + (n * cs->c + gi * cg) * g->in_size;
+		float	   *yg = j->y + (n * cs->m + gi * mg) * g->out_size;
+		const float *zg = j->epi->z ? j->epi->z + (n * cs->m + gi * mg) * g->out_size : NULL;
+		const float *bg = j->epi->bias ? j->epi->bias + gi * mg : NULL;
+
+		for (int64_t k0 = 0; k0 < kk; k0 += j->kc)
+		{
+			int64_t		kc = kk - k0 < j->kc ? kk - k0 : j->kc;
+			bool		last = k0 + kc >= kk;
+
+			for (int64_t s = s0; s < s1; s++)
+			{
+				int64_t		p0 = s * j->nr;
+				int			cols = (int) (g->out_size - p0 < j->nr ? g->out_size - p0 : j->nr);
+				int			nruns = j->ug.pointwise ? 0 : sliver_runs(g, p0, cols, runs);
+				float	   *dst = panel + (s - s0) * sliver_floats;
+
+				if (j->isa == NN_ISA_AVX512)
+					unroll_avx512(&j->ug, xg, p0, cols, runs, nruns, k0, kc, j->nr, dst);
+				else
+					unroll_avx2(&j->ug, xg, p0, cols, runs, nruns, k0, kc, j->nr, dst);
+			}
+			/*
+			 * A few channel tiles at a time across the slivers: each reuses
+			 * a sliver from L1, and their output rows (and Z's) are read and
+			 * written as a few sequential streams the prefetchers follow.
+			 */
+			for (int64_t tc = t0; tc < t1; tc += TILE_CHUNK)
+			for (int64_t s = s0; s < s1; s++)
+			{
+				int64_t		p0 = s * j->nr;
+				int			cols = (int) (g->out_size - p0 < j->nr ? g->out_size - p0 : j->nr);
+				int			nv = j->isa == NN_ISA_AVX512 ? (cols + 15) / 16 : (cols + 7) / 8;
+
+				for (int64_t ti = tc; ti < t1 && ti < tc + TILE_CHUNK; ti++)
+				{
+					int64_t		m0 = ti * NN_CONV_MR;
+					tile_epi	e;
+					uk_args		u;
+
+					u.kc = kc;
+					u.a = pw->data + ((gi * pw->tiles + ti) * kk + k0) * NN_CONV_MR;
+					u.b = panel + (s - s0) * sliver_floats;
+					u.c = yg + m0 * g->out_size + p0;
+					u.ldc = g->out_size;
+					u.rows = (int) (mg - m0 < NN_CONV_MR ? mg - m0 : NN_CONV_MR);
+					u.cols = cols;
+					u.accumulate = k0 > 0;
+					u.e = NULL;
+					if (last)
+					{
+						e.bias = bg ? bg + m0 : NULL;
+						e.z = zg ? zg + m0 * g->out_size + p0 : NULL;
+						e.ldz = g->out_size;
+						e.act = &j->epi->act;
+						u.e = &e;
+					}
+					run_tile(j, &u, &e, nv);
+				}
+			}
+		}
+	}
+}
+
+static ox_code
+conv_gemm(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw, const float *x,
+		  const nn_conv_epi *epi, float *y, ox_status *st)
+{
+	const nn_geom *g = &cs->g;
+	gemm_job	job;
+	int64_t	   *lohi;
+	int64_t		tasks,
+				nkb;
+	int			threads = ctx ? ctx->nthreads : 1;
+	bool		pointwise = true;
+
+	for (int i = 0; i < NN_MAX_SPATIAL; i++)
+		if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->pe[i] != 0)
+			pointwise = false;
+	if (!(lohi = nn_scratch(2 * g->k[2], sizeof(int64_t), st, "Conv")))
+		return st->code;
+	for (int64_t kw = 0; kw < g->k[2]; kw++)
+		nn_valid_range(g->out[2], g->s[2], kw * g->d[2] - g->pb[2], g->in[2], &lohi[kw], &lohi[g->k[2] + kw]);
+
+	memset(&job, 0, sizeof(job));
+	job.cs = cs;
+	job.pw = pw;
+	job.x = x;
+	job.y = y;
+	job.epi = epi;
+	job.ug.g = g;
+	job.ug.pointwise = pointwise;
+	job.ug.lo = lohi;
+	job.ug.hi = lohi + g->k[2];
+	job.isa = nn_conv_fast_isa();
+	job.nr = job.isa == NN_ISA_AVX512 ? UK512_NR : UK2_NR;
+	job.slivers = (g->out_size + job.nr - 1) / job.nr;
+	/* equal reduction blocks of at most KC_MAX rows */
+	nkb = (pw->kk + KC_MAX - 1) / KC_MAX;
+	job.kc = (pw->kk + nkb - 1) / nkb;
+	/* equal sliver ranges of at most PANEL_SLIVERS */
+	job.ranges = (job.slivers + PANEL_SLIVERS - 1) / PANEL_SLIVERS;
+	job.per_range = (job.slivers + job.ranges - 1) / job.ranges;
+	tasks = cs->n * cs->group * job.ranges;
+	job.mparts = 1;
+	if (threads > 1 && tasks < 2 * threads)
+	{
+		job.mparts = (2 * threads + tasks - 1) / tasks;
+		if (job.mparts > pw->tiles)
+			job.mparts = pw->tiles;
+	}
+	job.tiles_per_part = (pw->tiles + job.mparts - 1) / job.mparts;
+	job.mparts = (pw->tiles + job.tiles_per_part - 1) / job.tiles_per_part;
+	ox_parallel_for(ctx, tasks * job.mparts, 1, gemm_task, &job);
+	ox_aligned_free(lohi);
+	if (job.oom)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate an unrolling buffer");
+	return OX_OK;
+}
+
+bool
+nn_conv_is_depthwise(const nn_conv_shape *cs)
+{
+	return cs->group > 1 && cs->c == cs->group;
+}
+
+ox_code
+nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw, const float *x,
+				 const float *w, const nn_conv_epi *epi, float *y, ox_status *st)
+{
+	const nn_geom *g = &cs->g;
+	int64_t		kk = cs->c / cs->group * g->k_size;
+	nn_convw   *own = NULL;
+	ox_code		rc;
+
+	if (nn_conv_fast_isa() == NN_ISA_NONE)
+		return ox_fail(st, OX_INTERNAL, "Conv: no fast path on this machine");
+	if (cs->n * cs->m * g->out_size == 0)
+		return OX_OK;
+	if (nn_conv_is_depthwise(cs))
+		return nn_conv_depthwise_f32(ctx, cs, x, w, epi, y, st);
+	if (pw && pw->winograd && pw->src == (const void *) w && pw->mg == cs->m && pw->kk == cs->c &&
+		nn_winograd_applies(cs))
+		return nn_conv_winograd_f32(ctx, cs, pw, x, epi, y, st);
+	if (!pw || pw->winograd || pw->src != (const void *) w || pw->group != cs->group || pw->kk != kk ||
+		pw->mg * pw->group != cs->m)
+	{
+		if (!(own = nn_convw_pack(cs->group, cs->m, kk, w, st)))
+			return st->code;
+		pw = own;
+	}
+	rc = conv_gemm(ctx, cs, pw, x, epi, y, st);
+	nn_convw_free(own);
+	return rc;
+}
