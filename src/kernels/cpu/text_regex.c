@@ -345,7 +345,11 @@ ox_text_regex_translate(const char *pat, size_t len, char **out, ox_status *st)
 		}
 		else if (*p == '[')
 		{
-			OX_TRY(translate_bracket(&p, end, &b, st));
+			if (translate_bracket(&p, end, &b, st) != OX_OK)
+			{
+				free(b.data);	/* found by fuzz_load: the bracket error path leaked */
+				return st->code;
+			}
 			after_quant = false;
 			continue;
 		}
