@@ -20,8 +20,6 @@
  * not above the opset the model imports for the node's domain.  A kernel
  * that changes behaviour across versions reads node->opset.
  */
-/* TEMPORARY NOTE FOR PARALLEL HELPERS (the lead removes it): before writing any kernel,
- * read /tmp/kernel_brief_common.md: rules, file ownership, how to test, no git commits. */
 #ifndef OX_KERNEL_H
 #define OX_KERNEL_H
 
