@@ -211,7 +211,11 @@ OnnxValueToFloats(const ox_value *v, const char *model, const char *output,
 				  int64 *count, int64 *rows)
 {
 	FloatBuf	fb = {NULL, 0, 0};
+	int64		unused_rows;
 
+	/* callers that only want the values may pass rows = NULL */
+	if (rows == NULL)
+		rows = &unused_rows;
 	switch (v->kind)
 	{
 		case OX_VALUE_TENSOR:
