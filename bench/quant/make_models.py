@@ -32,6 +32,10 @@ def export(model, example, path, input_name, dynamic_batch):
     kwargs = {}
     if dynamic_batch:
         kwargs["dynamic_axes"] = {input_name: {0: "N"}, "output": {0: "N"}}
+    # newer torch exports through dynamo by default: ask for the TorchScript exporter
+    import inspect
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kwargs["dynamo"] = False
     with warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, example, path, opset_version=OPSET, input_names=[input_name],

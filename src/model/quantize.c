@@ -462,11 +462,12 @@ qz_quantize_weight(qz *z, const ox_tensor *w, const char *base, int axis, bool t
 	}
 	else
 	{
-		int			r = param_rank > 1 ? param_rank : 1;
+		/* rank |param_rank|, channels on dim 1, or on dim 0 when param_rank < 0 */
+		int			r = param_rank > 1 ? param_rank : (param_rank < -1 ? -param_rank : 1);
 
 		for (int i = 0; i < r; i++)
 			pdims[i] = 1;
-		pdims[r > 1 ? 1 : 0] = n_ch;
+		pdims[r > 1 && param_rank > 0 ? 1 : 0] = n_ch;
 		out->scale = qz_init(z, base, "scale", OX_FLOAT, r, pdims, &sdata);
 		out->zp = qz_init(z, base, "zero_point", qt, r, pdims, &zdata);
 		if (out->scale >= 0 && out->zp >= 0)

@@ -72,8 +72,9 @@ void		qz_compute_params(float rmin, float rmax, int32_t qmin, int32_t qmax, bool
  * Quantize a constant weight: per tensor (axis < 0) or per slice along
  * axis.  Creates initializers for the int8 data (same shape as w unless
  * transpose: a 2-D w stored transposed), the scales and zero points (rank
- * 0 per tensor, 1-D per channel, or `param_rank` with the channels on dim 1
- * when param_rank > 1), and returns their value ids and the scales.
+ * 0 per tensor, 1-D per channel, or of rank |param_rank| with the channels
+ * on dim 1 when param_rank > 1, on dim 0 when param_rank < -1), and returns
+ * their value ids and the scales.
  */
 typedef struct qz_weight
 {

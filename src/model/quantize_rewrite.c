@@ -251,18 +251,29 @@ fail:
 	return z->st->code ? z->st->code : OX_OUT_OF_MEMORY;
 }
 
+/*
+ * An embedding table: Gather(Wq, ids) -> DequantizeLinear per tensor, or,
+ * per channel, one scale per row: Gather(Wq) -> Cast -> [Sub(Gather(zp))]
+ * -> Mul(Gather(scales [V, 1])), standard operators that broadcast over any
+ * batch.  Rows are what a lookup returns, so per-row scales cost nothing in
+ * accuracy where one table-wide scale would flatten rare, small rows.
+ */
 static ox_code
 dynamic_gather(qz *z, int k)
 {
 	qz_src		s;
 	qz_weight	wq;
+	const ox_tensor *w;
 	int			gq,
 				node;
 	int			in[3];
+	bool		per_row;
 
 	src_of(z, k, &s);
-	OX_TRY(qz_quantize_weight(z, init_of(z, s.in[0]), z->g->values[s.in[0]].name, -1, false,
-							  z->o->weight_type, 0, &wq));
+	w = init_of(z, s.in[0]);
+	per_row = z->o->per_channel && w->rank == 2 && ox_attr_int(&z->g->nodes[k], "axis", 0) == 0;
+	OX_TRY(qz_quantize_weight(z, w, z->g->values[s.in[0]].name, per_row ? 0 : -1, false,
+							  z->o->weight_type, per_row ? -2 : 0, &wq));
 	free(wq.scales);
 	TRY_ID(gq = qz_value(z, s.name, "quantized", z->o->weight_type));
 	in[0] = wq.q;
@@ -270,10 +281,57 @@ dynamic_gather(qz *z, int k)
 	TRY_ID(node = qz_node(z, "Gather", "", s.name, in, 2, &gq, 1));
 	OX_TRY(copy_src_attrs(z, node, &s));
 	kill(z, k);
-	in[0] = gq;
-	in[1] = wq.scale;
-	in[2] = wq.zp;
-	TRY_ID(qz_node(z, "DequantizeLinear", "", s.name, in, 3, &s.out, 1));
+	if (!per_row)
+	{
+		in[0] = gq;
+		in[1] = wq.scale;
+		in[2] = wq.zp;
+		TRY_ID(qz_node(z, "DequantizeLinear", "", s.name, in, 3, &s.out, 1));
+		return OX_OK;
+	}
+	{
+		/* scales and zero points are [V, 1]: gathered, they broadcast over the row */
+		int			gf = qz_value(z, s.name, "float", OX_FLOAT);
+		int			sc = qz_value(z, s.name, "row_scale", OX_FLOAT);
+		int			cast;
+		bool		has_zp = !z->o->symmetric_weights || z->o->weight_type == OX_UINT8;
+
+		TRY_ID(gf);
+		TRY_ID(sc);
+		TRY_ID(cast = qz_node(z, "Cast", "", s.name, &gq, 1, &gf, 1));
+		OX_TRY(qz_attr_int(z, cast, "to", OX_FLOAT));
+		if (has_zp)
+		{
+			const ox_tensor *zt = z->g->values[wq.zp].init;
+			int64_t		dims[2] = {zt->dims[0], 1};
+			void	   *zd;
+			int			zf = qz_init(z, s.name, "row_zero_point", OX_FLOAT, 2, dims, &zd);
+			int			gz = qz_value(z, s.name, "row_zero", OX_FLOAT);
+			int			cen = qz_value(z, s.name, "centered", OX_FLOAT);
+
+			TRY_ID(zf);
+			TRY_ID(gz);
+			TRY_ID(cen);
+			for (int64_t i = 0; i < dims[0]; i++)
+				((float *) zd)[i] = (float) (zt->dtype == OX_INT8 ? ((const int8_t *) zt->data)[i]
+											 : ((const uint8_t *) zt->data)[i]);
+			in[0] = zf;
+			in[1] = s.in[1];
+			TRY_ID(node = qz_node(z, "Gather", "", s.name, in, 2, &gz, 1));
+			OX_TRY(copy_src_attrs(z, node, &s));
+			in[0] = gf;
+			in[1] = gz;
+			TRY_ID(qz_node(z, "Sub", "", s.name, in, 2, &cen, 1));
+			gf = cen;
+		}
+		in[0] = wq.scale;
+		in[1] = s.in[1];
+		TRY_ID(node = qz_node(z, "Gather", "", s.name, in, 2, &sc, 1));
+		OX_TRY(copy_src_attrs(z, node, &s));
+		in[0] = gf;
+		in[1] = sc;
+		TRY_ID(qz_node(z, "Mul", "", s.name, in, 2, &s.out, 1));
+	}
 	return OX_OK;
 }
 

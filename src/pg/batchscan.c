@@ -352,7 +352,8 @@ run_call(OnnxBatchState *st, BatchCall *bc)
 
 	/* one row of output per sample, numbers */
 	res = OnnxCallResult(&bc->call);
-	if (!OnnxResultIsDense(res) || res->tensor.rank < 1 || res->tensor.dims[0] != n_ok)
+	if (!OnnxResultIsDense(res) || res->tensor.rank < 1 || res->tensor.dims[0] != n_ok ||
+		ox_tensor_numel(&res->tensor) % n_ok != 0)
 		return;
 	per_row = ox_tensor_numel(&res->tensor) / n_ok;
 	if (per_row < 1 || per_row > (int64) ((MaxAllocSize - 64) / sizeof(float4)) ||

@@ -341,13 +341,14 @@ def test_encoder_dynamic(conn, torch_models):
     with open(path, "rb") as f:
         model = f.read()
     sql(conn, "SELECT onnx_load_model('qt_encoder', %s, replace => true)", (model,))
-    ids_sql = ("SELECT i AS id, ARRAY(SELECT ((i * 7919 + j * 104729 + (i * j) %% 977) %% 8192)::bigint "
+    ids_sql = ("SELECT i AS id, ARRAY(SELECT ((i * 7919 + j * 104729 + (i * j) % 977) % 8192)::bigint "
                "FROM generate_series(0, 63) j) AS x FROM generate_series(0, 199) i")
     sql(conn, "DROP TABLE IF EXISTS qt_tokens")
     sql(conn, "CREATE TABLE qt_tokens AS " + ids_sql)
-    # embeddings (Gather) too, as onnxruntime's quantize_dynamic does by default
+    # embeddings (Gather) too, as onnxruntime's quantize_dynamic does by default;
+    # per channel: weight columns, and embedding rows
     s = quantize(conn, "dynamic", "qt_encoder", "qt_encoder_int8",
-                 op_types=["MatMul", "Gemm", "Conv", "Gather"], replace=True)
+                 op_types=["MatMul", "Gemm", "Conv", "Gather"], per_channel=True, replace=True)
     assert s["compression"] >= 3.5, s
     r = report(conn, "qt_encoder_int8", "SELECT x FROM qt_tokens ORDER BY id")
     assert r["rows"] == 200
@@ -360,7 +361,7 @@ def test_encoder_dynamic(conn, torch_models):
     ids = ((i * 7919 + j * 104729 + (i * j) % 977) % 8192).astype(np.int64)
     with tempfile.TemporaryDirectory() as d:
         q = os.path.join(d, "q.onnx")
-        quantize_dynamic(path, q, weight_type=QuantType.QInt8)
+        quantize_dynamic(path, q, weight_type=QuantType.QInt8, per_channel=True)
         theirs_q = ort_session(q)
         ref = ort_session(model)
         ours_q = ort_session(export(conn, "qt_encoder_int8"))

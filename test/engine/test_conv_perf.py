@@ -1,6 +1,14 @@
-"""The fast convolution paths (src/kernels/cpu/conv_gemm.c, conv_depthwise.c,
-conv_winograd.c) and the Conv + Add fusion (fuse_conv_add.c) against
-onnxruntime, at every optimization level and at 1 and 2 threads.
+"""The fast convolution paths (src/kernels/cpu/conv_gemm.c, conv_pixels.c,
+conv_depthwise.c, conv_winograd.c) and the Conv + Add fusion
+(fuse_conv_add.c) against onnxruntime, at every optimization level and at 1
+and 2 threads.
+
+Which path runs: depthwise for one input channel per group; Winograd
+F(4x4, 3x3) for 3x3 stride 1 with >= 16 channels in and out on planes of
+>= 400 pixels, F(2x2, 3x3) on planes of 7 to 28 output columns and >= 8
+rows below that; the pixel-broadcast path for other ungrouped convolutions
+with at most 64 output pixels and >= 16 output channels; the GEMM path
+otherwise.
 
 Shapes cover what the paths special-case: 1x1 (plain row copies), strided
 1x1, 3x3 stride 1 (Winograd where it applies) and stride 2, the 7x7 stem,
@@ -132,6 +140,7 @@ SHAPES = [
     ("depthwise 1x1 plane", 1, 8, (1, 1), 8, 3, None, 1, None, 8),
     ("1-D", 2, 6, (50,), 10, 5, 2, 2, None, 1),
     ("1-D depthwise", 1, 6, (33,), 6, 3, None, 1, None, 6),
+    ("depthwise stride 70", 1, 4, (300,), 4, 3, 70, 1, None, 4),
     ("3-D", 1, 4, (6, 7, 8), 8, 3, None, 1, None, 1),
     ("3-D depthwise", 1, 4, (5, 6, 7), 4, 3, 2, 1, None, 4),
     ("batch 4", 4, 16, (14, 14), 32, 3, None, 1, None, 1),
@@ -144,6 +153,13 @@ SHAPES = [
     ("wino asym pads", 1, 16, (21, 25), 16, 3, None, [1, 0, 2, 1], None, 1),
     ("wino many blocks", 3, 32, (40, 36), 48, 3, None, 1, None, 1),
     ("wino wide", 1, 16, (9, 130), 16, 3, None, 1, None, 1),
+    # Winograd F(2x2, 3x3): 7 to 28 output columns, >= 8 rows, below 400 pixels
+    ("wino2 14x14", 1, 64, (14, 14), 64, 3, None, 1, None, 1),
+    ("wino2 odd", 2, 16, (13, 15), 20, 3, None, 1, None, 1),
+    ("wino2 9x9", 1, 24, (9, 9), 16, 3, None, 1, None, 1),
+    ("wino2 no pad", 3, 16, (12, 18), 40, 3, None, 0, None, 1),
+    ("wino2 asym pads", 1, 32, (10, 13), 24, 3, None, [2, 0, 1, 1], None, 1),
+    ("wino2 long k", 1, 300, (14, 12), 50, 3, None, 1, None, 1),
     ("1x1 output", 2, 16, (3, 3), 24, 3, None, 0, None, 1),
 ]
 
@@ -165,14 +181,18 @@ def test_conv_weights_not_constant(case):
 
 
 @pytest.mark.parametrize("act", list(ACTS))
-@pytest.mark.parametrize("kind", ["gemm", "depthwise", "winograd"])
+@pytest.mark.parametrize("kind", ["gemm", "pixels", "depthwise", "winograd", "winograd2"])
 def test_conv_activations(act, kind):
     if kind == "gemm":
+        model, feeds = conv_model(1, 12, (19, 21), 20, 3, strides=1, pads=1, act=act, seed=3)
+    elif kind == "pixels":
         model, feeds = conv_model(1, 12, (9, 10), 20, 3, strides=2, pads=1, act=act, seed=3)
     elif kind == "depthwise":
         model, feeds = conv_model(1, 12, (9, 10), 12, 3, pads=1, group=12, act=act, seed=3)
-    else:
+    elif kind == "winograd":
         model, feeds = conv_model(1, 32, (20, 24), 32, 3, pads=1, act=act, seed=3)
+    else:
+        model, feeds = conv_model(2, 32, (14, 13), 40, 3, pads=1, act=act, seed=3)
     feeds["x"][0, 0, 0, :3] = [np.nan, np.inf, -np.inf]
     want = ort_run(model, feeds)[0]
     for level in (0, 3):
@@ -183,6 +203,9 @@ def test_conv_activations(act, kind):
         fin = np.isfinite(want)
         assert fin.sum() > want.size // 2
         assert_close(got[fin], want[fin], f"level {level}")
+        if act in (None, "Relu"):
+            # Relu keeps NaN, fused or not (as the standalone Relu does)
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
 
 
 def test_conv_no_bias_and_empty_batch():
@@ -252,6 +275,15 @@ def test_conv_add_fusion_winograd():
     assert ("FusedConv", 4) in ops, ops
 
 
+def test_conv_add_fusion_winograd2():
+    model, feeds = residual_model(c=32, m=32, hw=(14, 14), act="Relu")
+    g = model.graph
+    g.node[3].input[:] = ["x", "c1"]
+    del g.node[1]
+    g.node[1].input[0] = "x"
+    check(model, feeds)
+
+
 def test_conv_add_fusion_depthwise_and_z_from_later_node():
     """The residual addend is produced after the conv it joins (the fused node
     moves), and a depthwise conv takes Z too."""
@@ -319,3 +351,20 @@ def test_mobilenet_block():
     model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", c, 28, 28])],
                        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
     check(model, {"x": rng.standard_normal((3, c, 28, 28)).astype(np.float32)})
+
+
+@pytest.mark.parametrize("op,attrs", [
+    ("MaxPool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
+    ("MaxPool", dict(kernel_shape=[2, 2], strides=[2, 2])),
+    ("MaxPool", dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1])),
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
+    ("AveragePool", dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1], count_include_pad=1)),
+    ("AveragePool", dict(kernel_shape=[5, 5], strides=[3, 3], pads=[2, 1, 2, 1], ceil_mode=1)),
+])
+def test_pools(op, attrs):
+    """The row-wise pool loops (vectorized per instruction set) on odd planes."""
+    rng = np.random.default_rng(5)
+    model = make_model([helper.make_node(op, ["x"], ["y"], **attrs)],
+                       [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6, 37, 41])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    check(model, {"x": rng.standard_normal((2, 6, 37, 41)).astype(np.float32)})

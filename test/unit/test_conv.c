@@ -5,6 +5,7 @@
  *	  onnxruntime (or onnx.reference where onnxruntime lacks the case).
  */
 #include "kernel_test.h"
+#include "kernels/cpu/conv_fast.h"
 
 static void
 case_0(void)
@@ -1370,6 +1371,239 @@ large_conv(void)
 	kt_end();
 }
 
+/*
+ * The fast float paths (conv_fast.h: GEMM, pixel-broadcast, depthwise,
+ * Winograd F(4x4, 3x3) and F(2x2, 3x3)) against a double-precision direct
+ * convolution, through Conv and FusedConv (bias, residual Z, activation),
+ * once per instruction set this machine has (AVX-512, AVX2, and none: the
+ * portable path).  Which path runs follows from the shape; the cases below
+ * reach each of them.
+ */
+typedef struct fast_case
+{
+	const char *label;
+	int			nsp;			/* spatial axes, 1 to 3 */
+	int64_t		n,
+				c,
+				m,
+				group;
+	int64_t		in[3],
+				k[3],
+				s,
+				pb[3],
+				pe[3],
+				d;
+	const char *act;			/* FusedConv activation, or NULL for Conv */
+	bool		z;				/* FusedConv with a residual */
+} fast_case;
+
+static uint32_t fast_seed = 12345;
+
+static float
+fast_rand(void)
+{
+	fast_seed = fast_seed * 1664525u + 1013904223u;
+	return (float) ((fast_seed >> 8) & 0xFFFF) / 65536.0f * 2.0f - 1.0f;
+}
+
+static double
+fast_act(const char *act, double v)
+{
+	if (!act)
+		return v;
+	if (strcmp(act, "Relu") == 0)
+		return v > 0 ? v : 0;
+	if (strcmp(act, "Clip") == 0)
+		return v < 0 ? 0 : (v > 1.5 ? 1.5 : v);
+	if (strcmp(act, "LeakyRelu") == 0)
+		return v >= 0 ? v : 0.1 * v;
+	if (strcmp(act, "Sigmoid") == 0)
+		return 1 / (1 + exp(-v));
+	return v;
+}
+
+static void
+fast_case_run(const fast_case *fc)
+{
+	int64_t		out[3] = {1, 1, 1},
+				in[3] = {1, 1, 1},
+				k[3] = {1, 1, 1},
+				pb[3] = {0, 0, 0},
+				s3[3] = {1, 1, 1},
+				d3[3] = {1, 1, 1};
+	int			off = 3 - fc->nsp;
+	int64_t		cg = fc->c / fc->group,
+				mg = fc->m / fc->group,
+				isz,
+				osz,
+				ksz,
+				nx,
+				nw,
+				ny;
+	float	   *x,
+			   *w,
+			   *b,
+			   *z,
+			   *want;
+	int64_t		xd[5],
+				wd[5],
+				yd[5],
+				pads[6],
+				kern[3],
+				strides[3],
+				dils[3];
+
+	for (int i = 0; i < fc->nsp; i++)
+	{
+		in[off + i] = fc->in[i];
+		k[off + i] = fc->k[i];
+		pb[off + i] = fc->pb[i];
+		s3[off + i] = fc->s;
+		d3[off + i] = fc->d;
+		out[off + i] = (fc->in[i] + fc->pb[i] + fc->pe[i] - ((fc->k[i] - 1) * fc->d + 1)) / fc->s + 1;
+		pads[i] = fc->pb[i];
+		pads[fc->nsp + i] = fc->pe[i];
+		kern[i] = fc->k[i];
+		strides[i] = fc->s;
+		dils[i] = fc->d;
+	}
+	isz = in[0] * in[1] * in[2];
+	osz = out[0] * out[1] * out[2];
+	ksz = k[0] * k[1] * k[2];
+	nx = fc->n * fc->c * isz;
+	nw = fc->m * cg * ksz;
+	ny = fc->n * fc->m * osz;
+	x = malloc(sizeof(float) * nx);
+	w = malloc(sizeof(float) * nw);
+	b = malloc(sizeof(float) * fc->m);
+	z = malloc(sizeof(float) * ny);
+	want = malloc(sizeof(float) * ny);
+	for (int64_t i = 0; i < nx; i++)
+		x[i] = fast_rand();
+	for (int64_t i = 0; i < nw; i++)
+		w[i] = fast_rand() / (float) sqrt((double) (cg * ksz));
+	for (int64_t i = 0; i < fc->m; i++)
+		b[i] = 0.1f * fast_rand();
+	for (int64_t i = 0; i < ny; i++)
+		z[i] = fast_rand();
+	for (int64_t n = 0; n < fc->n; n++)
+		for (int64_t m = 0; m < fc->m; m++)
+			for (int64_t o = 0; o < osz; o++)
+			{
+				int64_t		od = o / (out[1] * out[2]),
+							oh = o / out[2] % out[1],
+							ow = o % out[2];
+				int64_t		gi = m / mg;
+				double		sum = b[m];
+
+				for (int64_t c = 0; c < cg; c++)
+					for (int64_t t = 0; t < ksz; t++)
+					{
+						int64_t		kd = t / (k[1] * k[2]),
+									kh = t / k[2] % k[1],
+									kw = t % k[2],
+									id = od * s3[0] - pb[0] + kd * d3[0],
+									ih = oh * s3[1] - pb[1] + kh * d3[1],
+									iw = ow * s3[2] - pb[2] + kw * d3[2];
+
+						if (id < 0 || id >= in[0] || ih < 0 || ih >= in[1] || iw < 0 || iw >= in[2])
+							continue;
+						sum += (double) x[((n * fc->c + gi * cg + c) * in[0] + id) * in[1] * in[2] + ih * in[2] + iw] *
+							w[(m * cg + c) * ksz + t];
+					}
+				if (fc->z)
+					sum += z[(n * fc->m + m) * osz + o];
+				want[(n * fc->m + m) * osz + o] = (float) fast_act(fc->act, sum);
+			}
+	xd[0] = fc->n;
+	xd[1] = fc->c;
+	wd[0] = fc->m;
+	wd[1] = cg;
+	yd[0] = fc->n;
+	yd[1] = fc->m;
+	for (int i = 0; i < fc->nsp; i++)
+	{
+		xd[2 + i] = fc->in[i];
+		wd[2 + i] = fc->k[i];
+		yd[2 + i] = out[off + i];
+	}
+	if (fc->act || fc->z)
+	{
+		/* the harness keeps pointers to attribute values until kt_run */
+		static const float clip[2] = {0.0f, 1.5f},
+					leaky[1] = {0.1f};
+
+		kt_begin("FusedConv", "com.microsoft", 1);
+		if (fc->act)
+			kt_attr_string("activation", fc->act);
+		if (fc->act && strcmp(fc->act, "Clip") == 0)
+			kt_attr_floats("activation_params", 2, clip);
+		if (fc->act && strcmp(fc->act, "LeakyRelu") == 0)
+			kt_attr_floats("activation_params", 1, leaky);
+	}
+	else
+		kt_begin("Conv", "", 11);
+	kt.label = fc->label;
+	kt_attr_int("group", fc->group);
+	kt_attr_ints("kernel_shape", fc->nsp, kern);
+	kt_attr_ints("strides", fc->nsp, strides);
+	kt_attr_ints("dilations", fc->nsp, dils);
+	kt_attr_ints("pads", 2 * fc->nsp, pads);
+	kt_input_f32(2 + fc->nsp, xd, x);
+	kt_input_f32(2 + fc->nsp, wd, w);
+	kt_input_f32(1, (const int64_t[]) {fc->m}, b);
+	if (fc->z)
+		kt_input_f32(2 + fc->nsp, yd, z);
+	kt_run(ox_kernels_conv, ox_kernels_conv_count, 1);
+	kt_expect_ok();
+	/* Winograd F(4x4, 3x3) is a few bits less exact than a direct float sum */
+	kt_expect_values(0, OX_FLOAT, 2 + fc->nsp, yd, want, 3e-5);
+	kt_end();
+	free(x);
+	free(w);
+	free(b);
+	free(z);
+	free(want);
+}
+
+static void
+fast_paths(void)
+{
+	static const fast_case cases[] = {
+		/* label, nsp, n, c, m, group, in, k, s, pb, pe, d, act, z */
+		{"fast 1x1 gemm", 2, 2, 20, 13, 1, {9, 11}, {1, 1}, 1, {0, 0}, {0, 0}, 1, NULL, false},
+		{"fast 1x1 s2 + z relu", 2, 1, 24, 40, 1, {17, 15}, {1, 1}, 2, {0, 0}, {0, 0}, 1, "Relu", true},
+		{"fast 3x3 s2 gemm", 2, 1, 5, 19, 1, {23, 19}, {3, 3}, 2, {1, 1}, {1, 1}, 1, "Clip", false},
+		{"fast 3x3 long k gemm", 2, 1, 200, 9, 1, {12, 9}, {3, 3}, 1, {1, 1}, {1, 1}, 1, NULL, false},
+		{"fast 7x7 s2 stem", 2, 1, 3, 16, 1, {40, 37}, {7, 7}, 2, {3, 3}, {3, 3}, 1, "Relu", false},
+		{"fast dilated", 2, 1, 6, 10, 1, {16, 16}, {3, 3}, 1, {2, 2}, {2, 2}, 2, "LeakyRelu", false},
+		{"fast groups", 2, 2, 12, 18, 3, {10, 9}, {3, 3}, 1, {1, 0}, {0, 1}, 1, NULL, false},
+		{"fast winograd f43", 2, 2, 16, 24, 1, {24, 21}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Relu", true},
+		{"fast winograd f43 pads", 2, 1, 40, 20, 1, {22, 26}, {3, 3}, 1, {0, 2}, {1, 0}, 1, "Sigmoid", false},
+		{"fast winograd f23", 2, 3, 16, 20, 1, {14, 14}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Clip", true},
+		{"fast winograd f23 odd", 2, 1, 48, 17, 1, {11, 13}, {3, 3}, 1, {0, 1}, {2, 1}, 1, NULL, false},
+		{"fast pixels 7x7", 2, 2, 32, 50, 1, {7, 7}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Relu", true},
+		{"fast pixels 1x1 long k", 2, 1, 300, 16, 1, {5, 6}, {1, 1}, 1, {0, 0}, {0, 0}, 1, NULL, false},
+		{"fast depthwise s1", 2, 1, 10, 10, 10, {17, 19}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Clip", true},
+		{"fast depthwise s2", 2, 2, 8, 8, 8, {20, 21}, {3, 3}, 2, {1, 1}, {1, 1}, 1, "Relu", false},
+		{"fast depthwise mult 3 5x5", 2, 1, 4, 12, 4, {9, 33}, {5, 5}, 1, {2, 2}, {2, 2}, 1, "Sigmoid", false},
+		{"fast depthwise s3 dilated", 2, 1, 3, 3, 3, {19, 20}, {3, 3}, 3, {2, 2}, {2, 2}, 2, NULL, false},
+		{"fast 1-D", 1, 2, 7, 11, 1, {60}, {5}, 2, {2}, {1}, 1, "Relu", false},
+		{"fast 1-D depthwise", 1, 1, 6, 6, 6, {50}, {3}, 1, {1}, {1}, 1, NULL, true},
+		{"fast 3-D", 3, 1, 4, 9, 1, {5, 6, 7}, {3, 3, 3}, 1, {1, 1, 1}, {1, 1, 1}, 1, "Relu", false},
+		{"fast 3-D depthwise", 3, 1, 4, 4, 4, {6, 5, 9}, {3, 3, 3}, 2, {1, 1, 1}, {1, 1, 1}, 1, NULL, false},
+	};
+	nn_isa		hw = nn_conv_fast_isa();
+
+	for (int isa = hw; isa >= NN_ISA_NONE; isa--)
+	{
+		nn_conv_fast_force_isa((nn_isa) isa);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+			fast_case_run(&cases[i]);
+	}
+	nn_conv_fast_force_isa(hw);
+}
+
 int
 main(void)
 {
@@ -1413,5 +1647,6 @@ main(void)
 	case_37();
 	errors();
 	large_conv();
+	fast_paths();
 	return kt_summary();
 }

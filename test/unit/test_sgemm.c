@@ -2,7 +2,10 @@
  * test_sgemm.c
  *	  ox_sgemm against a double-precision reference for shapes that hit
  *	  every edge (tiles, K blocks, N blocks, small-M paths), all transpose
- *	  combinations, alpha/beta, 1 and 2 threads, and with A or B packed ahead.
+ *	  combinations, alpha/beta, an epilogue (bias row and post function),
+ *	  1 to 3 threads, with A or B packed
+ *	  ahead, and for every kernel family this machine has (AVX-512, AVX2, the
+ *	  system BLAS fallback).
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,8 +21,34 @@ frand(unsigned *s)
 	return ((*s >> 9) & 0xffff) / 32768.0f - 1.0f;
 }
 
+/* post function of the tests: y = 2 * y - 1, counting the visits of each element */
+typedef struct post_arg
+{
+	int64_t		N;
+	float	   *C;
+	int64_t		ldc;
+	unsigned char *visits;
+} post_arg;
+
+static void
+post_double(void *arg, int64_t row0, int64_t col0, int64_t rows, int64_t cols, float *c, int64_t ldc)
+{
+	post_arg   *p = arg;
+
+	for (int64_t r = 0; r < rows; r++)
+		for (int64_t q = 0; q < cols; q++)
+		{
+			/* c is the block's corner: check it against C itself */
+			if (&c[r * ldc + q] != &p->C[(row0 + r) * p->ldc + col0 + q])
+				p->visits[0] = 100;
+			c[r * ldc + q] = 2.0f * c[r * ldc + q] - 1.0f;
+			p->visits[(row0 + r) * p->N + col0 + q]++;
+		}
+}
+
 static int
-check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, float beta)
+check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, float beta,
+	  bool use_bias)
 {
 	int64_t		lda = ta ? M + 3 : K + 1,
 				ldb = tb ? K + 2 : N + 5,
@@ -28,6 +57,10 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 	float	   *B = malloc(sizeof(float) * (tb ? N : K) * ldb);
 	float	   *C = malloc(sizeof(float) * M * ldc);
 	float	   *C0 = malloc(sizeof(float) * M * ldc);
+	float	   *bias = malloc(sizeof(float) * N);
+	unsigned char *visits = calloc(M * N + 1, 1);
+	post_arg	pa_arg = {N, C, ldc, visits};
+	ox_sgemm_epilogue epi = {use_bias ? bias : NULL, use_bias ? post_double : NULL, &pa_arg};
 	unsigned	seed = (unsigned) (M * 131 + N * 7 + K);
 	ox_kernel_ctx ctx;
 	ox_status	st;
@@ -39,18 +72,26 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 		B[i] = frand(&seed);
 	for (int64_t i = 0; i < M * ldc; i++)
 		C0[i] = C[i] = beta == 0.0f ? NAN : frand(&seed);	/* beta 0 must not read C */
+	for (int64_t i = 0; i < N; i++)
+		bias[i] = frand(&seed);
 	memset(&ctx, 0, sizeof(ctx));
 	ox_status_clear(&st);
 	ctx.nthreads = threads;
 	ctx.st = &st;
-	if (mode == 0 && ox_sgemm(&ctx, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) != OX_OK)
+	if (mode == 0 && !use_bias && ox_sgemm(&ctx, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) != OX_OK)
+		bad = 1;
+	if (mode == 0 && use_bias &&
+		ox_sgemm_ex(&ctx, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &epi) != OX_OK)
 		bad = 1;
 	if (mode == 1)
 	{
 		/* B packed ahead of time, as Gemm/MatMul do for constant weights */
 		ox_sgemm_packed *pb = ox_sgemm_pack_b(tb, K, N, B, ldb, &st);
 
-		if (!pb || ox_sgemm_packed_b(&ctx, ta, M, alpha, A, lda, pb, beta, C, ldc) != OX_OK)
+		/* machines without our kernels have nothing packed: callers use ox_sgemm */
+		if (!pb && strcmp(ox_sgemm_isa(), "blas") == 0)
+			bad = ox_sgemm_ex(&ctx, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, &epi) != OX_OK;
+		else if (!pb || ox_sgemm_packed_b_ex(&ctx, ta, M, alpha, A, lda, pb, beta, C, ldc, &epi) != OX_OK)
 			bad = 1;
 		ox_sgemm_packed_free(pb);
 	}
@@ -59,7 +100,9 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 		/* A packed ahead of time, as Conv does for its weights */
 		ox_sgemm_packed *pa = ox_sgemm_pack_a(ta, M, K, A, lda, &st);
 
-		if (!pa || ox_sgemm_packed_a(&ctx, pa, N, alpha, tb, B, ldb, beta, C, ldc) != OX_OK)
+		if (!pa && strcmp(ox_sgemm_isa(), "blas") == 0)
+			bad = ox_sgemm(&ctx, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc) != OX_OK;
+		else if (!pa || ox_sgemm_packed_a(&ctx, pa, N, alpha, tb, B, ldb, beta, C, ldc) != OX_OK)
 			bad = 1;
 		ox_sgemm_packed_free(pa);
 	}
@@ -70,20 +113,46 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 
 			for (int64_t k = 0; k < K; k++)
 				s += (double) (ta ? A[k * lda + m] : A[m * lda + k]) * (tb ? B[n * ldb + k] : B[k * ldb + n]);
-			s = alpha * s + (beta != 0.0f ? beta * C0[m * ldc + n] : 0.0);
+			s = alpha * s + (beta != 0.0f ? beta * C0[m * ldc + n] : 0.0) + (use_bias ? bias[n] : 0.0);
+			if (use_bias && mode != 2)
+			{
+				/* the post function ran exactly once on every element */
+				if (visits[m * N + n] != 1 || visits[0] > 1)
+				{
+					printf("FAIL sgemm %s mode=%d M=%lld N=%lld K=%lld: post function ran %d times at (%lld,%lld)\n",
+						   ox_sgemm_isa(), mode, (long long) M, (long long) N, (long long) K,
+						   (int) visits[m * N + n], (long long) m, (long long) n);
+					bad = 1;
+					break;
+				}
+				s = 2.0 * s - 1.0;
+			}
 			if (!(fabs(C[m * ldc + n] - s) <= 1e-4 * (1 + fabs(s)) * sqrt((double) K + 1)))
 			{
-				printf("FAIL sgemm mode=%d t=%d ta=%d tb=%d M=%lld N=%lld K=%lld at (%lld,%lld): %g vs %g\n",
-					   mode, threads, ta, tb, (long long) M, (long long) N, (long long) K,
-					   (long long) m, (long long) n, C[m * ldc + n], s);
+				printf("FAIL sgemm %s mode=%d t=%d ta=%d tb=%d bias=%d M=%lld N=%lld K=%lld at (%lld,%lld): %g vs %g\n",
+					   ox_sgemm_isa(), mode, threads, ta, tb, use_bias, (long long) M, (long long) N,
+					   (long long) K, (long long) m, (long long) n, C[m * ldc + n], s);
 				bad = 1;
 				break;
 			}
 		}
+	/* C's padding columns (ldc > N) must be untouched */
+	for (int64_t m = 0; m < M && !bad; m++)
+		for (int64_t n = N; n < ldc; n++)
+			if (memcmp(&C[m * ldc + n], &C0[m * ldc + n], sizeof(float)) != 0)
+			{
+				printf("FAIL sgemm %s mode=%d M=%lld N=%lld K=%lld wrote outside C at (%lld,%lld)\n",
+					   ox_sgemm_isa(), mode, (long long) M, (long long) N, (long long) K,
+					   (long long) m, (long long) n);
+				bad = 1;
+				break;
+			}
 	free(A);
 	free(B);
 	free(C);
 	free(C0);
+	free(bias);
+	free(visits);
 	return bad;
 }
 
@@ -94,24 +163,57 @@ main(void)
 		{1, 1, 1}, {1, 10, 784}, {2, 33, 17}, {3, 5, 7}, {12, 32, 16}, {13, 33, 385},
 		{25, 70, 800}, {200, 50, 64}, {64, 3136, 147}, {7, 2100, 9}, {300, 300, 300},
 	};
+	/* every tile height and width class, K blocks of unequal depth */
+	static const int64_t edges[][3] = {
+		{4, 1, 3}, {5, 15, 8}, {6, 16, 5}, {7, 17, 9}, {8, 31, 4}, {9, 48, 2}, {10, 47, 1},
+		{11, 64, 6}, {14, 8, 11}, {23, 9, 257}, {24, 40, 784}, {37, 100, 513}, {128, 96, 64},
+		{385, 20, 30},
+	};
+	static const char *const isas[] = {"avx512", "avx2", "blas"};
 	int			passed = 0,
 				failed = 0;
 
 	printf("sgemm kernels: %s\n", ox_sgemm_isa());
-	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
-		for (int t = 1; t <= 2; t++)
-			for (int ta = 0; ta < 2; ta++)
-				for (int tb = 0; tb < 2; tb++)
-				{
-					float		beta = (i % 3 == 0) ? 0.0f : (i % 3 == 1 ? 1.0f : 0.5f);
+	for (size_t f = 0; f < sizeof(isas) / sizeof(isas[0]); f++)
+	{
+		if (!ox_sgemm_force_isa(isas[f]))
+		{
+			printf("(no %s kernels on this machine)\n", isas[f]);
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+			for (int t = 1; t <= 2; t++)
+				for (int ta = 0; ta < 2; ta++)
+					for (int tb = 0; tb < 2; tb++)
+					{
+						float		beta = (i % 3 == 0) ? 0.0f : (i % 3 == 1 ? 1.0f : 0.5f);
 
-					for (int mode = 0; mode < 3; mode++)
-						if (check(mode, t, ta, tb, sizes[i][0], sizes[i][1], sizes[i][2],
-								  i % 2 ? 1.0f : 0.75f, beta))
-							failed++;
-						else
-							passed++;
+						for (int mode = 0; mode < 3; mode++)
+							if (check(mode, t, ta, tb, sizes[i][0], sizes[i][1], sizes[i][2],
+									  i % 2 ? 1.0f : 0.75f, beta, mode != 2 && (i + ta) % 2))
+								failed++;
+							else
+								passed++;
+					}
+		for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+			for (int t = 1; t <= 3; t += 2)
+				for (int mode = 0; mode < 3; mode++)
+				{
+					float		beta = (i % 3 == 0) ? 0.0f : (i % 3 == 1 ? 1.0f : -0.5f);
+
+					if (check(mode, t, false, i % 4 == 1, edges[i][0], edges[i][1], edges[i][2],
+							  i % 2 ? 1.0f : 1.5f, beta, mode != 2 && i % 2 == 0))
+						failed++;
+					else
+						passed++;
 				}
+		/* B too big for one packing buffer: packed in column chunks */
+		if (check(0, 2, false, false, 3, 4200, 2048, 1.0f, 0.0f, true) ||
+			check(0, 1, false, true, 20, 4100, 2100, 1.0f, 1.0f, false))
+			failed++;
+		else
+			passed++;
+	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

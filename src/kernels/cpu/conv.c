@@ -356,36 +356,10 @@ conv_free(void *state)
 }
 
 /*
- * Whether W is best kept in the Winograd form: a 3x3, stride 1, dilation 1,
- * ungrouped Conv whose input's spatial size is known from shape inference
- * and large enough (nn_winograd_fits).  Other input sizes at run time still
- * work (the GEMM path then packs W per run).
- */
-static bool
-winograd_candidate(ox_prepare_ctx *pc, const conv_state *s, const ox_tensor *w)
-{
-	const ox_value_def *xd;
-
-	if (w->rank != 4 || w->dims[2] != 3 || w->dims[3] != 3 || s->group != 1 || pc->node->inputs[0] < 0 ||
-		pc->node->inputs[0] >= pc->graph->n_values)
-		return false;
-	for (int i = 0; i < s->win.n_strides; i++)
-		if (s->win.strides[i] != 1)
-			return false;
-	for (int i = 0; i < s->win.n_dilations; i++)
-		if (s->win.dilations[i] != 1)
-			return false;
-	xd = ox_node_input_def(pc->graph, pc->node, 0);
-	if (xd->type.kind != OX_TYPE_TENSOR || xd->type.rank != 4 || xd->type.dims[2].value < 0 ||
-		xd->type.dims[3].value < 0)
-		return false;
-	return nn_winograd_fits(w->dims[1], w->dims[0], xd->type.dims[2].value, xd->type.dims[3].value);
-}
-
-/*
- * A constant float W [M, C/group, k...] is, per group, the A operand of the
- * convolution GEMM ([M/group, C/group * prod(k)], row-major): pack it once.
- * Depthwise convolutions read W as it is.
+ * A constant float W is packed once, in the layout of the path that will
+ * run it (conv_fast.h), chosen from the input shape shape inference gives
+ * (the batch size does not matter; without a known spatial size the GEMM
+ * path's layout).  Depthwise convolutions read W as it is.
  */
 static ox_code
 pack_conv_weights(ox_prepare_ctx *pc, conv_state *s)
@@ -394,15 +368,31 @@ pack_conv_weights(ox_prepare_ctx *pc, conv_state *s)
 							   pc->node->inputs[1] >= 0 &&
 							   pc->node->inputs[1] < pc->graph->n_values)
 		? ox_node_input_def(pc->graph, pc->node, 1) : NULL;
+	const ox_value_def *xd = (def && pc->node->inputs[0] >= 0 && pc->node->inputs[0] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, 0) : NULL;
 	const ox_tensor *w = def ? def->init : NULL;
+	ox_tensor	x;
+	nn_conv_shape cs;
+	ox_status	ignore;
 
 	if (!w || w->dtype != OX_FLOAT || w->rank < 3 || ox_tensor_numel(w) <= 0 ||
 		w->dims[0] % s->group != 0 || nn_conv_fast_isa() == NN_ISA_NONE)
 		return OX_OK;
 	if (w->dims[1] == 1 && s->group > 1)
 		return OX_OK;
-	if (winograd_candidate(pc, s, w))
-		s->wpack = nn_winograd_pack(w->dims[0], w->dims[1], w->data, pc->st);
+	/* a stand-in X of the inferred shape (batch 1, no data) to resolve the window */
+	memset(&x, 0, sizeof(x));
+	x.dtype = OX_FLOAT;
+	x.rank = w->rank;
+	x.dims[0] = 1;
+	x.dims[1] = w->dims[1] * s->group;
+	for (int i = 2; xd && xd->type.kind == OX_TYPE_TENSOR && xd->type.rank == w->rank && i < w->rank; i++)
+		x.dims[i] = xd->type.dims[i].value;
+	ox_status_clear(&ignore);
+	if (xd && xd->type.kind == OX_TYPE_TENSOR && xd->type.rank == w->rank &&
+		ox_shape_numel(w->rank, x.dims) > 0 &&
+		nn_conv_check(&s->win, s->group, "Conv", &x, w, NULL, &cs, &ignore) == OX_OK)
+		s->wpack = nn_convw_pack_for(&cs, w->data, pc->st);
 	else
 		s->wpack = nn_convw_pack(s->group, w->dims[0], ox_tensor_numel(w) / w->dims[0], w->data, pc->st);
 	return s->wpack ? OX_OK : pc->st->code;

@@ -23,6 +23,14 @@
 /* output vectors computed together */
 #define DW_UNITS 4
 
+/* where an output vector starts in the output plane and in the padded input */
+typedef struct dw_unit
+{
+	int64_t		out_off;
+	int64_t		in_off;
+	int			count;			/* valid lanes */
+} dw_unit;
+
 typedef struct dw_job
 {
 	const nn_conv_shape *cs;
@@ -39,6 +47,7 @@ typedef struct dw_job
 	int64_t		chunks;			/* vectors per output row */
 	int64_t		units;			/* vectors per output plane */
 	int64_t	   *tap_off;		/* [k_size] offsets of the taps in the padded plane */
+	dw_unit    *unit;			/* [units], the same for every plane */
 	bool		oom;
 } dw_job;
 
@@ -54,9 +63,8 @@ fill_padded(const dw_job *j, const float *xc, float *buf)
 				   xc + (d * g->in[1] + h) * g->in[2], sizeof(float) * g->in[2]);
 }
 
-/* where unit u (an output vector) starts in the output plane and in the padded input */
-static inline void
-unit_pos(const dw_job *j, int64_t u, int64_t *out_off, int64_t *in_off, int *count)
+static void
+unit_pos(const dw_job *j, int64_t u, dw_unit *d)
 {
 	const nn_geom *g = &j->cs->g;
 	int64_t		row = u / j->chunks,
@@ -65,9 +73,9 @@ unit_pos(const dw_job *j, int64_t u, int64_t *out_off, int64_t *in_off, int *cou
 				od = row / g->out[1],
 				ow = ch * j->lanes;
 
-	*out_off = row * g->out[2] + ow;
-	*in_off = (od * g->s[0] * j->ph + oh * g->s[1]) * j->pw + ow * g->s[2];
-	*count = (int) (g->out[2] - ow < j->lanes ? g->out[2] - ow : j->lanes);
+	d->out_off = row * g->out[2] + ow;
+	d->in_off = (od * g->s[0] * j->ph + oh * g->s[1]) * j->pw + ow * g->s[2];
+	d->count = (int) (g->out[2] - ow < j->lanes ? g->out[2] - ow : j->lanes);
 }
 
 /* ---- AVX-512 ------------------------------------------------------------ */
@@ -90,7 +98,7 @@ dw_act512(const nn_activation *act, __m512 v)
 	switch (act->kind)
 	{
 		case NN_ACT_RELU:
-			return _mm512_max_ps(v, _mm512_setzero_ps());
+			return _mm512_max_ps(_mm512_setzero_ps(), v);
 		case NN_ACT_LEAKY_RELU:
 			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
 									  v, _mm512_set1_ps(act->p0));
@@ -129,7 +137,11 @@ dw_channel_avx512(const dw_job *j, const float *xp, const float *wc, float bias,
 		for (int q = 0; q < DW_UNITS; q++)
 		{
 			/* a short group repeats its last unit: same stores, same values */
-			unit_pos(j, u + (q < nu ? q : nu - 1), &oo[q], &io[q], &cnt[q]);
+			const dw_unit *d = &j->unit[u + (q < nu ? q : nu - 1)];
+
+			oo[q] = d->out_off;
+			io[q] = d->in_off;
+			cnt[q] = d->count;
 			acc[q] = _mm512_set1_ps(bias);
 		}
 		for (int64_t t = 0; t < taps; t++)
@@ -181,7 +193,7 @@ dw_act256(const nn_activation *act, __m256 v)
 	switch (act->kind)
 	{
 		case NN_ACT_RELU:
-			return _mm256_max_ps(v, _mm256_setzero_ps());
+			return _mm256_max_ps(_mm256_setzero_ps(), v);
 		case NN_ACT_LEAKY_RELU:
 			return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(act->p0)),
 									_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NGE_UQ));
@@ -218,7 +230,11 @@ dw_channel_avx2(const dw_job *j, const float *xp, const float *wc, float bias, c
 
 		for (int q = 0; q < DW_UNITS; q++)
 		{
-			unit_pos(j, u + (q < nu ? q : nu - 1), &oo[q], &io[q], &cnt[q]);
+			const dw_unit *d = &j->unit[u + (q < nu ? q : nu - 1)];
+
+			oo[q] = d->out_off;
+			io[q] = d->in_off;
+			cnt[q] = d->count;
 			acc[q] = _mm256_set1_ps(bias);
 		}
 		for (int64_t t = 0; t < taps; t++)
@@ -325,8 +341,16 @@ nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *
 		for (int64_t kh = 0; kh < g->k[1]; kh++)
 			for (int64_t kw = 0; kw < g->k[2]; kw++)
 				job.tap_off[t++] = (kd * g->d[0] * job.ph + kh * g->d[1]) * job.pw + kw * g->d[2];
+	if (!(job.unit = nn_scratch(job.units, sizeof(dw_unit), st, "Conv")))
+	{
+		ox_aligned_free(job.tap_off);
+		return st->code;
+	}
+	for (int64_t u = 0; u < job.units; u++)
+		unit_pos(&job, u, &job.unit[u]);
 	ox_parallel_for(ctx, cs->n * cs->c, 1, dw_task, &job);
 	ox_aligned_free(job.tap_off);
+	ox_aligned_free(job.unit);
 	if (job.oom)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate a padded input plane");
 	return OX_OK;

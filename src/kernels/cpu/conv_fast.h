@@ -1,16 +1,25 @@
 /*
  * conv_fast.h
- *	  Private header of the fast float32 convolution paths (conv_gemm.c,
- *	  conv_depthwise.c), used by conv.c.
+ *	  Private header of the fast float32 convolution paths, used by conv.c:
+ *	   - conv_gemm.c: implicit GEMM (im2col unrolled a sliver at a time),
+ *		 output pixels in vector lanes; the general path (AVX-512, AVX2);
+ *	   - conv_pixels.c: output channels in vector lanes, pixels broadcast,
+ *		 for planes of at most 64 outputs (AVX-512);
+ *	   - conv_winograd.c: Winograd F(4x4, 3x3) for 3x3 stride-1 layers on
+ *		 large planes (AVX-512);
+ *	   - conv_winograd2.c: Winograd F(2x2, 3x3) on the pixel-broadcast
+ *		 kernel for mid-sized planes (AVX-512);
+ *	   - conv_depthwise.c: one input channel per group (AVX-512, AVX2).
  *
- * Both paths finish every output element while it is still in registers:
- * the bias, an optional residual Z (com.microsoft FusedConv's fourth input)
- * and the fused activation are applied right after the last reduction step,
- * instead of in extra passes over the output.
+ * Every path finishes each output element while it is still in registers
+ * (or, for Winograd, in the output transform): the bias, an optional
+ * residual Z (com.microsoft FusedConv's fourth input) and the fused
+ * activation are applied there, instead of in extra passes over the output.
  *
  * They need AVX2+FMA or AVX-512 (chosen once by cpuid); on other machines
  * nn_conv_fast_isa() returns NN_ISA_NONE and conv.c keeps its portable
- * im2col + GEMM path, which defines the semantics.
+ * im2col + GEMM path, which defines the semantics.  With AVX2 only, the
+ * AVX-512 paths fall back to the GEMM path.
  */
 #ifndef OX_KERNELS_CPU_CONV_FAST_H
 #define OX_KERNELS_CPU_CONV_FAST_H
@@ -45,30 +54,48 @@ typedef struct nn_conv_epi
 } nn_conv_epi;
 
 /*
- * Weights [M, C/group, k...] of a grouped convolution packed for the GEMM
- * path: per group, tiles of NN_CONV_MR output channels, each K-major
- * ([K][MR], zero rows past M/group).
- *
- * The Winograd path (conv_winograd.c) keeps its transformed weights in the
- * same layout: 36 "groups" (one per point of the 6 x 6 transform domain)
- * of an M x C matrix.
+ * Constant weights are packed once per session, in the layout of the path
+ * that will run them (chosen from the shapes shape inference knows; other
+ * shapes at run time pack for this call):
+ *	 - GEMM (conv_gemm.c): W [M, C/group, k...] per group in tiles of
+ *	   NN_CONV_MR output channels, each K-major ([K][MR], zero rows past
+ *	   M/group): data [group][tiles][kk][MR];
+ *	 - WINOGRAD (conv_winograd.c): the same layout for the transformed
+ *	   filters, 36 "groups" (points of the 6 x 6 transform domain) of an
+ *	   M x C matrix;
+ *	 - PIXELS (conv_pixels.c): blocks of NN_CONV_CB output channels, each
+ *	   K-major: data [ceil(M / CB)][kk][CB], zeros past M;
+ *	 - WINOGRAD2 (conv_winograd2.c): F(2x2, 3x3) transformed filters in the
+ *	   PIXELS layout, one per point of the 4 x 4 transform domain:
+ *	   data [16][ceil(M / CB)][C][CB].
  */
 #define NN_CONV_MR 8
+#define NN_CONV_CB 48
+
+typedef enum nn_convw_kind
+{
+	NN_CONVW_GEMM = 0,
+	NN_CONVW_WINOGRAD,
+	NN_CONVW_PIXELS,
+	NN_CONVW_WINOGRAD2
+} nn_convw_kind;
 
 typedef struct nn_convw
 {
-	bool		winograd;		/* F(4x4, 3x3) transformed weights */
+	nn_convw_kind kind;
 	int64_t		group;
 	int64_t		mg;				/* output channels per group */
 	int64_t		kk;				/* reduction length: C/group * prod(k) */
-	int64_t		tiles;			/* ceil(mg / NN_CONV_MR) */
+	int64_t		tiles;			/* ceil(mg / NN_CONV_MR) (PIXELS: ceil(mg / CB)) */
 	const void *src;			/* the weights it was packed from */
-	float	   *data;			/* [group][tiles][kk][MR] */
+	float	   *data;
 	size_t		bytes;
 } nn_convw;
 
-/* pack W (float, [m, kk/... ] as described above); NULL + status on failure */
+/* pack W for the GEMM path (float, [m, kk] per group); NULL + status on failure */
 nn_convw   *nn_convw_pack(int64_t group, int64_t m, int64_t kk, const float *w, ox_status *st);
+/* pack W for whichever path runs shape cs (depthwise: NULL, no status) */
+nn_convw   *nn_convw_pack_for(const nn_conv_shape *cs, const float *w, ox_status *st);
 void		nn_convw_free(nn_convw *p);
 
 /*
@@ -78,14 +105,55 @@ void		nn_convw_free(nn_convw *p);
 void		nn_conv_tile_avx512(int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
 								int rows, int cols, bool accumulate);
 
+/*
+ * The im2col matrix of one image and group, unrolled a block at a time
+ * (conv_gemm.c): row k = (input channel, kernel tap), column p = output
+ * pixel.  nn_unroll_block writes rows [k0, k0 + kc) of columns
+ * [p0, p0 + cols) to dst[k - k0][nr] (zeros past cols; cols <= 48).
+ */
+typedef struct nn_unroll
+{
+	const nn_geom *g;
+	bool		pointwise;		/* 1x1, stride 1, no padding: rows are copies */
+	const int64_t *lo;			/* per kernel column: output columns whose input */
+	const int64_t *hi;			/* lies inside the row */
+} nn_unroll;
+
+ox_code		nn_unroll_init(nn_unroll *u, const nn_geom *g, ox_status *st);
+void		nn_unroll_free(nn_unroll *u);
+void		nn_unroll_block(const nn_unroll *u, const float *x, int64_t p0, int cols, int64_t k0,
+							int64_t kc, int nr, float *dst);
+
+/* ---- small outputs (conv_pixels.c) ---- */
+
+/* pixels per group of the pixel-broadcast kernel */
+#define NN_CONV_PX 7
+
+/*
+ * The pixel-broadcast micro-kernel (AVX-512): acc[PX][CB] (+)= b[kc][PX] x
+ * w[kc][CB]; w, b and acc 64-byte aligned.
+ */
+void		nn_conv_px_tile(int64_t kc, const float *w, const float *b, float *acc, bool accumulate);
+
+/* whether the pixel-broadcast path takes this convolution */
+bool		nn_conv_pixels_applies(const nn_conv_shape *cs);
+nn_convw   *nn_conv_pixels_pack(int64_t m, int64_t kk, const float *w, ox_status *st);
+ox_code		nn_conv_pixels_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw,
+							   const float *x, const nn_conv_epi *epi, float *y, ox_status *st);
+
+/* ---- Winograd F(2x2, 3x3) on the pixel-broadcast kernel (conv_winograd2.c) ---- */
+
+bool		nn_winograd2_applies(const nn_conv_shape *cs);
+nn_convw   *nn_winograd2_pack(int64_t m, int64_t c, const float *w, ox_status *st);
+ox_code		nn_conv_winograd2_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw,
+								  const float *x, const nn_conv_epi *epi, float *y, ox_status *st);
+
 /* ---- Winograd F(4x4, 3x3) (conv_winograd.c) ---- */
 
 /*
  * Whether the Winograd path takes this convolution: 2-D, 3x3, stride 1,
- * dilation 1, one group, AVX-512, and large enough that the transforms pay
- * (x_h, x_w: the input's spatial size, c and m its channels).
+ * dilation 1, one group, AVX-512, and large enough that the transforms pay.
  */
-bool		nn_winograd_fits(int64_t c, int64_t m, int64_t x_h, int64_t x_w);
 bool		nn_winograd_applies(const nn_conv_shape *cs);
 /* transform W [M, C, 3, 3] for the Winograd path */
 nn_convw   *nn_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st);
@@ -100,8 +168,8 @@ bool		nn_conv_is_depthwise(const nn_conv_shape *cs);
  * Y = act(conv(X, W) + B + Z) in float32 through the fast paths.  Requires
  * nn_conv_fast_isa() != NN_ISA_NONE.  pw may be NULL (W is then packed for
  * this call); it is ignored by the depthwise path, which reads W directly.
- * Winograd-transformed pw select the Winograd path (when it applies to the
- * shape; otherwise W is packed for the GEMM path for this call).
+ * The path is the one pw was packed for when it still applies to the shape
+ * (else W is packed again for this call).
  * Threads come from ctx (NULL: one thread).
  */
 ox_code		nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw,

@@ -19,9 +19,19 @@
  * buffers); channel tails are zero rows of the packed weights that are
  * never stored.
  *
- * Threads split the (image, group, sliver) tasks; when there are too few
- * (a small image), each sliver is also split over ranges of output
- * channel tiles, which then unroll the same sliver independently.
+ * Loop order, per thread task (an image, a group, a range of up to
+ * PANEL_SLIVERS slivers): per reduction block, the range's slivers are
+ * unrolled into a panel that stays in L2; then a couple of channel tiles
+ * at a time sweep the slivers, so that each tile's output rows (and Z's)
+ * are written as a few sequential streams the prefetchers follow, and the
+ * weights (and Winograd's transformed weights) are read once per range.
+ * Threads split those tasks; when there are too few (a small image), the
+ * channel tiles are split as well, each part unrolling the same slivers.
+ *
+ * This file also holds what the fast paths share: the instruction set
+ * choice, weight packing, the unroller, the AVX-512 tile for the Winograd
+ * GEMMs, and nn_conv_fast_f32, which dispatches to the path the packed
+ * weights were made for.
  */
 #include "kernels/cpu/conv_fast.h"
 
@@ -169,15 +179,7 @@ sliver_runs(const nn_geom *g, int64_t p0, int cols, pix_run *runs)
 	return nr;
 }
 
-/* what the unroller needs besides the sliver: per kernel column kw, the
- * output columns whose input lies inside the row */
-typedef struct unroll_geom
-{
-	const nn_geom *g;
-	bool		pointwise;		/* 1x1, stride 1, no padding: rows are copies */
-	const int64_t *lo;			/* [k[2]] */
-	const int64_t *hi;
-} unroll_geom;
+typedef nn_unroll unroll_geom;
 
 /*
  * dst[k - k0][j] = X~[k, p0 + j] for k in [k0, k0 + kc), j < nr (zero past
@@ -267,6 +269,45 @@ NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run 
 DEFINE_UNROLL(unroll_avx512, __attribute__((target("avx512f,fma"))))
 DEFINE_UNROLL(unroll_avx2, __attribute__((target("avx2,fma"))))
 
+ox_code
+nn_unroll_init(nn_unroll *u, const nn_geom *g, ox_status *st)
+{
+	int64_t    *lohi;
+
+	u->g = g;
+	u->pointwise = true;
+	for (int i = 0; i < NN_MAX_SPATIAL; i++)
+		if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->pe[i] != 0)
+			u->pointwise = false;
+	if (!(lohi = nn_scratch(2 * g->k[2], sizeof(int64_t), st, "Conv")))
+		return st->code;
+	for (int64_t kw = 0; kw < g->k[2]; kw++)
+		nn_valid_range(g->out[2], g->s[2], kw * g->d[2] - g->pb[2], g->in[2], &lohi[kw], &lohi[g->k[2] + kw]);
+	u->lo = lohi;
+	u->hi = lohi + g->k[2];
+	return OX_OK;
+}
+
+void
+nn_unroll_free(nn_unroll *u)
+{
+	ox_aligned_free((void *) u->lo);
+	u->lo = u->hi = NULL;
+}
+
+void
+nn_unroll_block(const nn_unroll *u, const float *x, int64_t p0, int cols, int64_t k0, int64_t kc,
+				int nr, float *dst)
+{
+	pix_run		runs[NR_MAX + 1];
+	int			nruns = u->pointwise ? 0 : sliver_runs(u->g, p0, cols, runs);
+
+	if (nn_conv_fast_isa() == NN_ISA_AVX512)
+		unroll_avx512(u, x, p0, cols, runs, nruns, k0, kc, nr, dst);
+	else
+		unroll_avx2(u, x, p0, cols, runs, nruns, k0, kc, nr, dst);
+}
+
 /* ---- micro-kernels ------------------------------------------------------ */
 
 /* the epilogue of one tile, at the tile's origin */
@@ -282,7 +323,8 @@ typedef struct uk_args
 {
 	int64_t		kc;
 	const float *a;				/* [kc][NN_CONV_MR], at the tile's first row */
-	const float *b;				/* [kc][nr] */
+	const float *b;				/* [kc][ldb] */
+	int64_t		ldb;			/* AVX2: always the sliver width */
 	float	   *c;
 	int64_t		ldc;
 	int			rows;			/* rows to store */
@@ -311,7 +353,7 @@ act_avx512(const nn_activation *act, __m512 v)
 	switch (act->kind)
 	{
 		case NN_ACT_RELU:
-			return _mm512_max_ps(v, _mm512_setzero_ps());
+			return _mm512_max_ps(_mm512_setzero_ps(), v);
 		case NN_ACT_LEAKY_RELU:
 			{
 				__mmask16	neg = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ);
@@ -337,7 +379,7 @@ act_avx2(const nn_activation *act, __m256 v)
 	switch (act->kind)
 	{
 		case NN_ACT_RELU:
-			return _mm256_max_ps(v, _mm256_setzero_ps());
+			return _mm256_max_ps(_mm256_setzero_ps(), v);
 		case NN_ACT_LEAKY_RELU:
 			{
 				__m256		neg = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NGE_UQ);
@@ -385,6 +427,7 @@ uk512_##NV(const uk_args *u) \
 	for (int64_t p = 0; p < u->kc; p++) \
 	{ \
 		__m512		bv[NV]; \
+		/* B is a packed panel: 64-byte aligned rows, zeros past cols */ \
 		_Pragma("GCC unroll 3") \
 		for (int v = 0; v < NV; v++) \
 			bv[v] = _mm512_load_ps(b + 16 * v); \
@@ -397,7 +440,7 @@ uk512_##NV(const uk_args *u) \
 				acc[r][v] = _mm512_fmadd_ps(av, bv[v], acc[r][v]); \
 		} \
 		a += NN_CONV_MR; \
-		b += UK512_NR; \
+		b += u->ldb; \
 	} \
 	_Pragma("GCC unroll 8") \
 	for (int r = 0; r < NN_CONV_MR; r++) \
@@ -511,6 +554,8 @@ typedef void (*uk_fn) (const uk_args *u);
 static const uk_fn uk512[3] = {uk512_1, uk512_2, uk512_3};
 static const uk_fn uk2[3] = {uk2_1, uk2_2, uk2_3};
 
+#define SLIVER_NR UK512_NR
+
 void
 nn_conv_tile_avx512(int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int rows,
 					int cols, bool accumulate)
@@ -520,6 +565,7 @@ nn_conv_tile_avx512(int64_t kc, const float *a, const float *b, float *c, int64_
 	u.kc = kc;
 	u.a = a;
 	u.b = b;
+	u.ldb = SLIVER_NR;
 	u.c = c;
 	u.ldc = ldc;
 	u.rows = rows;
@@ -533,10 +579,8 @@ nn_conv_tile_avx512(int64_t kc, const float *a, const float *b, float *c, int64_
 
 /* unrolled slivers one thread keeps at once: 16 x 160 rows x 48 = 480 KiB, in L2 */
 #define PANEL_SLIVERS 16
-/* channel tiles that sweep the slivers together */
-#ifndef TILE_CHUNK
-#define TILE_CHUNK 4
-#endif
+/* channel tiles that sweep the slivers together (1 to 4 measured alike) */
+#define TILE_CHUNK 2
 
 /*
  * The unrolled panel of each thread, kept between calls (a fresh buffer of
@@ -675,6 +719,7 @@ gemm_task(void *arg, int64_t begin, int64_t end)
 					u.kc = kc;
 					u.a = pw->data + ((gi * pw->tiles + ti) * kk + k0) * NN_CONV_MR;
 					u.b = panel + (s - s0) * sliver_floats;
+					u.ldb = j->nr;
 					u.c = yg + m0 * g->out_size + p0;
 					u.ldc = g->out_size;
 					u.rows = (int) (mg - m0 < NN_CONV_MR ? mg - m0 : NN_CONV_MR);
@@ -702,30 +747,17 @@ conv_gemm(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw, const
 {
 	const nn_geom *g = &cs->g;
 	gemm_job	job;
-	int64_t	   *lohi;
 	int64_t		tasks,
 				nkb;
 	int			threads = ctx ? ctx->nthreads : 1;
-	bool		pointwise = true;
-
-	for (int i = 0; i < NN_MAX_SPATIAL; i++)
-		if (g->k[i] != 1 || g->s[i] != 1 || g->pb[i] != 0 || g->pe[i] != 0)
-			pointwise = false;
-	if (!(lohi = nn_scratch(2 * g->k[2], sizeof(int64_t), st, "Conv")))
-		return st->code;
-	for (int64_t kw = 0; kw < g->k[2]; kw++)
-		nn_valid_range(g->out[2], g->s[2], kw * g->d[2] - g->pb[2], g->in[2], &lohi[kw], &lohi[g->k[2] + kw]);
 
 	memset(&job, 0, sizeof(job));
+	OX_TRY(nn_unroll_init(&job.ug, g, st));
 	job.cs = cs;
 	job.pw = pw;
 	job.x = x;
 	job.y = y;
 	job.epi = epi;
-	job.ug.g = g;
-	job.ug.pointwise = pointwise;
-	job.ug.lo = lohi;
-	job.ug.hi = lohi + g->k[2];
 	job.isa = nn_conv_fast_isa();
 	job.nr = job.isa == NN_ISA_AVX512 ? UK512_NR : UK2_NR;
 	job.slivers = (g->out_size + job.nr - 1) / job.nr;
@@ -746,7 +778,7 @@ conv_gemm(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw, const
 	job.tiles_per_part = (pw->tiles + job.mparts - 1) / job.mparts;
 	job.mparts = (pw->tiles + job.tiles_per_part - 1) / job.tiles_per_part;
 	ox_parallel_for(ctx, tasks * job.mparts, 1, gemm_task, &job);
-	ox_aligned_free(lohi);
+	nn_unroll_free(&job.ug);
 	if (job.oom)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate an unrolling buffer");
 	return OX_OK;
@@ -755,7 +787,57 @@ conv_gemm(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw, const
 bool
 nn_conv_is_depthwise(const nn_conv_shape *cs)
 {
-	return cs->group > 1 && cs->c == cs->group;
+	const nn_geom *g = &cs->g;
+
+	/* conv_depthwise.c keeps a padded copy of one plane and gathers with
+	 * 32-bit offsets for strides other than 1 and 2: odd geometries take
+	 * the GEMM path instead */
+	int64_t		plane;
+
+	if (cs->group <= 1 || cs->c != cs->group || g->s[2] > 64)
+		return false;
+	plane = ox_shape_numel(3, (int64_t[]) {g->in[0] + g->pb[0] + g->pe[0], g->in[1] + g->pb[1] + g->pe[1],
+										   g->in[2] + g->pb[2] + g->pe[2] + 64 * g->s[2]});
+	return plane >= 0 && plane <= ((int64_t) 1 << 26);
+}
+
+nn_convw *
+nn_convw_pack_for(const nn_conv_shape *cs, const float *w, ox_status *st)
+{
+	int64_t		kk = cs->c / cs->group * cs->g.k_size;
+
+	if (nn_conv_is_depthwise(cs))
+		return NULL;
+	if (nn_winograd_applies(cs))
+		return nn_winograd_pack(cs->m, cs->c, w, st);
+	if (nn_winograd2_applies(cs))
+		return nn_winograd2_pack(cs->m, cs->c, w, st);
+	if (nn_conv_pixels_applies(cs))
+		return nn_conv_pixels_pack(cs->m, kk, w, st);
+	return nn_convw_pack(cs->group, cs->m, kk, w, st);
+}
+
+/* whether pw holds W in the layout of the path that runs shape cs */
+static bool
+pack_fits(const nn_convw *pw, const nn_conv_shape *cs, const float *w)
+{
+	int64_t		kk = cs->c / cs->group * cs->g.k_size;
+
+	if (!pw || pw->src != (const void *) w)
+		return false;
+	switch (pw->kind)
+	{
+		case NN_CONVW_WINOGRAD:
+			return pw->mg == cs->m && pw->kk == cs->c && nn_winograd_applies(cs);
+		case NN_CONVW_WINOGRAD2:
+			return pw->mg == cs->m && pw->kk == cs->c && !nn_winograd_applies(cs) && nn_winograd2_applies(cs);
+		case NN_CONVW_PIXELS:
+			return pw->mg == cs->m && pw->kk == kk && !nn_winograd_applies(cs) && !nn_winograd2_applies(cs) &&
+				nn_conv_pixels_applies(cs);
+		case NN_CONVW_GEMM:
+			return pw->group == cs->group && pw->kk == kk && pw->mg * pw->group == cs->m;
+	}
+	return false;
 }
 
 ox_code
@@ -763,7 +845,6 @@ nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw
 				 const float *w, const nn_conv_epi *epi, float *y, ox_status *st)
 {
 	const nn_geom *g = &cs->g;
-	int64_t		kk = cs->c / cs->group * g->k_size;
 	nn_convw   *own = NULL;
 	ox_code		rc;
 
@@ -773,17 +854,28 @@ nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw
 		return OX_OK;
 	if (nn_conv_is_depthwise(cs))
 		return nn_conv_depthwise_f32(ctx, cs, x, w, epi, y, st);
-	if (pw && pw->winograd && pw->src == (const void *) w && pw->mg == cs->m && pw->kk == cs->c &&
-		nn_winograd_applies(cs))
-		return nn_conv_winograd_f32(ctx, cs, pw, x, epi, y, st);
-	if (!pw || pw->winograd || pw->src != (const void *) w || pw->group != cs->group || pw->kk != kk ||
-		pw->mg * pw->group != cs->m)
+	if (!pack_fits(pw, cs, w))
 	{
-		if (!(own = nn_convw_pack(cs->group, cs->m, kk, w, st)))
+		/* weights that are not constants, or a shape prepare did not foresee */
+		if (!(own = nn_convw_pack_for(cs, w, st)))
 			return st->code;
 		pw = own;
 	}
-	rc = conv_gemm(ctx, cs, pw, x, epi, y, st);
+	switch (pw->kind)
+	{
+		case NN_CONVW_WINOGRAD:
+			rc = nn_conv_winograd_f32(ctx, cs, pw, x, epi, y, st);
+			break;
+		case NN_CONVW_PIXELS:
+			rc = nn_conv_pixels_f32(ctx, cs, pw, x, epi, y, st);
+			break;
+		case NN_CONVW_WINOGRAD2:
+			rc = nn_conv_winograd2_f32(ctx, cs, pw, x, epi, y, st);
+			break;
+		default:
+			rc = conv_gemm(ctx, cs, pw, x, epi, y, st);
+			break;
+	}
 	nn_convw_free(own);
 	return rc;
 }

@@ -31,6 +31,10 @@ typedef struct conv_int_state
 	const void *packed_src;		/* W data the packing came from */
 	const void *packed_zp_src;	/* W zero point data, or NULL */
 	ox_qgemm_cols cols;			/* unrolled input, reused between runs */
+	/* group 1: weights with the reduction in (tap, channel) order, for the gathered path */
+	ox_qgemm_weights nhwc;
+	bool		have_nhwc;
+	bool		kxq;			/* its reduction order: kernel-row quads */
 } conv_int_state;
 
 static bool
@@ -83,6 +87,66 @@ pack_weights(const ox_tensor *w, const ox_tensor *wzp, int64_t group, ox_qgemm_w
 	return OX_OK;
 }
 
+/*
+ * The gathered path's two reduction orders.  Channels-last (tap, channel):
+ * quads of 4 channels of one pixel, channels padded to a multiple of 4.
+ * For few channels that are not a multiple of 4 (an RGB image) and
+ * undilated rows, kernel-row order (channel, ky, kx): quads of 4
+ * neighbouring kx of one input row, kx padded to a multiple of 4, straight
+ * from the (padded) NCHW planes.  Whichever pads less is used.
+ */
+static bool
+use_kx_quads(int64_t c, int64_t kw, int64_t dil_w)
+{
+	int64_t		c4 = (c + 3) / 4 * 4,
+				kx4 = (kw + 3) / 4 * 4;
+
+	return c % 4 != 0 && dil_w == 1 && (kx4 - kw) * c4 < (c4 - c) * kx4;
+}
+
+/*
+ * W [M, C, kh, kw] reordered for the gathered path, padding entries equal
+ * to each output channel's zero point (so that they add (w - zw) * x = 0
+ * whatever x is), packed for the rows product.
+ */
+static ox_code
+pack_nhwc(const ox_tensor *w, const ox_tensor *wzp, bool kxq, ox_qgemm_weights *out, ox_status *st)
+{
+	int64_t		m = w->dims[0],
+				c = w->dims[1];
+	int64_t		kw = w->rank >= 4 ? w->dims[3] : (w->rank == 3 ? w->dims[2] : 1);
+	int64_t		taps = m > 0 && c > 0 ? ox_tensor_numel(w) / (m * c) : 0;
+	int64_t		kh = kw > 0 ? taps / kw : 0;
+	int64_t		c4 = (c + 3) / 4 * 4,
+				kx4 = (kw + 3) / 4 * 4;
+	int64_t		k = kxq ? c * kh * kx4 : taps * c4;
+	int64_t		nzp = wzp ? ox_tensor_numel(wzp) : 0;
+	const uint8_t *src = w->data;
+	uint8_t    *r = malloc((size_t) (m * k + 1));
+	ox_code		rc;
+
+	if (!r)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate reordered weights");
+	for (int64_t o = 0; o < m; o++)
+	{
+		uint8_t		z = nzp ? ((const uint8_t *) wzp->data)[nzp == 1 ? 0 : o] : 0;
+		uint8_t    *ro = r + o * k;
+
+		if (kxq)
+			for (int64_t ci = 0; ci < c; ci++)
+				for (int64_t ky = 0; ky < kh; ky++)
+					for (int64_t kx = 0; kx < kx4; kx++)
+						ro[(ci * kh + ky) * kx4 + kx] = kx < kw ? src[((o * c + ci) * kh + ky) * kw + kx] : z;
+		else
+			for (int64_t t = 0; t < taps; t++)
+				for (int64_t ci = 0; ci < c4; ci++)
+					ro[t * c4 + ci] = ci < c ? src[(o * c + ci) * taps + t] : z;
+	}
+	rc = ox_qgemm_pack(out, OX_QG_VEC, m, k, r, w->dtype, k, 1, wzp ? wzp->data : NULL, nzp, st);
+	free(r);
+	return rc;
+}
+
 ox_code
 nn_conv_int_prepare(ox_prepare_ctx *pc)
 {
@@ -126,6 +190,14 @@ nn_conv_int_prepare(ox_prepare_ctx *pc)
 				(ox_tensor_numel(wzp) != 1 && ox_tensor_numel(wzp) != w->dims[0])))
 		return OX_OK;			/* the run reports it */
 	OX_TRY(pack_weights(w, wzp, s->group, &s->packed, pc->st));
+	if (s->group == 1 && w->rank <= 4)
+	{
+		int64_t		dw = s->win.n_dilations > 0 ? s->win.dilations[s->win.n_dilations - 1] : 1;
+
+		s->kxq = use_kx_quads(w->dims[1], w->dims[w->rank - 1], dw);
+		OX_TRY(pack_nhwc(w, wzp, s->kxq, &s->nhwc, pc->st));
+		s->have_nhwc = true;
+	}
 	s->n_packed = s->group;
 	s->packed_src = w->data;
 	s->packed_zp_src = wzp ? wzp->data : NULL;
@@ -140,6 +212,7 @@ nn_conv_int_free(void *state)
 	if (!s)
 		return;
 	free_packed(s);
+	ox_qgemm_weights_free(&s->nhwc);
 	ox_qgemm_cols_free(&s->cols);
 	free(s);
 }
@@ -335,6 +408,91 @@ unroll_2d(conv_int_state *s, const nn_conv_shape *cs, const ox_tensor *x, int64_
 }
 
 /*
+ * Group-1 1-D/2-D convolutions as a rows product without im2col: the image
+ * is transposed once into a padded channels-last buffer (channels padded to
+ * a multiple of 4), every output position then reads its window straight
+ * from there (ox_qgemm_rows_gather), and the channels-last result is
+ * transposed back into the NCHW output.
+ */
+static ox_code
+conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const ox_tensor *x,
+			  int32_t zx, uint8_t pad, const ox_qgemm_weights *w, bool kxq,
+			  const ox_qgemm_epi *ep, ox_tensor *y)
+{
+	const nn_geom *g = &cs->g;
+	int64_t		c = cs->c,
+				m = cs->m;
+	int64_t		c4 = (c + 3) / 4 * 4;
+	int64_t		kx4 = (g->k[2] + 3) / 4 * 4;
+	int64_t		hp = g->in[1] + g->pb[1] + g->pe[1];
+	int64_t		wp = g->in[2] + g->pb[2] + g->pe[2];
+	int64_t		p = g->out_size;
+	int			taps = (int) (kxq ? c * g->k[1] : g->k[1] * g->k[2]);
+	size_t		esize = ep->kind == OX_QG_OUT_Q8 ? 1 : 4;
+	uint8_t		flip = x->dtype == OX_INT8 ? 0x80 : 0;
+	/* kernel-row quads may read up to kx4 bytes past a row: slack at the end */
+	uint8_t    *img = nn_scratch(hp * wp * (kxq ? c : c4) + kx4 + 64, 1, ctx->st, op);
+	uint8_t    *res = img ? nn_scratch(p * m, esize, ctx->st, op) : NULL;
+	int64_t    *row_off = res ? malloc(sizeof(int64_t) * (size_t) (p + taps)) : NULL;
+	int64_t    *tap_off = row_off ? row_off + p : NULL;
+	ox_code		rc = OX_OK;
+
+	if (!row_off)
+	{
+		ox_aligned_free(img);
+		ox_aligned_free(res);
+		return res ? ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op) : ctx->st->code;
+	}
+	for (int64_t oy = 0, i = 0; oy < g->out[1]; oy++)
+		for (int64_t ox = 0; ox < g->out[2]; ox++, i++)
+			row_off[i] = (oy * g->s[1] * wp + ox * g->s[2]) * (kxq ? 1 : c4);
+	for (int t = 0; t < taps; t++)
+		tap_off[t] = kxq ? (t / g->k[1]) * hp * wp + (t % g->k[1]) * g->d[1] * wp :
+			((t / g->k[2]) * g->d[1] * wp + (t % g->k[2]) * g->d[2]) * c4;
+	for (int64_t n = 0; rc == OX_OK && n < cs->n; n++)
+	{
+		const uint8_t *xi = (const uint8_t *) x->data + n * c * g->in_size;
+		char	   *yi = (char *) y->data + n * m * p * esize;
+
+		if (ox_kernel_should_abort(ctx))
+		{
+			rc = ox_fail(ctx->st, OX_CANCELED, "%s: canceled", op);
+			break;
+		}
+		/* pad with the zero point (flipped like the data); padding entries meet zero weights */
+		memset(img, pad ^ flip, (size_t) (hp * wp * (kxq ? c : c4) + kx4));
+		if (kxq)
+			for (int64_t ci = 0; ci < c; ci++)
+				for (int64_t ih = 0; ih < g->in[1]; ih++)
+				{
+					const uint8_t *sr = xi + ci * g->in_size + ih * g->in[2];
+					uint8_t    *dr = img + (ci * hp + ih + g->pb[1]) * wp + g->pb[2];
+
+					for (int64_t iw = 0; iw < g->in[2]; iw++)
+						dr[iw] = sr[iw] ^ flip;
+				}
+		else
+			for (int64_t ih = 0; ih < g->in[1]; ih++)
+				ox_qgemm_transpose_u8(xi + ih * g->in[2], c, g->in[2], g->in_size,
+									  img + ((ih + g->pb[1]) * wp + g->pb[2]) * c4, c4, flip);
+		rc = ox_qgemm_rows_gather(ctx, p, img, row_off, tap_off, taps, kxq ? kx4 / 4 : c4 / 4,
+								  x->dtype == OX_INT8 ? zx + 128 : zx, w, ep, res, m, ctx->st);
+		if (rc != OX_OK)
+			break;
+		if (esize == 1)
+			ox_qgemm_transpose_u8(res, p, m, m, (uint8_t *) yi, p, 0);
+		else
+			for (int64_t i = 0; i < p; i++)
+				for (int64_t o = 0; o < m; o++)
+					((int32_t *) yi)[o * p + i] = ((const int32_t *) res)[i * m + o];
+	}
+	free(row_off);
+	ox_aligned_free(img);
+	ox_aligned_free(res);
+	return rc;
+}
+
+/*
  * The shared body: y = epilogue(conv(x - xzp, w - wzp)) per image and group.
  * mult and ibias are per output channel (NULL for ConvInteger).
  */
@@ -358,6 +516,36 @@ conv_int_compute(ox_kernel_ctx *ctx, const char *op, conv_int_state *s, const nn
 
 	if (ox_tensor_numel(y) == 0)
 		return OX_OK;
+	if (cs->group == 1 && is_2d(&cs->g))
+	{
+		ox_qgemm_weights tmp;
+		const ox_qgemm_weights *wn = NULL;
+		ox_qgemm_epi ep;
+
+		bool		kxq;
+
+		if (s->have_nhwc && w->data == s->packed_src && (wzp ? wzp->data : NULL) == s->packed_zp_src)
+		{
+			wn = &s->nhwc;
+			kxq = s->kxq;
+		}
+		else
+		{
+			kxq = use_kx_quads(cs->c, cs->g.k[2], cs->g.d[2]);
+			OX_TRY(pack_nhwc(w, wzp, kxq, &tmp, ctx->st));
+			wn = &tmp;
+		}
+		memset(&ep, 0, sizeof(ep));
+		ep.kind = kind;
+		ep.q_dtype = ydt;
+		ep.mult = mult;
+		ep.ibias = ibias;
+		ep.y_zp = yzp;
+		rc = conv_gathered(ctx, op, cs, x, zx, pad, wn, kxq, &ep, y);
+		if (wn == &tmp)
+			ox_qgemm_weights_free(&tmp);
+		return rc;
+	}
 	if (s->packed && w->data == s->packed_src && s->n_packed == cs->group &&
 		(wzp ? wzp->data : NULL) == s->packed_zp_src)
 		packed = s->packed;

@@ -47,26 +47,19 @@
 #define BLOCK_BYTES (1536 * 1024)
 
 bool
-nn_winograd_fits(int64_t c, int64_t m, int64_t x_h, int64_t x_w)
+nn_winograd_applies(const nn_conv_shape *cs)
 {
+	const nn_geom *g = &cs->g;
+
 	/*
 	 * Few channels: the transforms cost more than the products they save.
 	 * Small planes (ResNet's 14x14 and 7x7): few tiles share each
 	 * transformed filter, which is 4x the size of the filter and comes from
 	 * memory for little work; measured slower than the GEMM path there.
 	 */
-	return nn_conv_fast_isa() == NN_ISA_AVX512 && c >= 16 && m >= 16 && x_h >= 8 && x_w >= 8 &&
-		x_h * x_w >= 400;
-}
-
-bool
-nn_winograd_applies(const nn_conv_shape *cs)
-{
-	const nn_geom *g = &cs->g;
-
-	return g->nsp == 2 && g->k[1] == 3 && g->k[2] == 3 && g->s[1] == 1 && g->s[2] == 1 &&
-		g->d[1] == 1 && g->d[2] == 1 && cs->group == 1 &&
-		nn_winograd_fits(cs->c, cs->m, g->in[1], g->in[2]);
+	return nn_conv_fast_isa() == NN_ISA_AVX512 && g->nsp == 2 && g->k[1] == 3 && g->k[2] == 3 &&
+		g->s[1] == 1 && g->s[2] == 1 && g->d[1] == 1 && g->d[2] == 1 && cs->group == 1 &&
+		cs->c >= 16 && cs->m >= 16 && g->in[1] >= 8 && g->in[2] >= 8 && g->in[1] * g->in[2] >= 400;
 }
 
 nn_convw *
@@ -104,7 +97,7 @@ nn_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st)
 	ox_aligned_free(u);
 	if (p)
 	{
-		p->winograd = true;
+		p->kind = NN_CONVW_WINOGRAD;
 		p->src = w;
 	}
 	return p;
@@ -208,7 +201,7 @@ act512(const nn_activation *act, __m512 v)
 	switch (act->kind)
 	{
 		case NN_ACT_RELU:
-			return _mm512_max_ps(v, _mm512_setzero_ps());
+			return _mm512_max_ps(_mm512_setzero_ps(), v);
 		case NN_ACT_LEAKY_RELU:
 			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
 									  v, _mm512_set1_ps(act->p0));

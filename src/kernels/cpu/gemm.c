@@ -1,17 +1,24 @@
 /*
  * gemm.c
- *	  Gemm and MatMul, the BLAS wrappers the other nn families use, and the
- *	  gemm family table (MatMulInteger, QLinearMatMul and Einsum live in
- *	  gemm_quant.c and gemm_einsum.c).
+ *	  Gemm, MatMul, com.microsoft FusedGemm and FusedMatMul, the BLAS
+ *	  wrappers the other nn families use, and the gemm family table
+ *	  (MatMulInteger, QLinearMatMul and Einsum live in gemm_quant.c and
+ *	  gemm_einsum.c; the com.microsoft Gelu and BiasGelu that follow
+ *	  transformer projections in attention_contrib.c).
  *
- * float32 and double go to OpenBLAS; float16 and bfloat16 are staged through
- * float32; integer types use a plain i-k-j loop that the compiler
- * vectorizes, with wrap-around arithmetic done in the unsigned type so that
- * overflow is defined.
+ * float32 goes to our SGEMM (sgemm.c), with constant B packed once at
+ * prepare; Gemm's bias row and FusedGemm's activation are applied by the
+ * GEMM's epilogue while each block of the output is in cache.  Batched
+ * float32 MatMuls (attention heads) run one single-threaded GEMM per batch
+ * matrix, the batch split across the intra-op threads.  double goes to
+ * OpenBLAS; float16 and bfloat16 are staged through float32; integer types
+ * use a plain i-k-j loop that the compiler vectorizes, with wrap-around
+ * arithmetic done in the unsigned type so that overflow is defined.
  */
 #include "kernels/cpu/nn.h"
 #include "kernels/cpu/sgemm.h"
 #include "kernels/cpu/fused_act.h"
+#include "kernels/cpu/attention_contrib.h"
 
 #include <cblas.h>
 #include <string.h>
@@ -290,6 +297,72 @@ DEFINE_INT_EPILOGUE(epilogue_i64, int64_t)
 DEFINE_INT_EPILOGUE(epilogue_u32, uint32_t)
 DEFINE_INT_EPILOGUE(epilogue_u64, uint64_t)
 
+/* FusedGemm's activation on a finished block of the output */
+static void
+gemm_post_activation(void *arg, int64_t row0, int64_t col0, int64_t rows, int64_t cols, float *c,
+					 int64_t ldc)
+{
+	const nn_activation *act = arg;
+
+	(void) row0;
+	(void) col0;
+	for (int64_t r = 0; r < rows; r++)
+		nn_activation_apply_row_f32(act, c + r * ldc, cols);
+}
+
+/*
+ * float32 Gemm: y = alpha * op(a) op(b) + beta * c, then the activation.
+ * A c that is one row (the usual bias) goes to the GEMM's epilogue as a
+ * bias row, scaled by beta first when beta is not 1; a full c is copied
+ * into y and accumulated onto.
+ */
+static ox_code
+gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_tensor *b,
+		 const ox_tensor *c, int64_t ci, int64_t cj, int64_t m, int64_t n, int64_t k, ox_tensor *y)
+{
+	ox_sgemm_epilogue epi;
+	float		row_buf[1024];
+	float	   *row_heap = NULL;
+	float		beta = 0.0f;
+	ox_code		rc;
+
+	memset(&epi, 0, sizeof(epi));
+	if (c && ci == 0)
+	{
+		if (s->beta == 1.0f && cj == 1)
+			epi.bias = c->data;
+		else
+		{
+			float	   *row = n <= 1024 ? row_buf : (row_heap = nn_scratch(n, sizeof(float), ctx->st, "Gemm"));
+
+			if (!row)
+				return ctx->st->code;
+			for (int64_t j = 0; j < n; j++)
+				row[j] = s->beta * ((const float *) c->data)[j * cj];
+			epi.bias = row;
+		}
+	}
+	else if (c)
+	{
+		fill_c_f32(y->data, c->data, m, n, ci, cj);
+		beta = s->beta;
+	}
+	if (s->act.kind != NN_ACT_NONE)
+	{
+		epi.post = gemm_post_activation;
+		epi.post_arg = (void *) &s->act;
+	}
+	/* one or two rows stream B directly: cheaper than the padded tile */
+	if (s->b.packed && b->data == s->b.src && m > 2)
+		rc = ox_sgemm_packed_b_ex(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
+								  beta, y->data, n, &epi);
+	else
+		rc = ox_sgemm_ex(ctx, s->trans_a, s->trans_b, m, n, k, s->alpha, a->data, a->dims[1],
+						 b->data, b->dims[1], beta, y->data, n, &epi);
+	ox_aligned_free(row_heap);
+	return rc;
+}
+
 static ox_code
 gemm_run(ox_kernel_ctx *ctx)
 {
@@ -350,15 +423,7 @@ gemm_run(ox_kernel_ctx *ctx)
 	switch (kind)
 	{
 		case MM_F32:
-			if (use_c)
-				fill_c_f32(y->data, c->data, m, n, ci, cj);
-			/* one or two rows stream B directly: cheaper than the padded tile */
-			if (s->b.packed && b->data == s->b.src && m > 2)
-				return ox_sgemm_packed_b(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
-										 use_c ? s->beta : 0.0f, y->data, n);
-			nn_sgemm(s->trans_a, s->trans_b, m, n, k, s->alpha, a->data, a->dims[1],
-					 b->data, b->dims[1], use_c ? s->beta : 0.0f, y->data, n);
-			break;
+			return gemm_f32(ctx, s, a, b, use_c ? c : NULL, ci, cj, m, n, k, y);
 		case MM_F64:
 			if (use_c)
 				fill_c_f64(y->data, c->data, m, n, ci, cj);
@@ -406,13 +471,17 @@ gemm_run(ox_kernel_ctx *ctx)
 	return OX_OK;
 }
 
-/* ---- MatMul ------------------------------------------------------------- */
+/* ---- MatMul, FusedMatMul ------------------------------------------------- */
 
 /*
  * numpy matmul: 1-D operands are promoted ([K] -> [1, K] for A, [K, 1] for
  * B) and the promoted axis dropped from the result; leading batch axes
  * broadcast.  When B has a single matrix and A's batch is not broadcast,
  * A's batch folds into M and one GEMM does the whole product.
+ *
+ * com.microsoft FusedMatMul adds alpha (the product is scaled by it) and
+ * transA / transB (the last two axes of an operand of rank >= 2 are
+ * swapped); its transBatchA / transBatchB are not supported.
  */
 typedef struct mm_plan
 {
@@ -425,10 +494,13 @@ typedef struct mm_plan
 	int64_t		astride[OX_MAX_RANK];	/* in matrices; 0 where broadcast */
 	int64_t		bstride[OX_MAX_RANK];
 	bool		fold;
+	bool		ta,
+				tb;				/* operands stored transposed */
+	float		alpha;
 } mm_plan;
 
 static ox_code
-mm_plan_make(const char *op, const ox_tensor *a, const ox_tensor *b, mm_plan *p,
+mm_plan_make(const char *op, const ox_tensor *a, const ox_tensor *b, bool ta, bool tb, mm_plan *p,
 			 int *y_rank, int64_t *y_dims, ox_status *st)
 {
 	char		sa[NN_SHAPE_LEN],
@@ -446,10 +518,14 @@ mm_plan_make(const char *op, const ox_tensor *a, const ox_tensor *b, mm_plan *p,
 	if (ra < 1 || rb < 1)
 		return ox_fail(st, OX_INVALID_ARGUMENT, "%s: A has shape %s and B has shape %s, expected at least 1-D",
 					   op, nn_shape(a, sa), nn_shape(b, sb));
-	p->m = ra == 1 ? 1 : a->dims[ra - 2];
-	p->k = a->dims[ra - 1];
-	kb = rb == 1 ? b->dims[0] : b->dims[rb - 2];
-	p->n = rb == 1 ? 1 : b->dims[rb - 1];
+	/* a vector has nothing to transpose */
+	p->ta = ta && ra > 1;
+	p->tb = tb && rb > 1;
+	p->alpha = 1.0f;
+	p->m = ra == 1 ? 1 : a->dims[ra - (p->ta ? 1 : 2)];
+	p->k = a->dims[ra - (p->ta ? 2 : 1)];
+	kb = rb == 1 ? b->dims[0] : b->dims[rb - (p->tb ? 1 : 2)];
+	p->n = rb == 1 ? 1 : b->dims[rb - (p->tb ? 2 : 1)];
 	if (p->k != kb)
 		return ox_fail(st, OX_INVALID_ARGUMENT,
 					   "%s: A has shape %s but B has shape %s: inner dimensions %lld and %lld differ",
@@ -487,7 +563,8 @@ mm_plan_make(const char *op, const ox_tensor *a, const ox_tensor *b, mm_plan *p,
 	if (p->nbatch < 0 || ox_shape_numel(*y_rank, y_dims) < 0)
 		return ox_fail(st, OX_LIMIT_EXCEEDED, "%s: output of A %s times B %s is too large",
 					   op, nn_shape(a, sa), nn_shape(b, sb));
-	p->fold = bmats == 1 && amats == p->nbatch && p->nbatch > 1;
+	/* A's matrices stacked are one tall matrix only when stored untransposed */
+	p->fold = bmats == 1 && amats == p->nbatch && p->nbatch > 1 && !p->ta;
 	if (!nn_blas_fits(p->fold ? p->m * p->nbatch : p->m, p->n, p->k))
 		return ox_fail(st, OX_LIMIT_EXCEEDED, "%s: dimensions %lld x %lld x %lld are too large",
 					   op, (long long) p->m, (long long) p->n, (long long) p->k);
@@ -513,22 +590,64 @@ mm_batch_offsets(const mm_plan *p, int64_t bi, int64_t *ao, int64_t *bo)
 	*bo = rb;
 }
 
+/* float32 batch matrices [begin, end), one single-threaded GEMM each */
+typedef struct mm_batch_job
+{
+	const mm_plan *p;
+	const float *a;
+	const float *b;
+	float	   *y;
+	bool		failed;
+} mm_batch_job;
+
 static void
-mm_execute(const mm_plan *p, mm_kind kind, const void *a, const void *b, void *y)
+mm_batch_task(void *arg, int64_t begin, int64_t end)
+{
+	mm_batch_job *j = arg;
+	const mm_plan *p = j->p;
+
+	for (int64_t bi = begin; bi < end; bi++)
+	{
+		int64_t		ao,
+					bo;
+
+		mm_batch_offsets(p, bi, &ao, &bo);
+		if (ox_sgemm(NULL, p->ta, p->tb, p->m, p->n, p->k, p->alpha, j->a + ao * p->m * p->k,
+					 p->ta ? p->m : p->k, j->b + bo * p->k * p->n, p->tb ? p->k : p->n, 0.0f,
+					 j->y + bi * p->m * p->n, p->n) != OX_OK)
+			j->failed = true;
+	}
+}
+
+static ox_code
+mm_execute(ox_kernel_ctx *ctx, const mm_plan *p, mm_kind kind, const void *a, const void *b, void *y)
 {
 	int64_t		mk = p->m * p->k,
 				kn = p->k * p->n,
 				mn = p->m * p->n;
+	int64_t		lda = p->ta ? p->m : p->k,
+				ldb = p->tb ? p->k : p->n;
 
 	if (p->fold)
 	{
 		if (kind == MM_F32)
-			nn_sgemm(false, false, p->m * p->nbatch, p->n, p->k, 1.0f, a, p->k, b, p->n, 0.0f, y, p->n);
+			return ox_sgemm(ctx, false, p->tb, p->m * p->nbatch, p->n, p->k, p->alpha, a, p->k, b, ldb,
+							0.0f, y, p->n);
 		else if (kind == MM_F64)
-			nn_dgemm(false, false, p->m * p->nbatch, p->n, p->k, 1.0, a, p->k, b, p->n, 0.0, y, p->n);
+			nn_dgemm(false, p->tb, p->m * p->nbatch, p->n, p->k, p->alpha, a, p->k, b, ldb, 0.0, y, p->n);
 		else
-			mm_int_product(kind, a, b, y, p->m * p->nbatch, p->n, p->k, false, false);
-		return;
+			mm_int_product(kind, a, b, y, p->m * p->nbatch, p->n, p->k, false, p->tb);
+		return OX_OK;
+	}
+	/* several matrices and threads: whole matrices per thread, no GEMM-internal sync */
+	if (kind == MM_F32 && ctx && ctx->nthreads > 1 && p->nbatch > 1)
+	{
+		mm_batch_job j = {p, a, b, y, false};
+
+		ox_parallel_for(ctx, p->nbatch, 1, mm_batch_task, &j);
+		if (j.failed)
+			return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "MatMul: could not allocate a matrix packing buffer");
+		return OX_OK;
 	}
 	for (int64_t bi = 0; bi < p->nbatch; bi++)
 	{
@@ -537,45 +656,79 @@ mm_execute(const mm_plan *p, mm_kind kind, const void *a, const void *b, void *y
 
 		mm_batch_offsets(p, bi, &ao, &bo);
 		if (kind == MM_F32)
-			nn_sgemm(false, false, p->m, p->n, p->k, 1.0f, (const float *) a + ao * mk, p->k,
-					 (const float *) b + bo * kn, p->n, 0.0f, (float *) y + bi * mn, p->n);
+			OX_TRY(ox_sgemm(ctx, p->ta, p->tb, p->m, p->n, p->k, p->alpha, (const float *) a + ao * mk, lda,
+							(const float *) b + bo * kn, ldb, 0.0f, (float *) y + bi * mn, p->n));
 		else if (kind == MM_F64)
-			nn_dgemm(false, false, p->m, p->n, p->k, 1.0, (const double *) a + ao * mk, p->k,
-					 (const double *) b + bo * kn, p->n, 0.0, (double *) y + bi * mn, p->n);
+			nn_dgemm(p->ta, p->tb, p->m, p->n, p->k, p->alpha, (const double *) a + ao * mk, lda,
+					 (const double *) b + bo * kn, ldb, 0.0, (double *) y + bi * mn, p->n);
 		else
 		{
 			size_t		es = (kind == MM_I32 || kind == MM_U32) ? 4 : 8;
 
 			mm_int_product(kind, (const char *) a + ao * mk * es, (const char *) b + bo * kn * es,
-						   (char *) y + bi * mn * es, p->m, p->n, p->k, false, false);
+						   (char *) y + bi * mn * es, p->m, p->n, p->k, p->ta, p->tb);
 		}
 	}
+	return OX_OK;
 }
+
+/* MatMul (alpha 1, nothing transposed) and FusedMatMul */
+typedef struct matmul_state
+{
+	float		alpha;
+	bool		trans_a;
+	bool		trans_b;
+	bool		fused;
+	nn_packed_weight w;			/* B, when constant */
+} matmul_state;
 
 static ox_code
 matmul_prepare(ox_prepare_ctx *pc)
 {
-	nn_packed_weight *w = calloc(1, sizeof(*w));
+	matmul_state *s = calloc(1, sizeof(*s));
 
-	if (!w)
+	if (!s)
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "MatMul: could not allocate state");
-	pc->state = w;
-	return pack_constant_b(pc, 1, false, w);
+	pc->state = s;
+	s->alpha = 1.0f;
+	if (strcmp(pc->node->op_type, "FusedMatMul") == 0)
+	{
+		int64_t		ta = ox_attr_int(pc->node, "transA", 0),
+					tb = ox_attr_int(pc->node, "transB", 0),
+					tba = ox_attr_int(pc->node, "transBatchA", 0),
+					tbb = ox_attr_int(pc->node, "transBatchB", 0);
+
+		if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
+			return ox_fail(pc->st, OX_INVALID_ARGUMENT,
+						   "FusedMatMul: transA and transB must be 0 or 1, got %lld and %lld",
+						   (long long) ta, (long long) tb);
+		if (tba != 0 || tbb != 0)
+			return ox_fail(pc->st, OX_UNSUPPORTED,
+						   "FusedMatMul: transBatchA and transBatchB are not supported (got %lld and %lld, expected 0)",
+						   (long long) tba, (long long) tbb);
+		s->fused = true;
+		s->alpha = ox_attr_float(pc->node, "alpha", 1.0f);
+		s->trans_a = ta == 1;
+		s->trans_b = tb == 1;
+	}
+	return pack_constant_b(pc, 1, s->trans_b, &s->w);
 }
 
 static void
 matmul_free(void *state)
 {
-	nn_packed_weight *w = state;
+	matmul_state *s = state;
 
-	if (w)
-		ox_sgemm_packed_free(w->packed);
-	free(w);
+	if (s)
+		ox_sgemm_packed_free(s->w.packed);
+	free(s);
 }
 
 static ox_code
 matmul_run(ox_kernel_ctx *ctx)
 {
+	const matmul_state *s = ctx->state;
+	const char *op = ctx->node->op_type;
 	const ox_tensor *a = ox_in_tensor(ctx, 0);
 	const ox_tensor *b = ox_in_tensor(ctx, 1);
 	mm_plan		p;
@@ -586,17 +739,18 @@ matmul_run(ox_kernel_ctx *ctx)
 	int64_t		ny;
 
 	if (!a || !b)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "MatMul: inputs A and B are required");
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: inputs A and B are required", op);
 	if (a->dtype != b->dtype)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "MatMul: A is %s but B is %s",
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A is %s but B is %s", op,
 					   ox_dtype_name(a->dtype), ox_dtype_name(b->dtype));
 	kind = mm_kind_of(a->dtype);
-	if (kind == MM_NONE)
-		return ox_fail(ctx->st, OX_UNSUPPORTED, "MatMul: type %s is not supported",
+	if (kind == MM_NONE || (s && s->fused && kind != MM_F32 && kind != MM_F64 && kind != MM_STAGED))
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s: type %s is not supported", op,
 					   ox_dtype_name(a->dtype));
-	OX_TRY(mm_plan_make("MatMul", a, b, &p, &y_rank, y_dims, ctx->st));
+	OX_TRY(mm_plan_make(op, a, b, s && s->trans_a, s && s->trans_b, &p, &y_rank, y_dims, ctx->st));
+	p.alpha = s ? s->alpha : 1.0f;
 	if (y_rank > OX_MAX_RANK)
-		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "MatMul: output rank %d is too deep", y_rank);
+		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "%s: output rank %d is too deep", op, y_rank);
 	if (!(y = ox_out_tensor(ctx, 0, a->dtype, y_rank, y_dims)))
 		return ctx->st->code;
 	ny = ox_tensor_numel(y);
@@ -606,30 +760,22 @@ matmul_run(ox_kernel_ctx *ctx)
 	{
 		float	   *fa = nn_to_float(a, ctx->st),
 				   *fb = fa ? nn_to_float(b, ctx->st) : NULL,
-				   *fy = fb ? nn_scratch(ny, sizeof(float), ctx->st, "MatMul") : NULL;
+				   *fy = fb ? nn_scratch(ny, sizeof(float), ctx->st, op) : NULL;
 		ox_code		rc = ctx->st->code;
 
-		if (fy)
-		{
-			mm_execute(&p, MM_F32, fa, fb, fy);
+		if (fy && (rc = mm_execute(ctx, &p, MM_F32, fa, fb, fy)) == OX_OK)
 			rc = nn_store_float(y, fy, ny, ctx->st);
-		}
 		ox_aligned_free(fa);
 		ox_aligned_free(fb);
 		ox_aligned_free(fy);
 		return rc;
 	}
 	/* a constant 2-D B: every batch matrix of A folds into one packed GEMM */
-	{
-		const nn_packed_weight *w = ctx->state;
-
-		if (w && w->packed && b->data == w->src && kind == MM_F32 && b->rank == 2 &&
-			a->rank >= 2 && p.m * p.nbatch > 2)
-			return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, 1.0f, a->data, p.k, w->packed,
-									 0.0f, y->data, p.n);
-	}
-	mm_execute(&p, kind, a->data, b->data, y->data);
-	return OX_OK;
+	if (s && s->w.packed && b->data == s->w.src && kind == MM_F32 && b->rank == 2 &&
+		a->rank >= 2 && !p.ta && p.m * p.nbatch > 2)
+		return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, p.alpha, a->data, p.k, s->w.packed,
+								 0.0f, y->data, p.n);
+	return mm_execute(ctx, &p, kind, a->data, b->data, y->data);
 }
 
 /* used by MatMulInteger/QLinearMatMul: shape plan + double product */
@@ -640,7 +786,7 @@ nn_matmul_f64(const char *op, const ox_tensor *a, const ox_tensor *b, const doub
 	mm_plan		p;
 	int64_t		ny;
 
-	OX_TRY(mm_plan_make(op, a, b, &p, y_rank, y_dims, st));
+	OX_TRY(mm_plan_make(op, a, b, false, false, &p, y_rank, y_dims, st));
 	if (*y_rank > OX_MAX_RANK)
 		return ox_fail(st, OX_LIMIT_EXCEEDED, "%s: output rank %d is too deep", op, *y_rank);
 	ny = ox_shape_numel(*y_rank, y_dims);
@@ -648,7 +794,7 @@ nn_matmul_f64(const char *op, const ox_tensor *a, const ox_tensor *b, const doub
 	if (!*yd)
 		return st->code;
 	if (ny > 0)
-		mm_execute(&p, MM_F64, ad, bd, *yd);
+		return mm_execute(NULL, &p, MM_F64, ad, bd, *yd);
 	return OX_OK;
 }
 
@@ -659,14 +805,16 @@ fused_gemm_run(ox_kernel_ctx *ctx)
 	const gemm_state *s = ctx->state;
 	ox_tensor  *y;
 
+	const ox_tensor *a = ox_in_tensor(ctx, 0);
+
+	if (a && a->dtype != OX_FLOAT && a->dtype != OX_DOUBLE)
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedGemm: type %s is not supported (float, double)",
+					   ox_dtype_name(a->dtype));
+	/* float32 applies the activation in the GEMM's epilogue */
 	OX_TRY(gemm_run(ctx));
 	y = &ctx->out[0]->tensor;
-	if (y->dtype == OX_FLOAT)
-		nn_activation_apply_f32(ctx, &s->act, y->data, ox_tensor_numel(y));
-	else if (y->dtype == OX_DOUBLE)
+	if (y->dtype == OX_DOUBLE)
 		nn_activation_apply_f64(&s->act, y->data, ox_tensor_numel(y));
-	else
-		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedGemm: type %s is not supported", ox_dtype_name(y->dtype));
 	return OX_OK;
 }
 
@@ -676,6 +824,9 @@ const ox_kernel_def ox_kernels_gemm[] = {
 	{"", "Gemm", 1, gemm_prepare, gemm_run, gemm_free},
 	{"com.microsoft", "FusedGemm", 1, gemm_prepare, fused_gemm_run, gemm_free},
 	{"", "MatMul", 1, matmul_prepare, matmul_run, matmul_free},
+	{"com.microsoft", "FusedMatMul", 1, matmul_prepare, matmul_run, matmul_free},
+	{"com.microsoft", "Gelu", 1, NULL, nn_contrib_gelu_run, NULL},
+	{"com.microsoft", "BiasGelu", 1, NULL, nn_contrib_bias_gelu_run, NULL},
 	{"", "MatMulInteger", 10, NULL, nn_matmul_integer_run, NULL},
 	{"", "QLinearMatMul", 10, NULL, nn_qlinear_matmul_run, NULL},
 	{"", "Einsum", 12, nn_einsum_prepare, nn_einsum_run, nn_einsum_free},

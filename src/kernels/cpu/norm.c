@@ -4,7 +4,8 @@
  *	  InstanceNormalization and GroupNormalization, the float16 staging
  *	  helpers of the norm family, and the norm family table
  *	  (LpNormalization, MeanVarianceNormalization and LRN live in
- *	  norm_misc.c).
+ *	  norm_misc.c; com.microsoft SkipLayerNormalization in
+ *	  attention_contrib.c).
  *
  * All of them are "statistics over a contiguous row, then an affine map":
  * rows are normalized with two passes (mean, then squared deviations) whose
@@ -13,7 +14,12 @@
  * loop the compiler vectorizes.  float32 and double compute in their own
  * type; float16/bfloat16 are staged through float32.  Statistics outputs
  * (LayerNormalization Mean/InvStdDev) are float32 as the spec's stash type.
+ *
+ * float32 rows of LayerNormalization and RMSNormalization go through
+ * nn_layer_norm_row_f32 (attention_contrib.c), vectorized with AVX-512
+ * where the machine has it.
  */
+#include "kernels/cpu/attention_contrib.h"
 #include "kernels/cpu/nn.h"
 
 #include <string.h>
@@ -440,20 +446,19 @@ ln_rows(void *arg, int64_t begin, int64_t end)
 		}
 		else
 		{
-			const float *x = (const float *) j->w->x + r * n;
-			float	   *y = (float *) j->w->y + r * n;
-			const float *sc = j->scale,
-					   *bi = j->bias;
+			nn_ln_row	row;
 			float		m,
 						iv;
 
-			stats_f32(x, n, j->s->rms, j->s->eps, &m, &iv);
-			if (bi)
-				for (int64_t i = 0; i < n; i++)
-					y[i] = (x[i] - m) * iv * sc[i] + bi[i];
-			else
-				for (int64_t i = 0; i < n; i++)
-					y[i] = (x[i] - m) * iv * sc[i];
+			memset(&row, 0, sizeof(row));
+			row.x = (const float *) j->w->x + r * n;
+			row.y = (float *) j->w->y + r * n;
+			row.scale = j->scale;
+			row.shift = j->bias;
+			row.n = n;
+			row.eps = j->s->eps;
+			row.rms = j->s->rms;
+			nn_layer_norm_row_f32(&row, &m, &iv);
 			if (j->mean)
 				j->mean[r] = m;
 			if (j->inv)
@@ -662,5 +667,6 @@ const ox_kernel_def ox_kernels_norm[] = {
 	{"", "LpNormalization", 1, NULL, nn_lp_normalization_run, NULL},
 	{"", "MeanVarianceNormalization", 1, NULL, nn_mvn_run, NULL},
 	{"", "LRN", 1, NULL, nn_lrn_run, NULL},
+	{"com.microsoft", "SkipLayerNormalization", 1, nn_skip_layer_norm_prepare, nn_skip_layer_norm_run, free},
 };
 const int	ox_kernels_norm_count = OX_KERNEL_COUNT(ox_kernels_norm);

@@ -234,13 +234,27 @@ DEFINE_SUM_POOL(sum_pool_f64, double, double)
  * output columns whose input lies inside the image.  The inner loop has no
  * branches and (for stride 1) reads contiguously, so it vectorizes.
  */
-#define DEFINE_ROW_POOL(NAME, T, LOWEST) \
-static void \
+#define POOL_MAX_LOOP(LO, HI, SRC, ST) \
+	for (int64_t ow = (LO); ow < (HI); ow++) \
+	{ \
+		__typeof__(*yr) v = (SRC)[ow * (ST)]; \
+		yr[ow] = v > yr[ow] ? v : yr[ow]; \
+	}
+#define POOL_SUM_LOOP(LO, HI, SRC, ST) \
+	for (int64_t ow = (LO); ow < (HI); ow++) \
+		yr[ow] += (SRC)[ow * (ST)];
+
+#define DEFINE_ROW_POOL(NAME, T, LOWEST, TARGET) \
+TARGET static void \
 NAME(void *arg, int64_t begin, int64_t end) \
 { \
 	const pool_job *j = arg; \
 	const nn_geom *g = j->g; \
 	bool		is_max = j->s->kind == POOL_MAX; \
+	/* output columns each kernel column reaches inside the row (short kernels) */ \
+	int64_t		klo[16], khi[16]; \
+	for (int64_t kw = 0; kw < g->k[2] && kw < 16; kw++) \
+		nn_valid_range(g->out[2], g->s[2], kw * g->d[2] - g->pb[2], g->in[2], &klo[kw], &khi[kw]); \
 	for (int64_t plane = begin; plane < end; plane++) \
 	{ \
 		const T    *x = (const T *) j->x + plane * g->in_size; \
@@ -262,16 +276,26 @@ NAME(void *arg, int64_t begin, int64_t end) \
 					for (int64_t kw = 0; kw < g->k[2]; kw++) \
 					{ \
 						int64_t		off = kw * g->d[2] - g->pb[2], lo, hi, st = g->s[2]; \
-						nn_valid_range(g->out[2], st, off, g->in[2], &lo, &hi); \
-						if (is_max) \
-							for (int64_t ow = lo; ow < hi; ow++) \
-							{ \
-								T			v = xr[ow * st + off]; \
-								yr[ow] = v > yr[ow] ? v : yr[ow]; \
-							} \
+						if (kw < 16) \
+						{ \
+							lo = klo[kw]; \
+							hi = khi[kw]; \
+						} \
 						else \
-							for (int64_t ow = lo; ow < hi; ow++) \
-								yr[ow] += xr[ow * st + off]; \
+							nn_valid_range(g->out[2], st, off, g->in[2], &lo, &hi); \
+						/* constant strides, so that the compiler vectorizes them */ \
+						if (is_max && st == 1) \
+							POOL_MAX_LOOP(lo, hi, xr + off, 1) \
+						else if (is_max && st == 2) \
+							POOL_MAX_LOOP(lo, hi, xr + off, 2) \
+						else if (is_max) \
+							POOL_MAX_LOOP(lo, hi, xr + off, st) \
+						else if (st == 1) \
+							POOL_SUM_LOOP(lo, hi, xr + off, 1) \
+						else if (st == 2) \
+							POOL_SUM_LOOP(lo, hi, xr + off, 2) \
+						else \
+							POOL_SUM_LOOP(lo, hi, xr + off, st) \
 					} \
 				} \
 			} \
@@ -288,10 +312,34 @@ NAME(void *arg, int64_t begin, int64_t end) \
 	} \
 }
 
-DEFINE_ROW_POOL(row_pool_f32, float, -FLT_MAX)
-DEFINE_ROW_POOL(row_pool_f64, double, -DBL_MAX)
-DEFINE_ROW_POOL(row_pool_i8, int8_t, INT8_MIN)
-DEFINE_ROW_POOL(row_pool_u8, uint8_t, 0)
+#define NO_TARGET
+DEFINE_ROW_POOL(row_pool_f32, float, -FLT_MAX, NO_TARGET)
+DEFINE_ROW_POOL(row_pool_f64, double, -DBL_MAX, NO_TARGET)
+DEFINE_ROW_POOL(row_pool_i8, int8_t, INT8_MIN, NO_TARGET)
+DEFINE_ROW_POOL(row_pool_u8, uint8_t, 0, NO_TARGET)
+/* the same loops compiled for wider vectors (strided reads become permutes) */
+DEFINE_ROW_POOL(row_pool_f32_avx2, float, -FLT_MAX, __attribute__((target("avx2,fma"))))
+DEFINE_ROW_POOL(row_pool_f32_avx512, float, -FLT_MAX, __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,fma"))))
+
+/* row_pool_f32 for this machine's instruction set, chosen once by cpuid */
+static ox_range_fn
+row_pool_f32_best(void)
+{
+	static ox_range_fn best;
+
+	if (!best)
+	{
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+			__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq"))
+			best = row_pool_f32_avx512;
+		else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+			best = row_pool_f32_avx2;
+		else
+			best = row_pool_f32;
+	}
+	return best;
+}
 
 /* per-axis tap tables; one allocation for the three axes */
 static pool_tab *
@@ -413,7 +461,7 @@ pool_run(ox_kernel_ctx *ctx)
 			job.y = fy;
 			/* FALLTHROUGH */
 		default:
-			fn = rows ? row_pool_f32 : s->kind == POOL_MAX ? max_pool_f32 : sum_pool_f32;
+			fn = rows ? row_pool_f32_best() : s->kind == POOL_MAX ? max_pool_f32 : sum_pool_f32;
 			break;
 	}
 	ox_parallel_for(ctx, planes, 1, fn, &job);

@@ -420,6 +420,93 @@ rows_tile_vnni(const int MR, const int NV, int64_t k4, const uint8_t *a, int64_t
 			vnni_out(o, acc[r][v], r, v);
 }
 
+/*
+ * Rows gathered instead of stored (convolutions without im2col): row m's
+ * reduction is, tap after tap, quads of bytes at base + row_off[m] +
+ * tap_off[t] + 4 * g for g < qpt.
+ */
+typedef struct qg_gather
+{
+	const uint8_t *base;
+	const int64_t *row_off;
+	const int64_t *tap_off;
+	int			n_taps;
+	int64_t		qpt;			/* quads per tap */
+} qg_gather;
+
+QG_TARGET_VNNI QG_INLINE void
+rows_gtile_vnni(const int MR, const int NV, const qg_gather *ga, const int64_t *roff,
+				const int8_t *b, const qg_tile_out *o)
+{
+	__m512i		acc[OX_QG_ROWS_MR][4];
+	const uint8_t *rp[OX_QG_ROWS_MR];
+
+#pragma GCC unroll 6
+	for (int r = 0; r < MR; r++)
+	{
+		rp[r] = ga->base + roff[r];
+#pragma GCC unroll 4
+		for (int v = 0; v < NV; v++)
+			acc[r][v] = _mm512_setzero_si512();
+	}
+	for (int t = 0; t < ga->n_taps; t++)
+	{
+		const uint8_t *ap[OX_QG_ROWS_MR];
+		int64_t		toff = ga->tap_off[t];
+
+#pragma GCC unroll 6
+		for (int r = 0; r < MR; r++)
+			ap[r] = rp[r] + toff;
+		for (int64_t g = 0; g < ga->qpt; g++, b += 256)
+		{
+			__m512i		bv[4];
+
+#pragma GCC unroll 4
+			for (int v = 0; v < NV; v++)
+				bv[v] = _mm512_load_si512((const void *) (b + v * 64));
+#pragma GCC unroll 6
+			for (int r = 0; r < MR; r++)
+			{
+				int32_t		q;
+				__m512i		av;
+
+				memcpy(&q, ap[r] + 4 * g, 4);
+				av = _mm512_set1_epi32(q);
+#pragma GCC unroll 4
+				for (int v = 0; v < NV; v++)
+					acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+			}
+		}
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < MR; r++)
+#pragma GCC unroll 4
+		for (int v = 0; v < NV; v++)
+			vnni_out(o, acc[r][v], r, v);
+}
+
+#define QG_GROWS_CASE(MR, NV) \
+	case (MR) * 8 + (NV): rows_gtile_vnni(MR, NV, ga, roff, b, o); break;
+#define QG_GROWS_CASES(MR) \
+	QG_GROWS_CASE(MR, 1) QG_GROWS_CASE(MR, 2) QG_GROWS_CASE(MR, 3) QG_GROWS_CASE(MR, 4)
+
+QG_TARGET_VNNI static void
+rows_gkernel_vnni(int mr, int nv, const qg_gather *ga, const int64_t *roff, const int8_t *b,
+				  const qg_tile_out *o)
+{
+	switch (mr * 8 + nv)
+	{
+			QG_GROWS_CASES(1)
+			QG_GROWS_CASES(2)
+			QG_GROWS_CASES(3)
+			QG_GROWS_CASES(4)
+			QG_GROWS_CASES(5)
+			QG_GROWS_CASES(6)
+		default:
+			break;
+	}
+}
+
 #define QG_ROWS_CASE(MR, NV) \
 	case (MR) * 8 + (NV): rows_tile_vnni(MR, NV, k4, a, lda, b, o); break;
 #define QG_ROWS_CASES(MR) \
@@ -654,6 +741,7 @@ cols_kernel_avx2(int mr, int nv, int64_t k4, const int8_t *w, const uint8_t *x, 
 
 typedef struct rows_job
 {
+	const qg_gather *ga;		/* rows gathered, or NULL for a */
 	const uint8_t *a;
 	int64_t		lda;
 	int64_t		M;
@@ -665,17 +753,43 @@ typedef struct rows_job
 	int64_t		ldc;
 	size_t		esize;			/* bytes per output element */
 	int64_t		n_mchunks;
+	bool	   *failed;			/* set by a task that ran out of memory */
 } rows_job;
 
 typedef void (*rows_kernel_fn) (int mr, int nv, int64_t k4, const uint8_t *a, int64_t lda,
 								const int8_t *b, int32_t *c, const qg_tile_out *o);
+typedef void (*rows_gkernel_fn) (int mr, int nv, const qg_gather *ga, const int64_t *roff,
+								 const int8_t *b, const qg_tile_out *o);
 
 QG_INLINE void
-rows_task(const rows_job *j, rows_kernel_fn kern, bool fused, int64_t begin, int64_t end)
+rows_task(const rows_job *j, rows_kernel_fn kern, rows_gkernel_fn gkern, bool fused, int64_t begin,
+		  int64_t end)
 {
 	const ox_qgemm_weights *w = j->w;
 	int32_t		tile[OX_QG_ROWS_MR * OX_QG_VEC_NR] __attribute__((aligned(64)));
 	int32_t		row[OX_QG_VEC_NR];
+	uint8_t    *arows = NULL;
+
+	if (j->ga && !fused)
+	{
+		/* thread-local, kept between calls like sgemm's pack buffers */
+		static __thread uint8_t *buf;
+		static __thread size_t cap;
+		size_t		need = (size_t) (OX_QG_ROWS_MR * w->k4 * 4);
+
+		if (need > cap)
+		{
+			free(buf);
+			buf = malloc(need);
+			cap = buf ? need : 0;
+		}
+		if (!buf)
+		{
+			__atomic_store_n(j->failed, true, __ATOMIC_RELAXED);
+			return;
+		}
+		arows = buf;
+	}
 
 	for (int64_t t = begin; t < end; t++)
 	{
@@ -691,6 +805,21 @@ rows_task(const rows_job *j, rows_kernel_fn kern, bool fused, int64_t begin, int
 		{
 			int			mr = (int) (m_end - m < OX_QG_ROWS_MR ? m_end - m : OX_QG_ROWS_MR);
 
+			const uint8_t *a = j->a + m * j->lda;
+			int64_t		lda = j->lda;
+
+			if (j->ga && !fused)
+			{
+				/* other ISAs: gather the tile's rows into a buffer for the usual kernel */
+				const qg_gather *ga = j->ga;
+
+				for (int r = 0; r < mr; r++)
+					for (int tp = 0; tp < ga->n_taps; tp++)
+						memcpy(arows + (r * ga->n_taps + tp) * ga->qpt * 4,
+							   ga->base + ga->row_off[m + r] + ga->tap_off[tp], (size_t) (ga->qpt * 4));
+				a = arows;
+				lda = w->k4 * 4;
+			}
 			if (fused)
 			{
 				qg_tile_out o;
@@ -705,10 +834,13 @@ rows_task(const rows_job *j, rows_kernel_fn kern, bool fused, int64_t begin, int
 				o.y = (char *) j->C + (m * j->ldc + n0) * j->esize;
 				o.ldy = j->ldc;
 				o.nvalid = ncols;
-				kern(mr, nv, w->k4, j->a + m * j->lda, j->lda, b, NULL, &o);
+				if (j->ga)
+					gkern(mr, nv, j->ga, j->ga->row_off + m, b, &o);
+				else
+					kern(mr, nv, w->k4, a, lda, b, NULL, &o);
 				continue;
 			}
-			kern(mr, nv, w->k4, j->a + m * j->lda, j->lda, b, tile, NULL);
+			kern(mr, nv, w->k4, a, lda, b, tile, NULL);
 			for (int r = 0; r < mr; r++)
 			{
 				const int32_t *tr = tile + r * OX_QG_VEC_NR;
@@ -733,19 +865,19 @@ rows_task(const rows_job *j, rows_kernel_fn kern, bool fused, int64_t begin, int
 static void
 rows_task_portable(void *arg, int64_t begin, int64_t end)
 {
-	rows_task(arg, rows_tile_portable, false, begin, end);
+	rows_task(arg, rows_tile_portable, NULL, false, begin, end);
 }
 
 QG_TARGET_AVX2 static void
 rows_task_avx2(void *arg, int64_t begin, int64_t end)
 {
-	rows_task(arg, rows_kernel_avx2, false, begin, end);
+	rows_task(arg, rows_kernel_avx2, NULL, false, begin, end);
 }
 
 QG_TARGET_VNNI static void
 rows_task_vnni(void *arg, int64_t begin, int64_t end)
 {
-	rows_task(arg, rows_kernel_vnni, true, begin, end);
+	rows_task(arg, rows_kernel_vnni, rows_gkernel_vnni, true, begin, end);
 }
 
 /* per-channel constant of the zero-point expansion, plus an int32 bias */
@@ -757,27 +889,59 @@ channel_corr(const ox_qgemm_weights *w, int32_t azp, const int32_t *ibias, int32
 						  w->k * (int64_t) azp * w->zp[ch]);
 }
 
+/* the product with prepared (unsigned, padded) rows or gathered ones */
+static ox_code
+rows_run(ox_kernel_ctx *ctx, int64_t M, const uint8_t *A, int64_t lda, const qg_gather *ga,
+		 int32_t a_zp, const int32_t *asum, const ox_qgemm_weights *w, const ox_qgemm_epi *ep,
+		 void *C, int64_t ldc, ox_status *st)
+{
+	rows_job	j;
+	int32_t    *corr = malloc(sizeof(int32_t) * (size_t) w->n_ch);
+	int64_t		n_panels = (w->n_ch + OX_QG_VEC_NR - 1) / OX_QG_VEC_NR;
+	qg_isa		isa = qg_pick();
+	bool		failed = false;
+
+	if (!corr)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory");
+	channel_corr(w, a_zp, ep->ibias, corr);
+	memset(&j, 0, sizeof(j));
+	j.ga = ga;
+	j.a = A;
+	j.lda = lda;
+	j.M = M;
+	j.w = w;
+	j.corr = corr;
+	j.asum = asum;
+	epi_setup(ep, &j.e);
+	j.C = C;
+	j.ldc = ldc;
+	j.esize = ep->kind == OX_QG_OUT_Q8 ? 1 : 4;
+	j.n_mchunks = (M + QG_ROWS_MC - 1) / QG_ROWS_MC;
+	j.failed = &failed;
+	ox_parallel_for(ctx, n_panels * j.n_mchunks, 1,
+					isa == QG_VNNI ? rows_task_vnni : isa == QG_AVX2 ? rows_task_avx2 : rows_task_portable,
+					&j);
+	free(corr);
+	if (failed)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory for gathered rows");
+	return OX_OK;
+}
+
 ox_code
 ox_qgemm_rows(ox_kernel_ctx *ctx, int64_t M, const void *A, ox_dtype adt, int64_t lda,
 			  int32_t a_zp, const ox_qgemm_weights *w, const ox_qgemm_epi *ep,
 			  void *C, int64_t ldc, ox_status *st)
 {
-	rows_job	j;
 	uint8_t    *apack = NULL;
-	int32_t    *corr;
 	int32_t    *asum = NULL;
 	int64_t		kp = w->k4 * 4;
-	int64_t		n_panels = (w->n_ch + OX_QG_VEC_NR - 1) / OX_QG_VEC_NR;
-	qg_isa		isa = qg_pick();
 	bool		flip = adt == OX_INT8;
+	ox_code		rc;
 
 	if (w->layout != OX_QG_VEC)
 		return ox_fail(st, OX_INTERNAL, "int8 GEMM: weights are not packed for rows");
 	if (M <= 0 || w->n_ch <= 0)
 		return OX_OK;
-	corr = malloc(sizeof(int32_t) * (size_t) w->n_ch);
-	if (!corr)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory");
 	if (flip)
 		a_zp += 128;
 	/* rows must be unsigned and padded to whole quads */
@@ -785,11 +949,8 @@ ox_qgemm_rows(ox_kernel_ctx *ctx, int64_t M, const void *A, ox_dtype adt, int64_
 	{
 		apack = ox_aligned_alloc((size_t) (M * kp));
 		if (!apack)
-		{
-			free(corr);
 			return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory for %lld x %lld activations",
 						   (long long) M, (long long) kp);
-		}
 		for (int64_t m = 0; m < M; m++)
 		{
 			const uint8_t *src = (const uint8_t *) A + m * lda;
@@ -810,7 +971,6 @@ ox_qgemm_rows(ox_kernel_ctx *ctx, int64_t M, const void *A, ox_dtype adt, int64_
 		asum = malloc(sizeof(int32_t) * (size_t) M);
 		if (!asum)
 		{
-			free(corr);
 			ox_aligned_free(apack);
 			return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory");
 		}
@@ -824,27 +984,111 @@ ox_qgemm_rows(ox_kernel_ctx *ctx, int64_t M, const void *A, ox_dtype adt, int64_
 			asum[m] = wrap32(s);
 		}
 	}
-	channel_corr(w, a_zp, ep->ibias, corr);
-
-	memset(&j, 0, sizeof(j));
-	j.a = A;
-	j.lda = lda;
-	j.M = M;
-	j.w = w;
-	j.corr = corr;
-	j.asum = asum;
-	epi_setup(ep, &j.e);
-	j.C = C;
-	j.ldc = ldc;
-	j.esize = ep->kind == OX_QG_OUT_Q8 ? 1 : 4;
-	j.n_mchunks = (M + QG_ROWS_MC - 1) / QG_ROWS_MC;
-	ox_parallel_for(ctx, n_panels * j.n_mchunks, 1,
-					isa == QG_VNNI ? rows_task_vnni : isa == QG_AVX2 ? rows_task_avx2 : rows_task_portable,
-					&j);
-	free(corr);
+	rc = rows_run(ctx, M, A, lda, NULL, a_zp, asum, w, ep, C, ldc, st);
 	free(asum);
 	ox_aligned_free(apack);
-	return OX_OK;
+	return rc;
+}
+
+ox_code
+ox_qgemm_rows_gather(ox_kernel_ctx *ctx, int64_t M, const uint8_t *base, const int64_t *row_off,
+					 const int64_t *tap_off, int n_taps, int64_t quads_per_tap, int32_t a_zp,
+					 const ox_qgemm_weights *w, const ox_qgemm_epi *ep, void *C, int64_t ldc,
+					 ox_status *st)
+{
+	qg_gather	ga;
+	int32_t    *asum = NULL;
+	ox_code		rc;
+
+	if (w->layout != OX_QG_VEC || w->k4 != n_taps * quads_per_tap)
+		return ox_fail(st, OX_INTERNAL, "int8 GEMM: gathered rows do not match the weights");
+	if (M <= 0 || w->n_ch <= 0)
+		return OX_OK;
+	ga.base = base;
+	ga.row_off = row_off;
+	ga.tap_off = tap_off;
+	ga.n_taps = n_taps;
+	ga.qpt = quads_per_tap;
+	if (w->has_zp)
+	{
+		asum = malloc(sizeof(int32_t) * (size_t) M);
+		if (!asum)
+			return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory");
+		for (int64_t m = 0; m < M; m++)
+		{
+			int64_t		s = 0;
+
+			for (int t = 0; t < n_taps; t++)
+			{
+				const uint8_t *r = base + row_off[m] + tap_off[t];
+
+				for (int64_t i = 0; i < quads_per_tap * 4; i++)
+					s += r[i];
+			}
+			asum[m] = wrap32(s);
+		}
+	}
+	rc = rows_run(ctx, M, NULL, 0, &ga, a_zp, asum, w, ep, C, ldc, st);
+	free(asum);
+	return rc;
+}
+
+/* ---- byte transposes ---------------------------------------------------------- */
+
+/* 16 x 16 bytes: rows of src (sld apart) become rows of dst (dld apart) */
+static inline void
+transpose16(const uint8_t *src, int64_t sld, uint8_t *dst, int64_t dld, __m128i flip)
+{
+	__m128i		a[16],
+				b[16];
+
+	for (int i = 0; i < 16; i++)
+		a[i] = _mm_xor_si128(_mm_loadu_si128((const __m128i *) (src + i * sld)), flip);
+	for (int i = 0; i < 8; i++)
+	{
+		b[2 * i] = _mm_unpacklo_epi8(a[2 * i], a[2 * i + 1]);
+		b[2 * i + 1] = _mm_unpackhi_epi8(a[2 * i], a[2 * i + 1]);
+	}
+	for (int i = 0; i < 4; i++)
+	{
+		a[4 * i] = _mm_unpacklo_epi16(b[4 * i], b[4 * i + 2]);
+		a[4 * i + 1] = _mm_unpackhi_epi16(b[4 * i], b[4 * i + 2]);
+		a[4 * i + 2] = _mm_unpacklo_epi16(b[4 * i + 1], b[4 * i + 3]);
+		a[4 * i + 3] = _mm_unpackhi_epi16(b[4 * i + 1], b[4 * i + 3]);
+	}
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 4; k++)
+		{
+			b[8 * i + 2 * k] = _mm_unpacklo_epi32(a[8 * i + k], a[8 * i + 4 + k]);
+			b[8 * i + 2 * k + 1] = _mm_unpackhi_epi32(a[8 * i + k], a[8 * i + 4 + k]);
+		}
+	for (int k = 0; k < 8; k++)
+	{
+		_mm_storeu_si128((__m128i *) (dst + (2 * k) * dld), _mm_unpacklo_epi64(b[k], b[8 + k]));
+		_mm_storeu_si128((__m128i *) (dst + (2 * k + 1) * dld), _mm_unpackhi_epi64(b[k], b[8 + k]));
+	}
+}
+
+void
+ox_qgemm_transpose_u8(const uint8_t *src, int64_t rows, int64_t cols, int64_t sld, uint8_t *dst,
+					  int64_t dld, uint8_t flip)
+{
+	__m128i		f = _mm_set1_epi8((char) flip);
+	int64_t		r0 = 0;
+
+	for (; r0 + 16 <= rows; r0 += 16)
+	{
+		int64_t		c0 = 0;
+
+		for (; c0 + 16 <= cols; c0 += 16)
+			transpose16(src + r0 * sld + c0, sld, dst + c0 * dld + r0, dld, f);
+		for (; c0 < cols; c0++)
+			for (int64_t r = r0; r < r0 + 16; r++)
+				dst[c0 * dld + r] = src[r * sld + c0] ^ flip;
+	}
+	for (; r0 < rows; r0++)
+		for (int64_t c = 0; c < cols; c++)
+			dst[c * dld + r0] = src[r0 * sld + c] ^ flip;
 }
 
 /* ---- packed columns ------------------------------------------------------------ */
@@ -1372,4 +1616,57 @@ ox_qgemm_dynamic_quantize(const float *x, int64_t n, uint8_t *y, float *scale, u
 		default:
 			dynq_portable(x, n, y, scale, zp);
 	}
+}
+
+/* ---- QuantizeLinear per tensor ------------------------------------------------- */
+
+QG_INLINE void
+quantize_body(const float *x, int64_t n, float scale, int32_t zp, bool is_signed, void *y)
+{
+	float		lo = is_signed ? -128.0f : 0.0f,
+				hi = is_signed ? 127.0f : 255.0f,
+				z = (float) zp;
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		float		q = nearbyintf(x[i] / scale) + z;
+
+		q = !(q >= lo) ? lo : (q > hi ? hi : q);
+		if (is_signed)
+			((int8_t *) y)[i] = (int8_t) (int32_t) q;
+		else
+			((uint8_t *) y)[i] = (uint8_t) (int32_t) q;
+	}
+}
+
+QG_TARGET_VNNI static void
+quantize_avx512(const float *x, int64_t n, float scale, int32_t zp, bool is_signed, void *y)
+{
+	__m512		vs = _mm512_set1_ps(scale);
+	__m512i		vz = _mm512_set1_epi32(zp);
+	__m512i		lo = _mm512_set1_epi32(is_signed ? -128 : 0);
+
+	for (int64_t i = 0; i < n; i += 16)
+	{
+		__mmask16	m = n - i >= 16 ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+		__m512		f = _mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), vs);
+		__m512i		q;
+
+		/* NaN to the low end (max returns its second operand), stay inside int32 */
+		f = _mm512_min_ps(_mm512_max_ps(f, _mm512_set1_ps(-1048576.0f)), _mm512_set1_ps(1048576.0f));
+		q = _mm512_max_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(f), vz), lo);
+		if (is_signed)
+			_mm512_mask_cvtsepi32_storeu_epi8((int8_t *) y + i, m, q);
+		else
+			_mm512_mask_cvtusepi32_storeu_epi8((uint8_t *) y + i, m, q);
+	}
+}
+
+void
+ox_qgemm_quantize(const float *x, int64_t n, float scale, int32_t zp, ox_dtype dt, void *y)
+{
+	if (qg_pick() == QG_VNNI)
+		quantize_avx512(x, n, scale, zp, dt == OX_INT8, y);
+	else
+		quantize_body(x, n, scale, zp, dt == OX_INT8, y);
 }

@@ -94,6 +94,22 @@ ox_code		ox_qgemm_rows(ox_kernel_ctx *ctx, int64_t M, const void *A, ox_dtype ad
 						  void *C, int64_t ldc, ox_status *st);
 
 /*
+ * The same product for rows that are not stored but gathered (a
+ * convolution without im2col): row m's reduction is, for each of n_taps
+ * taps in turn, quads_per_tap quads of unsigned bytes at base + row_off[m] +
+ * tap_off[t].  a_zp is in the unsigned domain; w->k4 must be n_taps *
+ * quads_per_tap.
+ */
+ox_code		ox_qgemm_rows_gather(ox_kernel_ctx *ctx, int64_t M, const uint8_t *base,
+								 const int64_t *row_off, const int64_t *tap_off, int n_taps,
+								 int64_t quads_per_tap, int32_t a_zp, const ox_qgemm_weights *w,
+								 const ox_qgemm_epi *ep, void *C, int64_t ldc, ox_status *st);
+
+/* dst[c * dld + r] = src[r * sld + c] ^ flip for r < rows, c < cols (16x16 SSE2 blocks) */
+void		ox_qgemm_transpose_u8(const uint8_t *src, int64_t rows, int64_t cols, int64_t sld,
+								  uint8_t *dst, int64_t dld, uint8_t flip);
+
+/*
  * The column operand of a BCAST product: n columns of a k-long reduction,
  * unsigned, packed [panel][k4][OX_QG_COLS_NR][4].  Reused between runs.
  */
@@ -156,6 +172,13 @@ ox_code		ox_qop_dqmatmul_run(ox_kernel_ctx *ctx);
 void		ox_qop_free(void *state);
 ox_code		ox_qop_qlinear_add_run(ox_kernel_ctx *ctx);
 ox_code		ox_qop_qlinear_gap_run(ox_kernel_ctx *ctx);
+
+/*
+ * QuantizeLinear of n floats per tensor to uint8/int8: saturate(rint(x /
+ * scale) + zp), NaN to the low end (quant.c's semantics), vectorized.
+ */
+void		ox_qgemm_quantize(const float *x, int64_t n, float scale, int32_t zp, ox_dtype dt,
+							  void *y);
 
 /* the kernel family in use: "avx512vnni", "avx2" or "portable" */
 const char *ox_qgemm_isa(void);

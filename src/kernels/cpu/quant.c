@@ -545,6 +545,14 @@ quantize_run(ox_kernel_ctx *ctx)
 		}
 		j.x = staged;
 	}
+	if (rc == OX_OK && l.per_tensor && x->dtype == OX_FLOAT && !staged &&
+		s->precision == OX_UNDEFINED && (out_dt == OX_UINT8 || out_dt == OX_INT8))
+	{
+		/* the common case of quantized models, vectorized (qgemm.c) */
+		ox_qgemm_quantize(x->data, n, sc[0], zps[0], out_dt, y->data);
+		free(sc);
+		return OX_OK;
+	}
 	if (rc == OX_OK)
 	{
 		j.l = &l;

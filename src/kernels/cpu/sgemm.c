@@ -1,195 +1,186 @@
 /*
  * sgemm.c
- *	  Blocked SGEMM (BLIS-style loop nest): B is packed into KC x NR
- *	  slivers, A into MR x KC slivers, and a register-blocked micro-kernel
- *	  computes MR x NR tiles of C.  Edge tiles go through a small buffer so
- *	  the micro-kernel never reads or writes outside C.
+ *	  Blocked SGEMM (BLIS-style): B is packed into KC x NR slivers, A into
+ *	  MR x KC slivers, and a register-blocked micro-kernel computes MR x NR
+ *	  tiles of C.
  *
- *	  Threading: the loop over MC blocks of rows (each thread packs its own
- *	  A block) when there are enough of them, else the loop over NR slivers
- *	  of the packed B.  Pack buffers are thread-local and kept between calls,
- *	  so steady-state calls allocate nothing.
+ *	  Loop nest, outermost first: row block (a share of M, its A packed for
+ *	  the whole depth once), column block (NC columns: the B panel a row
+ *	  block sweeps stays in L2), K block (KC deep), B sliver (stays in L1;
+ *	  the next one is prefetched into L2 while this one is used), A sliver.
+ *	  K and M are cut into blocks of equal size, not a remainder block:
+ *	  K = 784 runs as four blocks of 196 rather than three of 256 and one of
+ *	  16, whose pass over C would cost as much as its arithmetic.
+ *
+ *	  Edge tiles: the micro-kernel is instantiated for every row count up to
+ *	  MR and for one or two vectors of columns; partial column vectors are
+ *	  read and written through masks, so C is never touched outside the
+ *	  matrix and no staging buffer is needed.  Packed slivers are zero
+ *	  padded, so the arithmetic itself needs no masks.
+ *
+ *	  Threading: one parallel loop per call over a grid of tasks (row block
+ *	  x column range) sized so that every thread gets the same amount of
+ *	  work; tasks share nothing but the packed B, so there is no barrier
+ *	  inside a call.  B that is not packed ahead of time is packed first
+ *	  (in parallel) into a buffer of the calling thread; A is packed by each
+ *	  task into a buffer of the thread running it.  Buffers are kept between
+ *	  calls, so steady-state calls allocate nothing.
+ *
+ *	  The instruction-set specific kernels (micro-kernels, the AVX-512 packer
+ *	  of A, the dot products of the matrix-vector path) are in
+ *	  sgemm_kernels.c; this file chooses among them once, by cpuid.
  */
 #include "kernels/cpu/sgemm.h"
+#include "kernels/cpu/sgemm_isa.h"
 
 #include <cblas.h>
 #include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* depth of a packed panel: a KC x NR sliver of B (32 KiB) stays in L1 */
+/* nominal depth of a K block: a KC x 32 sliver of B (32 KiB) stays in L1 */
 #define KC 256
 
-typedef void (*ukernel_fn) (int64_t k, const float *a, const float *b, float *c, int64_t ldc,
-							float alpha, float beta);
+/* columns of B one row block sweeps per K block: the panel stays in L2 */
+#define NC_SLIVERS 32
 
-typedef struct isa_desc
-{
-	const char *name;
-	int			mr;
-	int			nr;
-	int			mc;
-	int			nc;
-	ukernel_fn	kernel;
-} isa_desc;
+/* above this many floats, B that is not packed ahead is packed in column chunks */
+#define BPACK_MAX_FLOATS (8 << 20)
 
-/* ---- micro-kernels ---------------------------------------------------- */
+static const ox_sgemm_isa_desc *chosen_isa;
+static bool isa_chosen;
 
-#define UK_AVX512_MR 12
-#define UK_AVX512_NR 32
-
-__attribute__((target("avx512f,fma")))
-static void
-ukernel_avx512(int64_t k, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta)
-{
-	__m512		acc0[UK_AVX512_MR];
-	__m512		acc1[UK_AVX512_MR];
-
-#pragma GCC unroll 12
-	for (int r = 0; r < UK_AVX512_MR; r++)
-	{
-		acc0[r] = _mm512_setzero_ps();
-		acc1[r] = _mm512_setzero_ps();
-	}
-	for (int64_t p = 0; p < k; p++)
-	{
-		__m512		b0 = _mm512_load_ps(b);
-		__m512		b1 = _mm512_load_ps(b + 16);
-
-#pragma GCC unroll 12
-		for (int r = 0; r < UK_AVX512_MR; r++)
-		{
-			__m512		av = _mm512_set1_ps(a[r]);
-
-			acc0[r] = _mm512_fmadd_ps(av, b0, acc0[r]);
-			acc1[r] = _mm512_fmadd_ps(av, b1, acc1[r]);
-		}
-		a += UK_AVX512_MR;
-		b += UK_AVX512_NR;
-	}
-	{
-		__m512		va = _mm512_set1_ps(alpha);
-
-#pragma GCC unroll 12
-		for (int r = 0; r < UK_AVX512_MR; r++)
-		{
-			float	   *cr = c + r * ldc;
-			__m512		r0 = _mm512_mul_ps(acc0[r], va);
-			__m512		r1 = _mm512_mul_ps(acc1[r], va);
-
-			if (beta != 0.0f)
-			{
-				__m512		vb = _mm512_set1_ps(beta);
-
-				r0 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr), r0);
-				r1 = _mm512_fmadd_ps(vb, _mm512_loadu_ps(cr + 16), r1);
-			}
-			_mm512_storeu_ps(cr, r0);
-			_mm512_storeu_ps(cr + 16, r1);
-		}
-	}
-}
-
-#define UK_AVX2_MR 6
-#define UK_AVX2_NR 16
-
-__attribute__((target("avx2,fma")))
-static void
-ukernel_avx2(int64_t k, const float *a, const float *b, float *c, int64_t ldc, float alpha, float beta)
-{
-	__m256		acc0[UK_AVX2_MR];
-	__m256		acc1[UK_AVX2_MR];
-
-#pragma GCC unroll 6
-	for (int r = 0; r < UK_AVX2_MR; r++)
-	{
-		acc0[r] = _mm256_setzero_ps();
-		acc1[r] = _mm256_setzero_ps();
-	}
-	for (int64_t p = 0; p < k; p++)
-	{
-		__m256		b0 = _mm256_load_ps(b);
-		__m256		b1 = _mm256_load_ps(b + 8);
-
-#pragma GCC unroll 6
-		for (int r = 0; r < UK_AVX2_MR; r++)
-		{
-			__m256		av = _mm256_broadcast_ss(a + r);
-
-			acc0[r] = _mm256_fmadd_ps(av, b0, acc0[r]);
-			acc1[r] = _mm256_fmadd_ps(av, b1, acc1[r]);
-		}
-		a += UK_AVX2_MR;
-		b += UK_AVX2_NR;
-	}
-	{
-		__m256		va = _mm256_set1_ps(alpha);
-
-#pragma GCC unroll 6
-		for (int r = 0; r < UK_AVX2_MR; r++)
-		{
-			float	   *cr = c + r * ldc;
-			__m256		r0 = _mm256_mul_ps(acc0[r], va);
-			__m256		r1 = _mm256_mul_ps(acc1[r], va);
-
-			if (beta != 0.0f)
-			{
-				__m256		vb = _mm256_set1_ps(beta);
-
-				r0 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cr), r0);
-				r1 = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cr + 8), r1);
-			}
-			_mm256_storeu_ps(cr, r0);
-			_mm256_storeu_ps(cr + 8, r1);
-		}
-	}
-}
-
-static const isa_desc isa_avx512 = {"avx512", UK_AVX512_MR, UK_AVX512_NR, UK_AVX512_MR * 16, UK_AVX512_NR * 64, ukernel_avx512};
-static const isa_desc isa_avx2 = {"avx2", UK_AVX2_MR, UK_AVX2_NR, UK_AVX2_MR * 24, UK_AVX2_NR * 128, ukernel_avx2};
-
-static const isa_desc *
+static const ox_sgemm_isa_desc *
 pick_isa(void)
 {
-	static const isa_desc *chosen;
-	static bool done;
-
-	if (!done)
+	if (!isa_chosen)
 	{
 		__builtin_cpu_init();
 		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
-			chosen = &isa_avx512;
+			chosen_isa = &ox_sgemm_isa_avx512;
 		else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
-			chosen = &isa_avx2;
+			chosen_isa = &ox_sgemm_isa_avx2;
 		else
-			chosen = NULL;
-		done = true;
+			chosen_isa = NULL;
+		isa_chosen = true;
 	}
-	return chosen;
+	return chosen_isa;
+}
+
+const char *
+ox_sgemm_force_isa(const char *name)
+{
+	const char *prev = ox_sgemm_isa();
+
+	__builtin_cpu_init();
+	if (strcmp(name, "avx512") == 0 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+		chosen_isa = &ox_sgemm_isa_avx512;
+	else if (strcmp(name, "avx2") == 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+		chosen_isa = &ox_sgemm_isa_avx2;
+	else if (strcmp(name, "blas") == 0)
+		chosen_isa = NULL;
+	else
+		return NULL;
+	isa_chosen = true;
+	return prev;
 }
 
 const char *
 ox_sgemm_isa(void)
 {
-	const isa_desc *isa = pick_isa();
+	const ox_sgemm_isa_desc *isa = pick_isa();
 
 	return isa ? isa->name : "blas";
 }
 
+/* ---- blocking ----------------------------------------------------------- */
+
+/*
+ * K blocks of equal depth (within one): block b starts at kb_start(K, b).
+ * M is cut likewise, in whole slivers of MR rows.
+ */
+static inline int64_t
+kb_count(int64_t K)
+{
+	return (K + KC - 1) / KC;
+}
+
+static inline int64_t
+kb_start(int64_t K, int64_t nkb, int64_t b)
+{
+	return b * K / nkb;
+}
+
+/* row blocks: slivers [rb_sliver(rb), rb_sliver(rb + 1)) of MR rows */
+typedef struct row_plan
+{
+	int64_t		slivers;		/* ceil(M / MR) */
+	int64_t		blocks;
+} row_plan;
+
+static row_plan
+plan_rows(const ox_sgemm_isa_desc *isa, int64_t M)
+{
+	row_plan	rp;
+	int64_t		per = isa->mc / isa->mr;
+
+	rp.slivers = (M + isa->mr - 1) / isa->mr;
+	rp.blocks = (rp.slivers + per - 1) / per;
+	return rp;
+}
+
+static inline int64_t
+rb_sliver(const row_plan *rp, int64_t rb)
+{
+	return rb * rp->slivers / rp->blocks;
+}
+
 /* ---- packing ---------------------------------------------------------- */
 
-/* A block rows [i0, i0+mc), depth [p0, p0+kc) into MR-row slivers, zero padded */
+/*
+ * A rows [i0, i0 + rows), depth [p0, p0 + kc) into MR-row slivers, zero
+ * padded to whole slivers.  Rows of A (not transposed) are read four at a
+ * time and transposed in registers, four depths at a time (sixteen rows by
+ * sixteen with AVX-512).
+ */
 static void
-pack_a(const isa_desc *isa, bool trans_a, const float *A, int64_t lda, int64_t i0, int64_t mc,
+pack_a(const ox_sgemm_isa_desc *isa, bool trans_a, const float *A, int64_t lda, int64_t i0, int64_t rows_total,
 	   int64_t p0, int64_t kc, float *dst)
 {
 	int			mr = isa->mr;
 
-	for (int64_t i = 0; i < mc; i += mr)
+	for (int64_t i = 0; i < rows_total; i += mr)
 	{
-		int64_t		rows = mc - i < mr ? mc - i : mr;
+		int64_t		rows = rows_total - i < mr ? rows_total - i : mr;
+		int64_t		p = 0;
 
-		for (int64_t p = 0; p < kc; p++)
+		if (!trans_a && mr == 12 && isa == &ox_sgemm_isa_avx512)
+		{
+			p = ox_sgemm_pack_a12_avx512(A + (i0 + i) * lda + p0, lda, rows, kc, dst);
+			dst += p * mr;
+		}
+		if (!trans_a && rows == mr && mr % 4 == 0)
+		{
+			for (; p + 4 <= kc; p += 4)
+			{
+				for (int g = 0; g < mr; g += 4)
+				{
+					const float *src = A + (i0 + i + g) * lda + p0 + p;
+					__m128		r0 = _mm_loadu_ps(src),
+								r1 = _mm_loadu_ps(src + lda),
+								r2 = _mm_loadu_ps(src + 2 * lda),
+								r3 = _mm_loadu_ps(src + 3 * lda);
+
+					_MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+					_mm_storeu_ps(dst + g, r0);
+					_mm_storeu_ps(dst + mr + g, r1);
+					_mm_storeu_ps(dst + 2 * mr + g, r2);
+					_mm_storeu_ps(dst + 3 * mr + g, r3);
+				}
+				dst += 4 * mr;
+			}
+		}
+		for (; p < kc; p++)
 		{
 			int64_t		r = 0;
 
@@ -214,272 +205,339 @@ pack_a(const isa_desc *isa, bool trans_a, const float *A, int64_t lda, int64_t i
 	}
 }
 
-/* B block depth [p0, p0+kc), columns [j0, j0+nc) into NR-column slivers */
+/*
+ * B depth [p0, p0 + kc), columns [j0, j0 + cols_total) into NR-column
+ * slivers, zero padded.  Transposed B is read along its rows (contiguous)
+ * and written down the sliver's columns.
+ */
 static void
-pack_b(const isa_desc *isa, bool trans_b, const float *B, int64_t ldb, int64_t p0, int64_t kc,
-	   int64_t j0, int64_t nc, float *dst)
+pack_b(const ox_sgemm_isa_desc *isa, bool trans_b, const float *B, int64_t ldb, int64_t p0, int64_t kc,
+	   int64_t j0, int64_t cols_total, float *dst)
 {
 	int			nr = isa->nr;
 
-	for (int64_t j = 0; j < nc; j += nr)
+	for (int64_t j = 0; j < cols_total; j += nr)
 	{
-		int64_t		cols = nc - j < nr ? nc - j : nr;
+		int64_t		cols = cols_total - j < nr ? cols_total - j : nr;
 
-		for (int64_t p = 0; p < kc; p++)
+		if (!trans_b)
 		{
-			int64_t		c = 0;
-
-			if (!trans_b)
+			for (int64_t p = 0; p < kc; p++)
 			{
-				memcpy(dst, B + (p0 + p) * ldb + j0 + j, sizeof(float) * cols);
-				c = cols;
+				memcpy(dst + p * nr, B + (p0 + p) * ldb + j0 + j, sizeof(float) * cols);
+				if (cols < nr)
+					memset(dst + p * nr + cols, 0, sizeof(float) * (nr - cols));
 			}
-			else
-			{
-				const float *src = B + (j0 + j) * ldb + p0 + p;
-
-				for (; c < cols; c++)
-					dst[c] = src[c * ldb];
-			}
-			for (; c < nr; c++)
-				dst[c] = 0.0f;
-			dst += nr;
 		}
+		else
+		{
+			for (int64_t c = 0; c < cols; c++)
+			{
+				const float *src = B + (j0 + j + c) * ldb + p0;
+
+				for (int64_t p = 0; p < kc; p++)
+					dst[p * nr + c] = src[p];
+			}
+			if (cols < nr)
+				for (int64_t p = 0; p < kc; p++)
+					memset(dst + p * nr + cols, 0, sizeof(float) * (nr - cols));
+		}
+		dst += nr * kc;
 	}
 }
 
 /* thread-local pack buffers, grown on demand and kept */
 static __thread float *tls_abuf;
 static __thread size_t tls_abuf_len;
+static __thread float *tls_bbuf;
+static __thread size_t tls_bbuf_len;
 
 static float *
-thread_abuf(size_t floats)
+grow_buffer(float **buf, size_t *len, size_t floats)
 {
-	if (tls_abuf_len < floats)
+	if (*len < floats)
 	{
-		ox_aligned_free(tls_abuf);
-		tls_abuf = ox_aligned_alloc(floats * sizeof(float));
-		tls_abuf_len = tls_abuf ? floats : 0;
+		ox_aligned_free(*buf);
+		*buf = ox_aligned_alloc(floats * sizeof(float));
+		*len = *buf ? floats : 0;
 	}
-	return tls_abuf;
+	return *buf;
 }
 
-/* per calling thread: a GEMM called inside a parallel loop of another kernel
- * must not share it */
-static __thread float *shared_bbuf;
-static __thread size_t shared_bbuf_len;
+/* ---- packed matrices ---------------------------------------------------- */
+
+/*
+ * Layouts.  B (K x N): K block kb holds every sliver of N, at
+ * kb_start * npad floats, sliver j at + j * NR * kc.  A (M x K): row block
+ * rb at MR * rb_sliver(rb) * K, in it K block kb at + kb_start * rows_pad,
+ * sliver i at + i * MR * kc.  Both follow from the dimensions alone.
+ */
+struct ox_sgemm_packed
+{
+	const ox_sgemm_isa_desc *isa;
+	bool		is_a;
+	int64_t		rows;			/* M for A, K for B */
+	int64_t		cols;			/* K for A, N for B */
+	float	   *data;
+	size_t		bytes;
+};
+
+/* a view of packed B: its K blocks, from sliver j0 on */
+typedef struct bview
+{
+	const float *data;			/* K block 0, sliver j0 */
+	int64_t		npad;			/* floats per depth row of the whole packed B */
+} bview;
+
+static inline const float *
+bview_panel(const bview *v, int64_t K, int64_t nkb, int64_t kb)
+{
+	return v->data + kb_start(K, nkb, kb) * v->npad;
+}
+
+/*
+ * The caller's epilogue, with the column offset of the part of C at hand
+ * (B packed in column chunks runs the loop nest once per chunk).
+ */
+typedef struct epilogue
+{
+	const float *bias;
+	ox_sgemm_post_fn post;
+	void	   *post_arg;
+	int64_t		col0;
+} epilogue;
 
 /* ---- the loop nest ---------------------------------------------------- */
 
 typedef struct gemm_job
 {
-	const isa_desc *isa;
+	const ox_sgemm_isa_desc *isa;
+	int64_t		M,
+				N,
+				K;
+	int64_t		nkb;
+	row_plan	rp;
+	int64_t		col_groups;		/* column ranges per row block */
+	int64_t		nslivers;		/* ceil(N / NR) */
 	bool		trans_a;
 	const float *A;
 	int64_t		lda;
+	const ox_sgemm_packed *pa;	/* A packed ahead of time, or NULL */
+	bview		b;
 	float	   *C;
 	int64_t		ldc;
-	int64_t		M;
-	int64_t		jc,
-				nc,
-				pc,
-				kc;
 	float		alpha,
 				beta;
-	const float *bpack;
-	const float *apack;			/* shared packed A (sliver-parallel mode) */
-	int64_t		ic,
-				mc;				/* the block apack holds */
-	const ox_sgemm_packed *pa;	/* A packed ahead of time, or NULL */
-	int64_t		pb_index;		/* K block index, to find pa's panels */
+	const float *bias;
+	ox_sgemm_post_fn post;
+	void	   *post_arg;
+	int64_t		post_col0;
 	bool		oom;
 } gemm_job;
 
-struct ox_sgemm_packed
-{
-	const isa_desc *isa;
-	bool		is_a;
-	int64_t		rows;			/* M for A, K for B */
-	int64_t		cols;			/* K for A, N for B */
-	int64_t		n_outer;		/* A: K blocks; B: N blocks */
-	int64_t		n_inner;		/* A: M blocks; B: K blocks */
-	size_t	   *off;			/* panel offsets, [outer * n_inner + inner] */
-	float	   *data;
-	size_t		bytes;
-};
-
-static const float *
-packed_a_panel(const ox_sgemm_packed *pa, int64_t pb, int64_t ib)
-{
-	return pa->data + pa->off[pb * pa->n_inner + ib];
-}
-
+/*
+ * Rows [row0, row0 + rows) of C (their A panel for K block kb at ap),
+ * slivers [j0, j1) of B, K block kb.
+ */
 static void
-macro_tile(const gemm_job *j, const float *ap, int64_t ic, int64_t mc, int64_t jr_begin, int64_t jr_end)
+macro_tile(const gemm_job *j, const float *ap, int64_t row0, int64_t rows, int64_t kb,
+		   int64_t kc, int64_t j0, int64_t j1)
 {
-	const isa_desc *isa = j->isa;
+	const ox_sgemm_isa_desc *isa = j->isa;
 	int			mr = isa->mr,
 				nr = isa->nr;
-	_Alignas(64) float edge[UK_AVX512_MR * UK_AVX512_NR];
+	const float *panel = bview_panel(&j->b, j->K, j->nkb, kb);
+	int64_t		mt = (rows + mr - 1) / mr;
+	size_t		sliver_bytes = (size_t) nr * kc * sizeof(float);
+	size_t		pf_step = (size_t) (kc + 3) / 4 * 64;
+	ox_sgemm_uk_epi		e;
 
-	for (int64_t jr = jr_begin; jr < jr_end; jr++)
+	e.alpha = j->alpha;
+	e.beta = kb == 0 ? j->beta : 1.0f;
+	for (int64_t jr = j0; jr < j1; jr++)
 	{
 		int64_t		col = jr * nr;
-		int64_t		cols = j->nc - col < nr ? j->nc - col : nr;
-		const float *bp = j->bpack + jr * nr * j->kc;
+		int64_t		cols = j->N - col < nr ? j->N - col : nr;
+		const float *bp = panel + jr * nr * kc;
+		const char *next = (const char *) (jr + 1 < j1 ? bp + nr * kc : bp);
+		ox_sgemm_ukernel_fn	full = isa->kernel[mr][cols > nr / 2 ? 2 : 1];
 
-		for (int64_t ir = 0; ir < mc; ir += mr)
+		e.cols = (int) cols;
+		e.bias = kb == 0 && j->bias ? j->bias + col : NULL;
+		for (int64_t it = 0; it < mt; it++)
 		{
-			int64_t		rows = mc - ir < mr ? mc - ir : mr;
-			const float *a = ap + ir * j->kc;
-			float	   *c = j->C + (ic + ir) * j->ldc + j->jc + col;
+			int64_t		r = it * mr;
+			int64_t		rr = rows - r < mr ? rows - r : mr;
+			float	   *c = j->C + (row0 + r) * j->ldc + col;
 
-			if (rows == mr && cols == nr)
-				isa->kernel(j->kc, a, bp, c, j->ldc, j->alpha, j->beta);
+			/* the next B sliver into L2, a share per tile (the kernel
+			 * fetches a line per four depths) */
+			e.prefetch = next + (size_t) (it * pf_step) % sliver_bytes;
+			if (rr == mr)
+				full(kc, ap + r * kc, bp, c, j->ldc, &e);
 			else
+				isa->kernel[rr][cols > nr / 2 ? 2 : 1] (kc, ap + r * kc, bp, c, j->ldc, &e);
+		}
+		/* this sliver's columns are final: the caller's epilogue, while in cache */
+		if (j->post && kb == j->nkb - 1)
+			j->post(j->post_arg, row0, j->post_col0 + col, rows, cols, j->C + row0 * j->ldc + col, j->ldc);
+	}
+}
+
+/* task t: row block t / col_groups, column range t % col_groups */
+static void
+gemm_task(void *arg, int64_t begin, int64_t end)
+{
+	gemm_job   *j = arg;
+	const ox_sgemm_isa_desc *isa = j->isa;
+	int			mr = isa->mr;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		rb = t / j->col_groups,
+					g = t % j->col_groups;
+		int64_t		s0 = rb_sliver(&j->rp, rb),
+					s1 = rb_sliver(&j->rp, rb + 1);
+		int64_t		row0 = s0 * mr;
+		int64_t		rows = (s1 * mr < j->M ? s1 * mr : j->M) - row0;
+		int64_t		rows_pad = (s1 - s0) * mr;
+		int64_t		j0 = g * j->nslivers / j->col_groups,
+					j1 = (g + 1) * j->nslivers / j->col_groups;
+		const float *ablock;
+
+		if (j0 >= j1)
+			continue;
+		if (j->pa)
+			ablock = j->pa->data + row0 * j->K;
+		else
+		{
+			float	   *buf = grow_buffer(&tls_abuf, &tls_abuf_len, (size_t) rows_pad * j->K);
+
+			if (!buf)
 			{
-				isa->kernel(j->kc, a, bp, edge, nr, j->alpha, 0.0f);
-				for (int64_t r = 0; r < rows; r++)
-					for (int64_t q = 0; q < cols; q++)
-						c[r * j->ldc + q] = edge[r * nr + q] +
-							(j->beta != 0.0f ? j->beta * c[r * j->ldc + q] : 0.0f);
+				j->oom = true;
+				return;
+			}
+			for (int64_t kb = 0; kb < j->nkb; kb++)
+			{
+				int64_t		k0 = kb_start(j->K, j->nkb, kb);
+
+				pack_a(isa, j->trans_a, j->A, j->lda, row0, rows, k0,
+					   kb_start(j->K, j->nkb, kb + 1) - k0, buf + k0 * rows_pad);
+			}
+			ablock = buf;
+		}
+		for (int64_t jc = j0; jc < j1; jc += NC_SLIVERS)
+		{
+			int64_t		jce = jc + NC_SLIVERS < j1 ? jc + NC_SLIVERS : j1;
+
+			for (int64_t kb = 0; kb < j->nkb; kb++)
+			{
+				int64_t		k0 = kb_start(j->K, j->nkb, kb);
+
+				macro_tile(j, ablock + k0 * rows_pad, row0, rows, kb,
+						   kb_start(j->K, j->nkb, kb + 1) - k0, jc, jce);
 			}
 		}
 	}
 }
 
-static void
-row_block_task(void *arg, int64_t begin, int64_t end)
+static int64_t
+gcd64(int64_t a, int64_t b)
 {
-	gemm_job   *j = arg;
-	const isa_desc *isa = j->isa;
-	float	   *ap = j->pa ? NULL : thread_abuf((size_t) isa->mc * KC);
-
-	if (!j->pa && !ap)
+	while (b)
 	{
-		j->oom = true;
-		return;
+		int64_t		t = a % b;
+
+		a = b;
+		b = t;
 	}
-	for (int64_t b = begin; b < end; b++)
-	{
-		int64_t		ic = b * isa->mc;
-		int64_t		mc = j->M - ic < isa->mc ? j->M - ic : isa->mc;
+	return a;
+}
 
-		if (j->pa)
-			macro_tile(j, packed_a_panel(j->pa, j->pb_index, b), ic, mc, 0,
-					   (j->nc + isa->nr - 1) / isa->nr);
-		else
-		{
-			pack_a(isa, j->trans_a, j->A, j->lda, ic, mc, j->pc, j->kc, ap);
-			macro_tile(j, ap, ic, mc, 0, (j->nc + isa->nr - 1) / isa->nr);
-		}
+/* the grid over packed B (its view bv: N columns from its sliver 0) */
+static ox_code
+run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64_t M, int64_t N, int64_t K,
+		   float alpha, const float *A, int64_t lda, const ox_sgemm_packed *pa, const bview *bv,
+		   float beta, const epilogue *epi, float *C, int64_t ldc)
+{
+	int			threads = ctx ? ctx->nthreads : 1;
+	gemm_job	job;
+
+	memset(&job, 0, sizeof(job));
+	job.isa = isa;
+	job.M = M;
+	job.N = N;
+	job.K = K;
+	job.nkb = kb_count(K);
+	job.rp = plan_rows(isa, M);
+	job.nslivers = (N + isa->nr - 1) / isa->nr;
+	job.trans_a = trans_a;
+	job.A = A;
+	job.lda = lda;
+	job.pa = pa;
+	job.b = *bv;
+	job.C = C;
+	job.ldc = ldc;
+	job.alpha = alpha;
+	job.beta = beta;
+	job.bias = epi->bias;
+	job.post = epi->post;
+	job.post_arg = epi->post_arg;
+	job.post_col0 = epi->col0;
+	/* enough column ranges that the tasks divide evenly among the threads */
+	job.col_groups = 1;
+	if (threads > 1)
+	{
+		job.col_groups = threads / gcd64(job.rp.blocks, threads);
+		if (job.col_groups > job.nslivers)
+			job.col_groups = job.nslivers;
+	}
+	ox_parallel_for(ctx, job.rp.blocks * job.col_groups, 1, gemm_task, &job);
+	/* a thread could not get its pack buffer: C is incomplete */
+	if (job.oom)
+		return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY, "could not allocate a matrix packing buffer");
+	return OX_OK;
+}
+
+/* packing B in parallel: task t is K block t / slivers, sliver t % slivers */
+typedef struct bpack_job
+{
+	const ox_sgemm_isa_desc *isa;
+	bool		trans_b;
+	const float *B;
+	int64_t		ldb;
+	int64_t		K,
+				nkb,
+				j0,
+				N;				/* the columns packed: [j0, j0 + N) */
+	int64_t		nslivers;
+	float	   *dst;
+} bpack_job;
+
+static void
+bpack_task(void *arg, int64_t begin, int64_t end)
+{
+	bpack_job  *j = arg;
+	int			nr = j->isa->nr;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		kb = t / j->nslivers,
+					s = t % j->nslivers;
+		int64_t		k0 = kb_start(j->K, j->nkb, kb),
+					kc = kb_start(j->K, j->nkb, kb + 1) - k0;
+		int64_t		cols = j->N - s * nr < nr ? j->N - s * nr : nr;
+
+		pack_b(j->isa, j->trans_b, j->B, j->ldb, k0, kc, j->j0 + s * nr, cols,
+			   j->dst + k0 * j->nslivers * nr + s * nr * kc);
 	}
 }
 
-static void
-sliver_task(void *arg, int64_t begin, int64_t end)
-{
-	gemm_job   *j = arg;
-
-	macro_tile(j, j->apack, j->ic, j->mc, begin, end);
-}
-
-/*
- * Dot products of one row x (length K, contiguous) with rows of B (each
- * contiguous, ldb apart): the small-M case of op(B) = B^T, which is how
- * Linear layers store weights.  Four rows at a time share the loads of x;
- * several accumulators keep the FMA pipes busy (a plain loop would be
- * scalar: the compiler may not reorder a float reduction).
- */
-__attribute__((target("avx512f,fma")))
-static void
-dots_avx512(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0, int64_t n1,
-			float *out)
-{
-	int64_t		n = n0;
-
-	for (; n + 4 <= n1; n += 4)
-	{
-		const float *b0 = B + n * ldb,
-				   *b1 = b0 + ldb,
-				   *b2 = b1 + ldb,
-				   *b3 = b2 + ldb;
-		__m512		s0 = _mm512_setzero_ps(),
-					s1 = _mm512_setzero_ps(),
-					s2 = _mm512_setzero_ps(),
-					s3 = _mm512_setzero_ps();
-		int64_t		k = 0;
-
-		for (; k + 16 <= K; k += 16)
-		{
-			__m512		xv = _mm512_loadu_ps(x + k);
-
-			s0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b0 + k), s0);
-			s1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b1 + k), s1);
-			s2 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b2 + k), s2);
-			s3 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b3 + k), s3);
-		}
-		if (k < K)
-		{
-			__mmask16	m = (__mmask16) ((1u << (K - k)) - 1);
-			__m512		xv = _mm512_maskz_loadu_ps(m, x + k);
-
-			s0 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b0 + k), s0);
-			s1 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b1 + k), s1);
-			s2 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b2 + k), s2);
-			s3 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b3 + k), s3);
-		}
-		out[n - n0] = _mm512_reduce_add_ps(s0);
-		out[n - n0 + 1] = _mm512_reduce_add_ps(s1);
-		out[n - n0 + 2] = _mm512_reduce_add_ps(s2);
-		out[n - n0 + 3] = _mm512_reduce_add_ps(s3);
-	}
-	for (; n < n1; n++)
-	{
-		const float *b = B + n * ldb;
-		__m512		s0 = _mm512_setzero_ps();
-		int64_t		k = 0;
-
-		for (; k + 16 <= K; k += 16)
-			s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + k), _mm512_loadu_ps(b + k), s0);
-		if (k < K)
-		{
-			__mmask16	m = (__mmask16) ((1u << (K - k)) - 1);
-
-			s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + k), _mm512_maskz_loadu_ps(m, b + k), s0);
-		}
-		out[n - n0] = _mm512_reduce_add_ps(s0);
-	}
-}
-
-__attribute__((target("avx2,fma")))
-static void
-dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0, int64_t n1, float *out)
-{
-	for (int64_t n = n0; n < n1; n++)
-	{
-		const float *b = B + n * ldb;
-		__m256		s0 = _mm256_setzero_ps(),
-					s1 = _mm256_setzero_ps();
-		float		tail = 0.0f;
-		float		lanes[8];
-		int64_t		k = 0;
-
-		for (; k + 16 <= K; k += 16)
-		{
-			s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), _mm256_loadu_ps(b + k), s0);
-			s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), _mm256_loadu_ps(b + k + 8), s1);
-		}
-		for (; k < K; k++)
-			tail += x[k] * b[k];
-		_mm256_storeu_ps(lanes, _mm256_add_ps(s0, s1));
-		out[n - n0] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7] + tail;
-	}
-}
+/* ---- GEMV: one or two rows ---------------------------------------------- */
 
 typedef struct gemv_job
 {
-	bool		trans_a;
 	bool		trans_b;
 	int64_t		K;
 	float		alpha,
@@ -487,6 +545,10 @@ typedef struct gemv_job
 	const float *x;				/* the row of op(A), contiguous */
 	const float *B;
 	int64_t		ldb;
+	const float *bias;
+	ox_sgemm_post_fn post;
+	void	   *post_arg;
+	int64_t		row;
 	float	   *c;
 	bool		avx512;
 } gemv_job;
@@ -500,21 +562,20 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 	for (int64_t s = n0; s < n1; s += 256)
 	{
 		int64_t		e = s + 256 < n1 ? s + 256 : n1;
+		float	   *c = j->c;
 
 		if (j->trans_b)
 		{
 			if (j->avx512)
-				dots_avx512(j->x, j->B, j->ldb, j->K, s, e, buf);
+				ox_sgemm_dots_avx512(j->x, j->B, j->ldb, j->K, s, e, buf);
 			else
-				dots_avx2(j->x, j->B, j->ldb, j->K, s, e, buf);
+				ox_sgemm_dots_avx2(j->x, j->B, j->ldb, j->K, s, e, buf);
 			for (int64_t n = s; n < e; n++)
-				j->c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * j->c[n] : 0.0f);
+				c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * c[n] : 0.0f);
 		}
 		else
 		{
 			/* c = beta*c + sum_k x[k] * B[k, :]: vectorizes over n as written */
-			float	   *c = j->c;
-
 			for (int64_t n = s; n < e; n++)
 				c[n] = j->beta == 0.0f ? 0.0f : j->beta * c[n];
 			for (int64_t k = 0; k < j->K; k++)
@@ -528,6 +589,11 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 					c[n] += a * b[n];
 			}
 		}
+		if (j->bias)
+			for (int64_t n = s; n < e; n++)
+				c[n] += j->bias[n];
+		if (j->post)
+			j->post(j->post_arg, j->row, s, 1, e - s, c + s, 0);
 	}
 }
 
@@ -536,16 +602,16 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
  * stream B once per row, splitting the columns across threads.
  */
 static ox_code
-gemv_rows(ox_kernel_ctx *ctx, const isa_desc *isa, bool trans_a, bool trans_b, int64_t M, int64_t N,
+gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool trans_b, int64_t M, int64_t N,
 		  int64_t K, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
-		  float *C, int64_t ldc)
+		  const epilogue *epi, float *C, int64_t ldc)
 {
 	float	   *xrow = NULL;
 
 	if (trans_a && K > 0)
 	{
 		/* gather the strided row of op(A) once */
-		xrow = thread_abuf((size_t) K);
+		xrow = grow_buffer(&tls_abuf, &tls_abuf_len, (size_t) K);
 		if (!xrow)
 			return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
 	}
@@ -556,7 +622,6 @@ gemv_rows(ox_kernel_ctx *ctx, const isa_desc *isa, bool trans_a, bool trans_b, i
 		if (trans_a)
 			for (int64_t k = 0; k < K; k++)
 				xrow[k] = A[k * lda + m];
-		j.trans_a = trans_a;
 		j.trans_b = trans_b;
 		j.K = K;
 		j.alpha = alpha;
@@ -564,117 +629,139 @@ gemv_rows(ox_kernel_ctx *ctx, const isa_desc *isa, bool trans_a, bool trans_b, i
 		j.x = trans_a ? xrow : A + m * lda;
 		j.B = B;
 		j.ldb = ldb;
+		j.bias = epi->bias;
+		j.post = epi->post;
+		j.post_arg = epi->post_arg;
+		j.row = m;
 		j.c = C + m * ldc;
-		j.avx512 = isa == &isa_avx512;
+		j.avx512 = isa == &ox_sgemm_isa_avx512;
 		/* enough columns per chunk that a thread streams a useful share of B */
 		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
 	}
 	return OX_OK;
 }
 
+/* C = beta * C (+ bias): the product is empty, scaled away, or made by BLAS after */
+static void
+scale_c(int64_t M, int64_t N, float beta, const float *bias, float *C, int64_t ldc)
+{
+	for (int64_t m = 0; m < M; m++)
+		for (int64_t n = 0; n < N; n++)
+			C[m * ldc + n] = (beta == 0.0f ? 0.0f : beta * C[m * ldc + n]) + (bias ? bias[n] : 0.0f);
+}
+
+/* the caller's post function over all of C, a row at a time */
+static void
+post_all(const epilogue *epi, int64_t M, int64_t N, float *C, int64_t ldc)
+{
+	if (epi->post)
+		for (int64_t m = 0; m < M; m++)
+			epi->post(epi->post_arg, m, 0, 1, N, C + m * ldc, ldc);
+}
+
 /*
- * The loop nest.  pa / pb, when given, hold A / B packed ahead of time
- * (constant weights); the matching A / B arguments are then unused.
+ * The entry point of every form.  pa / pb, when given, hold A / B packed
+ * ahead of time (constant weights); the matching A / B arguments are then
+ * unused.  bias, when given, is added to every row of C.
  */
 static ox_code
 gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
 			float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
-			float beta, float *C, int64_t ldc, const ox_sgemm_packed *pa, const ox_sgemm_packed *pb)
+			float beta, float *C, int64_t ldc, const ox_sgemm_packed *pa, const ox_sgemm_packed *pb,
+			const ox_sgemm_epilogue *user)
 {
-	const isa_desc *isa = pick_isa();
+	/* packed operands are in the layout of the kernels they were packed for */
+	const ox_sgemm_isa_desc *isa = pb ? pb->isa : (pa ? pa->isa : pick_isa());
 	int			threads = ctx ? ctx->nthreads : 1;
+	epilogue	epi;
 
+	memset(&epi, 0, sizeof(epi));
+	if (user)
+	{
+		epi.bias = user->bias;
+		epi.post = user->post;
+		epi.post_arg = user->post_arg;
+	}
 	if (M <= 0 || N <= 0)
 		return OX_OK;
 	if (K <= 0 || alpha == 0.0f)
 	{
-		for (int64_t m = 0; m < M; m++)
-			for (int64_t n = 0; n < N; n++)
-				C[m * ldc + n] = beta == 0.0f ? 0.0f : beta * C[m * ldc + n];
+		scale_c(M, N, beta, epi.bias, C, ldc);
+		post_all(&epi, M, N, C, ldc);
 		return OX_OK;
 	}
 	if (!isa)
 	{
+		if (epi.bias)
+		{
+			scale_c(M, N, beta, epi.bias, C, ldc);
+			beta = 1.0f;
+		}
 		cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
 					(int) M, (int) N, (int) K, alpha, A, (int) lda, B, (int) ldb, beta, C, (int) ldc);
+		post_all(&epi, M, N, C, ldc);
 		return OX_OK;
 	}
 	/* one or two rows: packing would cost as much as the arithmetic */
 	if (M <= 2 && !pa && !pb)
-		return gemv_rows(ctx, isa, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+		return gemv_rows(ctx, isa, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, &epi, C, ldc);
 
-	for (int64_t jc = 0; jc < N; jc += isa->nc)
+	if (pb)
 	{
-		int64_t		nc = N - jc < isa->nc ? N - jc : isa->nc;
-		int64_t		slivers = (nc + isa->nr - 1) / isa->nr;
-		size_t		bneed = (size_t) slivers * isa->nr * KC;
+		bview		bv;
 
-		for (int64_t pc = 0; pc < K; pc += KC)
+		bv.data = pb->data;
+		bv.npad = (N + isa->nr - 1) / isa->nr * isa->nr;
+		return run_packed(ctx, isa, trans_a, M, N, K, alpha, A, lda, pa, &bv, beta, &epi, C, ldc);
+	}
+
+	/*
+	 * B packed now, in column chunks small enough for a buffer of the
+	 * calling thread (one chunk for everything but huge B).
+	 */
+	{
+		int64_t		nkb = kb_count(K);
+		int64_t		chunk = BPACK_MAX_FLOATS / K / isa->nr * isa->nr;
+
+		if (chunk < isa->nr * NC_SLIVERS)
+			chunk = isa->nr * NC_SLIVERS;
+		for (int64_t j0 = 0; j0 < N; j0 += chunk)
 		{
-			int64_t		kc = K - pc < KC ? K - pc : KC;
-			gemm_job	job;
-			int64_t		row_blocks = (M + isa->mc - 1) / isa->mc;
-			const float *bpanel;
+			int64_t		n = N - j0 < chunk ? N - j0 : chunk;
+			int64_t		nslivers = (n + isa->nr - 1) / isa->nr;
+			float	   *buf = grow_buffer(&tls_bbuf, &tls_bbuf_len, (size_t) nslivers * isa->nr * K);
+			bpack_job	bj;
+			bview		bv;
 
-			if (pb)
-				bpanel = pb->data + pb->off[(jc / isa->nc) * pb->n_inner + pc / KC];
-			else if (shared_bbuf_len < bneed)
-			{
-				ox_aligned_free(shared_bbuf);
-				shared_bbuf = ox_aligned_alloc(bneed * sizeof(float));
-				shared_bbuf_len = shared_bbuf ? bneed : 0;
-				if (!shared_bbuf)
-					return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY,
-								   "could not allocate %zu bytes for matrix packing", bneed * sizeof(float));
-			}
-			if (!pb)
-			{
-				pack_b(isa, trans_b, B, ldb, pc, kc, jc, nc, shared_bbuf);
-				bpanel = shared_bbuf;
-			}
-			memset(&job, 0, sizeof(job));
-			job.isa = isa;
-			job.trans_a = trans_a;
-			job.A = A;
-			job.lda = lda;
-			job.C = C;
-			job.ldc = ldc;
-			job.M = M;
-			job.jc = jc;
-			job.nc = nc;
-			job.pc = pc;
-			job.kc = kc;
-			job.alpha = alpha;
-			job.beta = pc == 0 ? beta : 1.0f;
-			job.bpack = bpanel;
-			job.pa = pa;
-			job.pb_index = pc / KC;
-			if (row_blocks >= threads || slivers < 2)
-				ox_parallel_for(ctx, row_blocks, 1, row_block_task, &job);
-			else
-			{
-				float	   *ap = pa ? NULL : thread_abuf((size_t) isa->mc * KC);
-
-				for (int64_t ic = 0; (pa || ap) && ic < M; ic += isa->mc)
-				{
-					job.ic = ic;
-					job.mc = M - ic < isa->mc ? M - ic : isa->mc;
-					if (pa)
-						job.apack = packed_a_panel(pa, pc / KC, ic / isa->mc);
-					else
-					{
-						pack_a(isa, trans_a, A, lda, ic, job.mc, pc, kc, ap);
-						job.apack = ap;
-					}
-					ox_parallel_for(ctx, slivers, 1, sliver_task, &job);
-				}
-				if (!pa && !ap)
-					job.oom = true;
-			}
-			/* a thread could not get its pack buffer: C is incomplete */
-			if (job.oom)
+			if (!buf)
 				return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY,
-							   "could not allocate a matrix packing buffer");
+							   "could not allocate %zu bytes for matrix packing",
+							   (size_t) nslivers * isa->nr * K * sizeof(float));
+			bj.isa = isa;
+			bj.trans_b = trans_b;
+			bj.B = B;
+			bj.ldb = ldb;
+			bj.K = K;
+			bj.nkb = nkb;
+			bj.j0 = j0;
+			bj.N = n;
+			bj.nslivers = nslivers;
+			bj.dst = buf;
+			/* packing is cheap next to the product: only split big ones */
+			if (threads > 1 && M * n * K >= (int64_t) 1 << 22)
+				ox_parallel_for(ctx, nkb * nslivers, 4, bpack_task, &bj);
+			else
+				bpack_task(&bj, 0, nkb * nslivers);
+			bv.data = buf;
+			bv.npad = nslivers * isa->nr;
+			{
+				epilogue	part = epi;
+
+				part.bias = epi.bias ? epi.bias + j0 : NULL;
+				part.col0 = j0;
+				OX_TRY(run_packed(ctx, isa, trans_a, M, n, K, alpha, A, lda, pa, &bv, beta, &part,
+								  C + j0, ldc));
+			}
 		}
 	}
 	return OX_OK;
@@ -685,20 +772,28 @@ ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, i
 		 float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
 		 float beta, float *C, int64_t ldc)
 {
-	return gemm_driver(ctx, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, NULL, NULL);
+	return gemm_driver(ctx, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+					   NULL, NULL, NULL);
+}
+
+ox_code
+ox_sgemm_ex(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+			float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+			float beta, float *C, int64_t ldc, const ox_sgemm_epilogue *epi)
+{
+	return gemm_driver(ctx, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+					   NULL, NULL, epi);
 }
 
 /* ---- packing ahead of time -------------------------------------------- */
 
 static ox_sgemm_packed *
-packed_new(const isa_desc *isa, bool is_a, int64_t rows, int64_t cols, ox_status *st)
+packed_new(const ox_sgemm_isa_desc *isa, bool is_a, int64_t rows, int64_t cols, ox_status *st)
 {
 	ox_sgemm_packed *p = calloc(1, sizeof(*p));
-	int64_t		kdim = is_a ? cols : rows;
-	int64_t		other = is_a ? rows : cols;
-	int64_t		blk = is_a ? isa->mc : isa->nc;
 	int64_t		unit = is_a ? isa->mr : isa->nr;
-	size_t		total = 0;
+	int64_t		other = is_a ? rows : cols;
+	int64_t		kdim = is_a ? cols : rows;
 
 	if (!p)
 		goto oom;
@@ -706,31 +801,7 @@ packed_new(const isa_desc *isa, bool is_a, int64_t rows, int64_t cols, ox_status
 	p->is_a = is_a;
 	p->rows = rows;
 	p->cols = cols;
-	if (is_a)
-	{
-		p->n_outer = (kdim + KC - 1) / KC;
-		p->n_inner = (other + blk - 1) / blk;
-	}
-	else
-	{
-		p->n_outer = (other + blk - 1) / blk;
-		p->n_inner = (kdim + KC - 1) / KC;
-	}
-	p->off = calloc((size_t) (p->n_outer * p->n_inner + 1), sizeof(size_t));
-	if (!p->off)
-		goto oom;
-	for (int64_t o = 0; o < p->n_outer; o++)
-		for (int64_t i = 0; i < p->n_inner; i++)
-		{
-			int64_t		kb = is_a ? o : i;
-			int64_t		ob = is_a ? i : o;
-			int64_t		kc = kdim - kb * KC < KC ? kdim - kb * KC : KC;
-			int64_t		len = other - ob * blk < blk ? other - ob * blk : blk;
-
-			p->off[o * p->n_inner + i] = total;
-			total += (size_t) ((len + unit - 1) / unit) * unit * kc;
-		}
-	p->bytes = total * sizeof(float);
+	p->bytes = (size_t) ((other + unit - 1) / unit) * unit * kdim * sizeof(float);
 	p->data = ox_aligned_alloc(p->bytes);
 	if (!p->data)
 		goto oom;
@@ -744,44 +815,57 @@ oom:
 ox_sgemm_packed *
 ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb, ox_status *st)
 {
-	const isa_desc *isa = pick_isa();
+	const ox_sgemm_isa_desc *isa = pick_isa();
 	ox_sgemm_packed *p;
+	bpack_job	bj;
 
 	if (!isa || K <= 0 || N <= 0)
 		return NULL;
 	if (!(p = packed_new(isa, false, K, N, st)))
 		return NULL;
-	for (int64_t o = 0; o < p->n_outer; o++)
-		for (int64_t i = 0; i < p->n_inner; i++)
-		{
-			int64_t		jc = o * isa->nc,
-						pc = i * KC;
-
-			pack_b(isa, trans_b, B, ldb, pc, K - pc < KC ? K - pc : KC, jc,
-				   N - jc < isa->nc ? N - jc : isa->nc, p->data + p->off[o * p->n_inner + i]);
-		}
+	bj.isa = isa;
+	bj.trans_b = trans_b;
+	bj.B = B;
+	bj.ldb = ldb;
+	bj.K = K;
+	bj.nkb = kb_count(K);
+	bj.j0 = 0;
+	bj.N = N;
+	bj.nslivers = (N + isa->nr - 1) / isa->nr;
+	bj.dst = p->data;
+	bpack_task(&bj, 0, bj.nkb * bj.nslivers);
 	return p;
 }
 
 ox_sgemm_packed *
 ox_sgemm_pack_a(bool trans_a, int64_t M, int64_t K, const float *A, int64_t lda, ox_status *st)
 {
-	const isa_desc *isa = pick_isa();
+	const ox_sgemm_isa_desc *isa = pick_isa();
 	ox_sgemm_packed *p;
+	row_plan	rp;
+	int64_t		nkb = kb_count(K);
 
 	if (!isa || K <= 0 || M <= 0)
 		return NULL;
 	if (!(p = packed_new(isa, true, M, K, st)))
 		return NULL;
-	for (int64_t o = 0; o < p->n_outer; o++)
-		for (int64_t i = 0; i < p->n_inner; i++)
-		{
-			int64_t		pc = o * KC,
-						ic = i * isa->mc;
+	rp = plan_rows(isa, M);
+	for (int64_t rb = 0; rb < rp.blocks; rb++)
+	{
+		int64_t		s0 = rb_sliver(&rp, rb),
+					s1 = rb_sliver(&rp, rb + 1);
+		int64_t		row0 = s0 * isa->mr;
+		int64_t		rows = (s1 * isa->mr < M ? s1 * isa->mr : M) - row0;
+		float	   *block = p->data + row0 * K;
 
-			pack_a(isa, trans_a, A, lda, ic, M - ic < isa->mc ? M - ic : isa->mc, pc,
-				   K - pc < KC ? K - pc : KC, p->data + p->off[o * p->n_inner + i]);
+		for (int64_t kb = 0; kb < nkb; kb++)
+		{
+			int64_t		k0 = kb_start(K, nkb, kb);
+
+			pack_a(isa, trans_a, A, lda, row0, rows, k0, kb_start(K, nkb, kb + 1) - k0,
+				   block + k0 * (s1 - s0) * isa->mr);
 		}
+	}
 	return p;
 }
 
@@ -790,7 +874,6 @@ ox_sgemm_packed_free(ox_sgemm_packed *p)
 {
 	if (!p)
 		return;
-	free(p->off);
 	ox_aligned_free(p->data);
 	free(p);
 }
@@ -806,7 +889,16 @@ ox_sgemm_packed_b(ox_kernel_ctx *ctx, bool trans_a, int64_t M, float alpha, cons
 				  const ox_sgemm_packed *pb, float beta, float *C, int64_t ldc)
 {
 	return gemm_driver(ctx, trans_a, false, M, pb->cols, pb->rows, alpha, A, lda, NULL, 0,
-					   beta, C, ldc, NULL, pb);
+					   beta, C, ldc, NULL, pb, NULL);
+}
+
+ox_code
+ox_sgemm_packed_b_ex(ox_kernel_ctx *ctx, bool trans_a, int64_t M, float alpha, const float *A,
+					 int64_t lda, const ox_sgemm_packed *pb, float beta, float *C, int64_t ldc,
+					 const ox_sgemm_epilogue *epi)
+{
+	return gemm_driver(ctx, trans_a, false, M, pb->cols, pb->rows, alpha, A, lda, NULL, 0,
+					   beta, C, ldc, NULL, pb, epi);
 }
 
 ox_code
@@ -814,5 +906,5 @@ ox_sgemm_packed_a(ox_kernel_ctx *ctx, const ox_sgemm_packed *pa, int64_t N, floa
 				  const float *B, int64_t ldb, float beta, float *C, int64_t ldc)
 {
 	return gemm_driver(ctx, false, trans_b, pa->rows, N, pa->cols, alpha, NULL, 0, B, ldb,
-					   beta, C, ldc, pa, NULL);
+					   beta, C, ldc, pa, NULL, NULL);
 }

@@ -30,6 +30,29 @@ ox_code		ox_sgemm(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int
 					 float beta, float *C, int64_t ldc);
 
 /*
+ * What to do to C besides the product, while it is in cache:
+ * C = alpha * op(A) * op(B) + beta * C + bias (bias[N] added to every row),
+ * then post(post_arg, ...) on each block of C as soon as it is final:
+ * rows [row0, row0 + rows) and columns [col0, col0 + cols) of C, at c with
+ * leading dimension ldc.  post runs on the intra-op threads (pure
+ * computation only), on disjoint blocks that together cover C once.
+ */
+typedef void (*ox_sgemm_post_fn) (void *arg, int64_t row0, int64_t col0, int64_t rows, int64_t cols,
+								  float *c, int64_t ldc);
+
+typedef struct ox_sgemm_epilogue
+{
+	const float *bias;			/* or NULL */
+	ox_sgemm_post_fn post;		/* or NULL */
+	void	   *post_arg;
+} ox_sgemm_epilogue;
+
+/* ox_sgemm with an epilogue (NULL: none) */
+ox_code		ox_sgemm_ex(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
+						float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+						float beta, float *C, int64_t ldc, const ox_sgemm_epilogue *epi);
+
+/*
  * Constant weights packed once (at session creation) in the layout the
  * micro-kernel reads, so runs skip packing them.  ox_sgemm_pack_* return
  * NULL on machines without our kernels (callers keep using ox_sgemm) or on
@@ -48,11 +71,23 @@ size_t		ox_sgemm_packed_bytes(const ox_sgemm_packed *p);
 /* C = alpha * op(A) * B + beta * C, B packed (its K and N) */
 ox_code		ox_sgemm_packed_b(ox_kernel_ctx *ctx, bool trans_a, int64_t M, float alpha, const float *A,
 							  int64_t lda, const ox_sgemm_packed *pb, float beta, float *C, int64_t ldc);
+/* the same with an epilogue (NULL: none) */
+ox_code		ox_sgemm_packed_b_ex(ox_kernel_ctx *ctx, bool trans_a, int64_t M, float alpha, const float *A,
+								 int64_t lda, const ox_sgemm_packed *pb, float beta, float *C, int64_t ldc,
+								 const ox_sgemm_epilogue *epi);
 /* C = alpha * A * op(B) + beta * C, A packed (its M and K) */
 ox_code		ox_sgemm_packed_a(ox_kernel_ctx *ctx, const ox_sgemm_packed *pa, int64_t N, float alpha,
 							  bool trans_b, const float *B, int64_t ldb, float beta, float *C, int64_t ldc);
 
 /* which kernel family ox_sgemm uses here: "avx512", "avx2" or "blas" */
 const char *ox_sgemm_isa(void);
+
+/*
+ * Tests only: use the named kernel family ("avx512", "avx2", "blas") from
+ * now on, if this machine has it; returns the previous one, or NULL (and
+ * changes nothing) when it cannot.  Matrices packed before keep working.
+ * Not thread-safe: call it before any session runs.
+ */
+const char *ox_sgemm_force_isa(const char *name);
 
 #endif							/* OX_SGEMM_H */

@@ -1,0 +1,54 @@
+/*
+ * sgemm_isa.h
+ *	  Private header between sgemm.c (blocking, packing, threading) and
+ *	  sgemm_kernels.c (the instruction-set specific kernels).  Not part of
+ *	  the engine API: use sgemm.h.
+ */
+#ifndef OX_SGEMM_ISA_H
+#define OX_SGEMM_ISA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* what the micro-kernel does with its accumulators */
+typedef struct ox_sgemm_uk_epi
+{
+	float		alpha;
+	float		beta;			/* 0: C is not read */
+	const float *bias;			/* per column, at the tile's first column, or NULL */
+	int			cols;			/* columns of the tile that exist */
+	const char *prefetch;		/* 64 bytes per 4 depths of it are fetched into L2 */
+} ox_sgemm_uk_epi;
+
+typedef void (*ox_sgemm_ukernel_fn) (int64_t k, const float *a, const float *b, float *c, int64_t ldc,
+							const ox_sgemm_uk_epi *e);
+
+typedef struct ox_sgemm_isa_desc
+{
+	const char *name;
+	int			mr;
+	int			nr;
+	int			mc;				/* most rows of a row block */
+	/* kernel[rows][vectors]: rows 1..mr, vectors of columns 1..2 */
+	ox_sgemm_ukernel_fn	kernel[13][3];
+} ox_sgemm_isa_desc;
+
+/* the kernel families; mr x nr tiles */
+extern const ox_sgemm_isa_desc ox_sgemm_isa_avx512;
+extern const ox_sgemm_isa_desc ox_sgemm_isa_avx2;
+
+/*
+ * Up to twelve rows of A (lda apart) into the packed [depth][12] layout,
+ * sixteen depths at a time (AVX-512 only); returns the depths packed, a
+ * multiple of 16 (the caller packs the rest).
+ */
+int64_t		ox_sgemm_pack_a12_avx512(const float *A, int64_t lda, int64_t rows, int64_t kc, float *dst);
+
+/* out[n - n0] = dot(x, row n of B) for n in [n0, n1); rows ldb apart, length K */
+void		ox_sgemm_dots_avx512(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
+								 int64_t n1, float *out);
+void		ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
+							   int64_t n1, float *out);
+
+#endif							/* OX_SGEMM_ISA_H */

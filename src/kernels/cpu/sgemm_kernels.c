@@ -1,0 +1,398 @@
+/*
+ * sgemm_kernels.c
+ *	  The instruction-set specific parts of our SGEMM (sgemm.c): the
+ *	  register-blocked micro-kernels for AVX-512 (12 x 32) and AVX2 (6 x 16),
+ *	  instantiated for every tile height and one or two vectors of columns,
+ *	  the AVX-512 transposing packer of A, and the dot-product kernels of the
+ *	  matrix-vector path.  Each function carries its target attribute; which
+ *	  set runs is chosen once by cpuid in sgemm.c.
+ */
+#include "kernels/cpu/sgemm_isa.h"
+
+#include <immintrin.h>
+
+/* ---- micro-kernels ---------------------------------------------------- */
+
+#define UK_AVX512_MR 12
+#define UK_AVX512_NR 32
+
+/*
+ * R rows by NV vectors of 16 columns.  The packed slivers are always MR
+ * and NR wide; R and NV only choose which of them are computed and
+ * stored.  Inlined into one function per (R, NV), where the loops unroll
+ * and the accumulators live in registers.
+ */
+static inline __attribute__((always_inline, target("avx512f,fma"))) void
+uk512_body(const int R, const int NV, int64_t k, const float *a, const float *b, float *c,
+		   int64_t ldc, const ox_sgemm_uk_epi *e)
+{
+	__m512		acc[UK_AVX512_MR][2];
+	__mmask16	m0,
+				m1;
+	__m512		bias0 = _mm512_setzero_ps(),
+				bias1 = _mm512_setzero_ps();
+	const char *pf = e->prefetch;
+
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++)
+	{
+		acc[r][0] = _mm512_setzero_ps();
+		acc[r][1] = _mm512_setzero_ps();
+	}
+	for (int64_t p = 0; p < k; p += 4)
+	{
+		int			steps = k - p < 4 ? (int) (k - p) : 4;
+
+		_mm_prefetch(pf, _MM_HINT_T1);
+		pf += 64;
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+		{
+			__m512		b0,
+						b1;
+
+			if (u > 0 && u >= steps)
+				break;
+			b0 = _mm512_load_ps(b);
+			b1 = NV > 1 ? _mm512_load_ps(b + 16) : b0;
+#pragma GCC unroll 12
+			for (int r = 0; r < R; r++)
+			{
+				__m512		av = _mm512_set1_ps(a[r]);
+
+				acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+				if (NV > 1)
+					acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+			}
+			a += UK_AVX512_MR;
+			b += UK_AVX512_NR;
+		}
+	}
+
+	m0 = e->cols >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << e->cols) - 1);
+	m1 = e->cols >= 32 ? (__mmask16) 0xFFFF :
+		(e->cols > 16 ? (__mmask16) ((1u << (e->cols - 16)) - 1) : 0);
+	if (e->bias)
+	{
+		bias0 = _mm512_maskz_loadu_ps(m0, e->bias);
+		if (NV > 1)
+			bias1 = _mm512_maskz_loadu_ps(m1, e->bias + 16);
+	}
+#pragma GCC unroll 12
+	for (int r = 0; r < R; r++)
+	{
+		float	   *cr = c + r * ldc;
+		__m512		r0 = acc[r][0],
+					r1 = acc[r][1];
+
+		if (e->alpha != 1.0f)
+		{
+			r0 = _mm512_mul_ps(r0, _mm512_set1_ps(e->alpha));
+			r1 = _mm512_mul_ps(r1, _mm512_set1_ps(e->alpha));
+		}
+		if (e->bias)
+		{
+			r0 = _mm512_add_ps(r0, bias0);
+			r1 = _mm512_add_ps(r1, bias1);
+		}
+		if (e->beta == 1.0f)
+		{
+			r0 = _mm512_add_ps(r0, _mm512_maskz_loadu_ps(m0, cr));
+			if (NV > 1)
+				r1 = _mm512_add_ps(r1, _mm512_maskz_loadu_ps(m1, cr + 16));
+		}
+		else if (e->beta != 0.0f)
+		{
+			r0 = _mm512_fmadd_ps(_mm512_set1_ps(e->beta), _mm512_maskz_loadu_ps(m0, cr), r0);
+			if (NV > 1)
+				r1 = _mm512_fmadd_ps(_mm512_set1_ps(e->beta), _mm512_maskz_loadu_ps(m1, cr + 16), r1);
+		}
+		_mm512_mask_storeu_ps(cr, m0, r0);
+		if (NV > 1)
+			_mm512_mask_storeu_ps(cr + 16, m1, r1);
+	}
+}
+
+#define UK512(R, NV) \
+__attribute__((target("avx512f,fma"))) static void \
+uk512_##R##_##NV(int64_t k, const float *a, const float *b, float *c, int64_t ldc, const ox_sgemm_uk_epi *e) \
+{ \
+	uk512_body(R, NV, k, a, b, c, ldc, e); \
+}
+#define UK512_ROWS(R) UK512(R, 1) UK512(R, 2)
+UK512_ROWS(1) UK512_ROWS(2) UK512_ROWS(3) UK512_ROWS(4) UK512_ROWS(5) UK512_ROWS(6)
+UK512_ROWS(7) UK512_ROWS(8) UK512_ROWS(9) UK512_ROWS(10) UK512_ROWS(11) UK512_ROWS(12)
+
+#define UK_AVX2_MR 6
+#define UK_AVX2_NR 16
+
+/* lane masks for AVX2 masked loads/stores: row n enables the first n lanes */
+static const int32_t avx2_lane_masks[9][8] = {
+	{0, 0, 0, 0, 0, 0, 0, 0}, {-1, 0, 0, 0, 0, 0, 0, 0}, {-1, -1, 0, 0, 0, 0, 0, 0},
+	{-1, -1, -1, 0, 0, 0, 0, 0}, {-1, -1, -1, -1, 0, 0, 0, 0}, {-1, -1, -1, -1, -1, 0, 0, 0},
+	{-1, -1, -1, -1, -1, -1, 0, 0}, {-1, -1, -1, -1, -1, -1, -1, 0}, {-1, -1, -1, -1, -1, -1, -1, -1}
+};
+
+static inline __attribute__((always_inline, target("avx2,fma"))) void
+uk256_body(const int R, const int NV, int64_t k, const float *a, const float *b, float *c,
+		   int64_t ldc, const ox_sgemm_uk_epi *e)
+{
+	__m256		acc[UK_AVX2_MR][2];
+	__m256i		m0,
+				m1;
+	__m256		bias0 = _mm256_setzero_ps(),
+				bias1 = _mm256_setzero_ps();
+	const char *pf = e->prefetch;
+
+#pragma GCC unroll 6
+	for (int r = 0; r < R; r++)
+	{
+		acc[r][0] = _mm256_setzero_ps();
+		acc[r][1] = _mm256_setzero_ps();
+	}
+	for (int64_t p = 0; p < k; p += 4)
+	{
+		int			steps = k - p < 4 ? (int) (k - p) : 4;
+
+		_mm_prefetch(pf, _MM_HINT_T1);
+		pf += 64;
+#pragma GCC unroll 4
+		for (int u = 0; u < 4; u++)
+		{
+			__m256		b0,
+						b1;
+
+			if (u > 0 && u >= steps)
+				break;
+			b0 = _mm256_load_ps(b);
+			b1 = NV > 1 ? _mm256_load_ps(b + 8) : b0;
+#pragma GCC unroll 6
+			for (int r = 0; r < R; r++)
+			{
+				__m256		av = _mm256_broadcast_ss(a + r);
+
+				acc[r][0] = _mm256_fmadd_ps(av, b0, acc[r][0]);
+				if (NV > 1)
+					acc[r][1] = _mm256_fmadd_ps(av, b1, acc[r][1]);
+			}
+			a += UK_AVX2_MR;
+			b += UK_AVX2_NR;
+		}
+	}
+
+	m0 = _mm256_loadu_si256((const __m256i *) avx2_lane_masks[e->cols >= 8 ? 8 : e->cols]);
+	m1 = _mm256_loadu_si256((const __m256i *) avx2_lane_masks[e->cols >= 16 ? 8 :
+															  (e->cols > 8 ? e->cols - 8 : 0)]);
+	if (e->bias)
+	{
+		bias0 = _mm256_maskload_ps(e->bias, m0);
+		if (NV > 1)
+			bias1 = _mm256_maskload_ps(e->bias + 8, m1);
+	}
+#pragma GCC unroll 6
+	for (int r = 0; r < R; r++)
+	{
+		float	   *cr = c + r * ldc;
+		__m256		r0 = acc[r][0],
+					r1 = acc[r][1];
+
+		if (e->alpha != 1.0f)
+		{
+			r0 = _mm256_mul_ps(r0, _mm256_set1_ps(e->alpha));
+			r1 = _mm256_mul_ps(r1, _mm256_set1_ps(e->alpha));
+		}
+		if (e->bias)
+		{
+			r0 = _mm256_add_ps(r0, bias0);
+			r1 = _mm256_add_ps(r1, bias1);
+		}
+		if (e->beta == 1.0f)
+		{
+			r0 = _mm256_add_ps(r0, _mm256_maskload_ps(cr, m0));
+			if (NV > 1)
+				r1 = _mm256_add_ps(r1, _mm256_maskload_ps(cr + 8, m1));
+		}
+		else if (e->beta != 0.0f)
+		{
+			r0 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), _mm256_maskload_ps(cr, m0), r0);
+			if (NV > 1)
+				r1 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), _mm256_maskload_ps(cr + 8, m1), r1);
+		}
+		_mm256_maskstore_ps(cr, m0, r0);
+		if (NV > 1)
+			_mm256_maskstore_ps(cr + 8, m1, r1);
+	}
+}
+
+#define UK256(R, NV) \
+__attribute__((target("avx2,fma"))) static void \
+uk256_##R##_##NV(int64_t k, const float *a, const float *b, float *c, int64_t ldc, const ox_sgemm_uk_epi *e) \
+{ \
+	uk256_body(R, NV, k, a, b, c, ldc, e); \
+}
+#define UK256_ROWS(R) UK256(R, 1) UK256(R, 2)
+UK256_ROWS(1) UK256_ROWS(2) UK256_ROWS(3) UK256_ROWS(4) UK256_ROWS(5) UK256_ROWS(6)
+
+#define KROW(P, R) {NULL, P##_##R##_1, P##_##R##_2}
+
+const ox_sgemm_isa_desc ox_sgemm_isa_avx512 = {
+	"avx512", UK_AVX512_MR, UK_AVX512_NR, UK_AVX512_MR * 16,
+	{{NULL, NULL, NULL}, KROW(uk512, 1), KROW(uk512, 2), KROW(uk512, 3), KROW(uk512, 4),
+		KROW(uk512, 5), KROW(uk512, 6), KROW(uk512, 7), KROW(uk512, 8), KROW(uk512, 9),
+	KROW(uk512, 10), KROW(uk512, 11), KROW(uk512, 12)}
+};
+const ox_sgemm_isa_desc ox_sgemm_isa_avx2 = {
+	"avx2", UK_AVX2_MR, UK_AVX2_NR, UK_AVX2_MR * 24,
+	{{NULL, NULL, NULL}, KROW(uk256, 1), KROW(uk256, 2), KROW(uk256, 3), KROW(uk256, 4),
+	KROW(uk256, 5), KROW(uk256, 6)}
+};
+
+/*
+ * Up to twelve rows of A (lda apart), sixteen depths at a time, transposed
+ * in registers into the packed [depth][12] layout: a 16 x 16 transpose of
+ * the rows (the missing ones zero), of which each output row's first twelve
+ * lanes are stored.  Returns how many depths it packed (a multiple of 16).
+ */
+__attribute__((target("avx512f")))
+int64_t
+ox_sgemm_pack_a12_avx512(const float *A, int64_t lda, int64_t rows, int64_t kc, float *dst)
+{
+	int64_t		p = 0;
+
+	for (; p + 16 <= kc; p += 16)
+	{
+		__m512		r[16],
+					t[16];
+
+#pragma GCC unroll 16
+		for (int i = 0; i < 16; i++)
+			r[i] = i < rows ? _mm512_loadu_ps(A + i * lda + p) : _mm512_setzero_ps();
+		/* pairs of rows interleaved, then pairs of pairs, then 128-bit lanes */
+#pragma GCC unroll 16
+		for (int i = 0; i < 16; i += 2)
+		{
+			t[i] = _mm512_unpacklo_ps(r[i], r[i + 1]);
+			t[i + 1] = _mm512_unpackhi_ps(r[i], r[i + 1]);
+		}
+#pragma GCC unroll 16
+		for (int i = 0; i < 16; i += 4)
+		{
+			r[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+			r[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i]), _mm512_castps_pd(t[i + 2])));
+			r[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+			r[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t[i + 1]), _mm512_castps_pd(t[i + 3])));
+		}
+#pragma GCC unroll 16
+		for (int i = 0; i < 4; i++)
+		{
+			t[i] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0x88);
+			t[i + 4] = _mm512_shuffle_f32x4(r[i], r[i + 4], 0xdd);
+			t[i + 8] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0x88);
+			t[i + 12] = _mm512_shuffle_f32x4(r[i + 8], r[i + 12], 0xdd);
+		}
+#pragma GCC unroll 16
+		for (int i = 0; i < 8; i++)
+		{
+			r[i] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0x88);
+			r[i + 8] = _mm512_shuffle_f32x4(t[i], t[i + 8], 0xdd);
+		}
+		/* r[j]: depth p + j of rows 0..15 */
+#pragma GCC unroll 16
+		for (int j = 0; j < 16; j++)
+			_mm512_mask_storeu_ps(dst + (p + j) * 12, 0x0FFF, r[j]);
+	}
+	return p;
+}
+
+/*
+ * Dot products of one row x (length K, contiguous) with rows of B (each
+ * contiguous, ldb apart): the small-M case of op(B) = B^T, which is how
+ * Linear layers store weights.  Four rows at a time share the loads of x;
+ * several accumulators keep the FMA pipes busy (a plain loop would be
+ * scalar: the compiler may not reorder a float reduction).
+ */
+__attribute__((target("avx512f,fma")))
+void
+ox_sgemm_dots_avx512(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0, int64_t n1,
+			float *out)
+{
+	int64_t		n = n0;
+
+	for (; n + 4 <= n1; n += 4)
+	{
+		const float *b0 = B + n * ldb,
+				   *b1 = b0 + ldb,
+				   *b2 = b1 + ldb,
+				   *b3 = b2 + ldb;
+		__m512		s0 = _mm512_setzero_ps(),
+					s1 = _mm512_setzero_ps(),
+					s2 = _mm512_setzero_ps(),
+					s3 = _mm512_setzero_ps();
+		int64_t		k = 0;
+
+		for (; k + 16 <= K; k += 16)
+		{
+			__m512		xv = _mm512_loadu_ps(x + k);
+
+			s0 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b0 + k), s0);
+			s1 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b1 + k), s1);
+			s2 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b2 + k), s2);
+			s3 = _mm512_fmadd_ps(xv, _mm512_loadu_ps(b3 + k), s3);
+		}
+		if (k < K)
+		{
+			__mmask16	m = (__mmask16) ((1u << (K - k)) - 1);
+			__m512		xv = _mm512_maskz_loadu_ps(m, x + k);
+
+			s0 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b0 + k), s0);
+			s1 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b1 + k), s1);
+			s2 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b2 + k), s2);
+			s3 = _mm512_fmadd_ps(xv, _mm512_maskz_loadu_ps(m, b3 + k), s3);
+		}
+		out[n - n0] = _mm512_reduce_add_ps(s0);
+		out[n - n0 + 1] = _mm512_reduce_add_ps(s1);
+		out[n - n0 + 2] = _mm512_reduce_add_ps(s2);
+		out[n - n0 + 3] = _mm512_reduce_add_ps(s3);
+	}
+	for (; n < n1; n++)
+	{
+		const float *b = B + n * ldb;
+		__m512		s0 = _mm512_setzero_ps();
+		int64_t		k = 0;
+
+		for (; k + 16 <= K; k += 16)
+			s0 = _mm512_fmadd_ps(_mm512_loadu_ps(x + k), _mm512_loadu_ps(b + k), s0);
+		if (k < K)
+		{
+			__mmask16	m = (__mmask16) ((1u << (K - k)) - 1);
+
+			s0 = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(m, x + k), _mm512_maskz_loadu_ps(m, b + k), s0);
+		}
+		out[n - n0] = _mm512_reduce_add_ps(s0);
+	}
+}
+
+__attribute__((target("avx2,fma")))
+void
+ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0, int64_t n1, float *out)
+{
+	for (int64_t n = n0; n < n1; n++)
+	{
+		const float *b = B + n * ldb;
+		__m256		s0 = _mm256_setzero_ps(),
+					s1 = _mm256_setzero_ps();
+		float		tail = 0.0f;
+		float		lanes[8];
+		int64_t		k = 0;
+
+		for (; k + 16 <= K; k += 16)
+		{
+			s0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k), _mm256_loadu_ps(b + k), s0);
+			s1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + k + 8), _mm256_loadu_ps(b + k + 8), s1);
+		}
+		for (; k < K; k++)
+			tail += x[k] * b[k];
+		_mm256_storeu_ps(lanes, _mm256_add_ps(s0, s1));
+		out[n - n0] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7] + tail;
+	}
+}
