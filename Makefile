@@ -6,6 +6,17 @@
 #   make unit                   engine unit tests (no server)
 #   make installcheck           pg_regress suites in sql/ against a running server
 #   make tools                  standalone engine tools (conformance runner, C API library)
+#
+# CUDA execution provider (docs/cuda.md):
+#   CUDA=auto (default)  on when $(CUDA_HOME)/bin/nvcc exists (CUDA_HOME defaults
+#                        to /usr/local/cuda); the extension and every tool then
+#                        link libcudart, cuBLAS and cuDNN, and still load and run
+#                        on machines without a GPU or driver
+#   CUDA=on              require nvcc;  CUDA=off  never build the provider
+#   make cuda-bundle     tools built with CUDA=on plus the libraries and test data
+#                        that test/cuda/run.sh needs on a GPU machine (.cudabundle/)
+# Without pg_config (a GPU machine with no PostgreSQL) the PGXS part is skipped
+# and the default goal is "tools": make tools CUDA=on PG_CONFIG=none.
 
 EXTENSION = onnx_pg
 EXTVERSION := $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" onnx_pg.control)
@@ -13,10 +24,37 @@ MODULE_big = onnx_pg
 
 PG_CONFIG ?= pg_config
 
+CUDA ?= auto
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+ifeq ($(CUDA),on)
+ifeq ($(wildcard $(NVCC)),)
+$(error CUDA=on but $(NVCC) does not exist (set CUDA_HOME))
+endif
+CUDA_ENABLED = 1
+else ifeq ($(CUDA),auto)
+ifneq ($(wildcard $(NVCC)),)
+CUDA_ENABLED = 1
+endif
+else ifneq ($(CUDA),off)
+$(error CUDA must be auto, on or off)
+endif
+
 # Every C file of these engine folders is part of the engine.
 ENGINE_DIRS = src/util src/model src/model/passes src/kernels src/kernels/cpu src/runtime
 ENGINE_SRCS = $(foreach d,$(ENGINE_DIRS),$(wildcard $(d)/*.c))
 ENGINE_OBJS = $(ENGINE_SRCS:.c=.o) build/proto/onnx.pb-c.o
+ifdef CUDA_ENABLED
+# host C of the provider (gcc, CUDA headers) and device code (nvcc)
+CUDA_C_OBJS = $(patsubst %.c,%.o,$(wildcard src/kernels/cuda/*.c))
+CUDA_CU_OBJS = $(patsubst %.cu,%.o,$(wildcard src/kernels/cuda/*.cu))
+ENGINE_OBJS += $(CUDA_C_OBJS) $(CUDA_CU_OBJS)
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcublasLt -lcublas -lcudart -lstdc++
+CUDA_MODE = on
+else
+CUDA_LIBS =
+CUDA_MODE = off
+endif
 PG_SRCS = $(wildcard src/pg/*.c)
 PG_OBJS = $(PG_SRCS:.c=.o)
 
@@ -25,7 +63,7 @@ OBJS = $(ENGINE_OBJS) $(PG_OBJS)
 DATA_built = build/$(EXTENSION)--$(EXTVERSION).sql
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --load-extension=$(EXTENSION)
-EXTRA_CLEAN = build src/*/*.o src/*/*/*.o
+EXTRA_CLEAN = build src/*/*.o src/*/*/*.o .cudabundle
 
 PG_CPPFLAGS = -Isrc -Ibuild -Ibuild/proto
 # Single-threaded OpenBLAS when the distribution has it: the engine threads
@@ -37,7 +75,7 @@ BLAS_LIBS = -L$(OPENBLAS_SERIAL_DIR) -Wl,-rpath,$(OPENBLAS_SERIAL_DIR) -lopenbla
 else
 BLAS_LIBS = -lopenblas
 endif
-SHLIB_LINK = -lprotobuf-c $(BLAS_LIBS) -lm -lpthread
+SHLIB_LINK = -lprotobuf-c $(BLAS_LIBS) $(CUDA_LIBS) -lm -lpthread
 
 # The engine is C11 and declares variables where they are used.
 ENGINE_CFLAGS = -std=gnu11 -Wno-declaration-after-statement -fPIC
@@ -46,10 +84,38 @@ ENGINE_CFLAGS = -std=gnu11 -Wno-declaration-after-statement -fPIC
 # bitcode install step (llvm-lto) has crashed on these objects.
 override with_llvm = no
 
-PGXS := $(shell $(PG_CONFIG) --pgxs)
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(PGXS),)
 include $(PGXS)
+else
+# engine-only build: no PostgreSQL on this machine
+.DEFAULT_GOAL := tools
+CFLAGS ?= -O2 -g
+CPPFLAGS += $(PG_CPPFLAGS)
+clean:
+	rm -rf $(EXTRA_CLEAN)
+.PHONY: clean
+endif
 
 $(ENGINE_OBJS): CFLAGS += $(ENGINE_CFLAGS)
+ifdef CUDA_ENABLED
+$(ENGINE_OBJS): CFLAGS += -DOX_WITH_CUDA
+# (cuDNN 9 marks the legacy convolution API deprecated; it is still shipped)
+$(CUDA_C_OBJS): CFLAGS += -I$(CUDA_HOME)/include -Wno-deprecated-declarations
+NVCC_FLAGS = -O3 -std=c++17 -Xcompiler -fPIC -DOX_WITH_CUDA -Isrc -Ibuild -Ibuild/proto \
+	-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+	-gencode arch=compute_90,code=compute_90
+src/kernels/cuda/%.o: src/kernels/cuda/%.cu $(wildcard src/kernels/cuda/*.h)
+	$(NVCC) $(NVCC_FLAGS) -c -o $@ $<
+endif
+# objects built with the other CUDA setting must not be reused: a stamp per
+# mode, the other one removed, makes every engine object older than it
+CUDA_STAMP = build/cuda-$(CUDA_MODE).stamp
+$(CUDA_STAMP):
+	@mkdir -p build
+	rm -f build/cuda-*.stamp
+	touch $@
+$(ENGINE_OBJS): $(CUDA_STAMP)
 # Kernels: let GCC vectorize loops of unknown length (-O2 keeps them scalar).
 # No -march and no fast-math: binaries stay portable and results exact;
 # ISA-specific code uses target attributes chosen by cpuid at run time.
@@ -73,12 +139,12 @@ build/$(EXTENSION)--$(EXTVERSION).sql: src/pg/$(EXTENSION).sql
 # ---- standalone engine library and tools --------------------------------
 TOOL_CFLAGS = $(ENGINE_CFLAGS) -O2 -g -Wall -Wno-format-truncation -Isrc -Ibuild -Ibuild/proto
 # whole-archive: kernel families register through tables nothing references by name
-TOOL_LIBS = -Wl,--whole-archive build/libox.a -Wl,--no-whole-archive -lprotobuf-c $(BLAS_LIBS) -lm -lpthread
+TOOL_LIBS = -Wl,--whole-archive build/libox.a -Wl,--no-whole-archive -lprotobuf-c $(BLAS_LIBS) $(CUDA_LIBS) -lm -lpthread
 
 build/libox.a: $(ENGINE_OBJS)
 	@mkdir -p build
 	rm -f $@
-	$(AR) rcs $@ $^
+	$(AR) rcs $@ $(filter %.o,$^)
 
 UNIT_SRCS = $(wildcard test/unit/test_*.c)
 UNIT_BINS = $(patsubst test/unit/%.c,build/unit/%,$(UNIT_SRCS))
@@ -141,3 +207,9 @@ bench-sql:
 	python3 bench/inquery_cpu.py $(BENCH_ARGS)
 
 .PHONY: bench bench-quick bench-sql
+
+# ---- CUDA provider: the GPU-machine bundle (see test/cuda/run.sh) --------
+cuda-bundle:
+	TEST_PYTHON=$(TEST_PYTHON) test/cuda/bundle.sh
+
+.PHONY: cuda-bundle

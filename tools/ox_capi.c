@@ -25,6 +25,14 @@ copy_error(const ox_status *st, char *err, size_t errlen)
 }
 
 void	   *oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen);
+void	   *oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const char *providers,
+						  int cuda_device_id, int64_t cuda_memory_limit, int cuda_fp16, int no_fallback,
+						  char *err, size_t errlen);
+int			oxc_node_count(void *h);
+int			oxc_node_info(void *h, int i, const char **name, const char **op, const char **provider);
+const char *oxc_fallback_reason(void *h);
+const char *oxc_effective_providers(void *h);
+int			oxc_cuda_usable(int device_id, char *why, size_t why_len);
 void		oxc_free(void *h);
 int			oxc_input_count(void *h);
 const char *oxc_input_name(void *h, int i);
@@ -39,6 +47,14 @@ int64_t		oxc_stat(void *h, const char *what);
 
 void *
 oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen)
+{
+	return oxc_create_ex(bytes, len, opt_level, threads, NULL, 0, 0, 0, 0, err, errlen);
+}
+
+void *
+oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const char *providers,
+			  int cuda_device_id, int64_t cuda_memory_limit, int cuda_fp16, int no_fallback,
+			  char *err, size_t errlen)
 {
 	ox_status	st;
 	ox_model   *m;
@@ -55,6 +71,11 @@ oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err,
 	memset(&opts, 0, sizeof(opts));
 	opts.opt_level = opt_level;
 	opts.intra_op_threads = threads;
+	opts.providers = providers;
+	opts.cuda_device_id = cuda_device_id;
+	opts.cuda_memory_limit = cuda_memory_limit > 0 ? (size_t) cuda_memory_limit : 0;
+	opts.cuda_fp16 = cuda_fp16 != 0;
+	opts.provider_no_fallback = no_fallback != 0;
 	h = calloc(1, sizeof(oxc_session));
 	if (!h)
 		return NULL;
@@ -261,4 +282,39 @@ oxc_type_of(void *h, const char *name)
 	if (id < 0)
 		return NULL;
 	return ox_type_str(&m->graph->values[id].type, buf, sizeof(buf));
+}
+
+/* ---- providers ---------------------------------------------------------- */
+
+int
+oxc_node_count(void *h)
+{
+	return ox_session_node_count(((oxc_session *) h)->s);
+}
+
+int
+oxc_node_info(void *h, int i, const char **name, const char **op, const char **provider)
+{
+	ox_status	st;
+
+	ox_status_clear(&st);
+	return ox_session_node_info(((oxc_session *) h)->s, i, name, op, provider, &st) == OX_OK ? 0 : 1;
+}
+
+const char *
+oxc_fallback_reason(void *h)
+{
+	return ox_session_fallback_reason(((oxc_session *) h)->s);
+}
+
+const char *
+oxc_effective_providers(void *h)
+{
+	return ox_session_effective_providers(((oxc_session *) h)->s);
+}
+
+int
+oxc_cuda_usable(int device_id, char *why, size_t why_len)
+{
+	return ox_cuda_device_usable(device_id, why, why_len) ? 1 : 0;
 }

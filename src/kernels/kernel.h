@@ -35,6 +35,7 @@ typedef struct ox_prepare_ctx
 	const ox_graph *graph;
 	void	   *state;			/* out: kernel state handed to run() */
 	ox_status  *st;
+	void	   *device;			/* provider context of the session (CUDA), or NULL */
 } ox_prepare_ctx;
 
 typedef struct ox_kernel_def
@@ -114,12 +115,36 @@ ox_value   *ox_out_value(ox_kernel_ctx *ctx, int i);
 ox_kernel_ctx *ox_kernel_current(void);
 void		ox_kernel_set_current(ox_kernel_ctx *ctx);
 
-/* true when the session's abort callback asks to stop; long kernels poll it */
+/*
+ * Cancellation.  The session's abort callback (query cancel and
+ * statement_timeout in PostgreSQL) must stop a run within about 100 ms, so
+ * anything that can take longer polls it.  Only the thread that runs the
+ * kernel asks the callback (it belongs to the caller's environment, which
+ * worker threads never touch): on other threads both calls return false.
+ *
+ * ox_kernel_should_abort: true when the run is to stop.  ctx->st then holds
+ * OX_CANCELED, so a kernel may simply return ctx->st->code; one that carries
+ * on anyway still fails (the executor checks ctx->st after every kernel) and
+ * its incomplete outputs are never read.
+ *
+ * ox_kernel_poll: the same for long serial loops, cheap enough to call once
+ * per row or element run: it counts work (elements, or any unit roughly
+ * proportional to time) and asks the callback every OX_POLL_WORK units.
+ */
+#define OX_POLL_WORK ((int64_t) 1 << 16)
 bool		ox_kernel_should_abort(ox_kernel_ctx *ctx);
+bool		ox_kernel_poll(ox_kernel_ctx *ctx, int64_t work);
 
 /*
  * Split [0, n) into chunks and call fn(arg, begin, end) for each, on up to
  * ctx->nthreads threads.  fn must be pure computation.
+ *
+ * Between chunks the calling thread polls the abort callback; when the run
+ * is canceled the remaining chunks are skipped and ctx->st holds
+ * OX_CANCELED.  Whatever the loop was writing is then incomplete: code
+ * after it must check ctx->st before using such data to address memory
+ * (indices, offsets, sizes).  Plain numbers may be left as they are: the
+ * executor discards the outputs of a failed kernel.
  */
 typedef void (*ox_range_fn) (void *arg, int64_t begin, int64_t end);
 void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,

@@ -4,6 +4,9 @@
  *	  (domain, op type, opset).
  */
 #include "kernels/kernel.h"
+#ifdef OX_WITH_CUDA
+#include "kernels/cuda/cuda_provider.h"
+#endif
 
 #include <string.h>
 
@@ -36,6 +39,9 @@ OX_WEAK_FAMILY(signal);
 OX_WEAK_FAMILY(text);
 OX_WEAK_FAMILY(random);
 OX_WEAK_FAMILY(preview);
+#ifdef OX_WITH_CUDA
+OX_WEAK_FAMILY(cuda);
+#endif
 
 typedef struct kernel_family
 {
@@ -65,6 +71,9 @@ static const kernel_family families[] = {
 	{ox_kernels_text, &ox_kernels_text_count},
 	{ox_kernels_random, &ox_kernels_random_count},
 	{ox_kernels_preview, &ox_kernels_preview_count},
+#ifdef OX_WITH_CUDA
+	{ox_kernels_cuda, &ox_kernels_cuda_count},	/* com.onnx_pg CudaPartition */
+#endif
 };
 
 static bool

@@ -77,7 +77,21 @@ struct ox_session
 	bool		profiling;
 	ox_node_profile *profile;	/* one per main-graph node */
 	int			n_profile;
+	/* providers (providers.c) */
+	char	   *fallback_reason;	/* cuda asked for, CPU only: why */
+	const char *effective_providers;
+	void	   *device;			/* the CUDA provider's per-session context, or NULL */
+	int			n_partitions;
 };
+
+/*
+ * Provider placement at session creation, after the optimizer: decides
+ * where nodes run, makes partitions, sets fallback_reason and
+ * effective_providers.  Fails only on errors and with provider_no_fallback.
+ */
+ox_code		ox_session_place(ox_session *s, ox_status *st);
+/* release what ox_session_place created (after the plans are freed) */
+void		ox_session_unplace(ox_session *s);
 
 ox_code		ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st);
 void		ox_plan_free(ox_plan *p);

@@ -174,10 +174,17 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		}
 		if (p->kernels[k]->prepare)
 		{
+			/* prepare packs weights: thousands of nodes take seconds */
+			if (s->opts.should_abort && s->opts.should_abort(s->opts.abort_arg))
+			{
+				free(last_use);
+				return ox_fail(st, OX_CANCELED, "session creation was canceled");
+			}
 			memset(&pc, 0, sizeof(pc));
 			pc.node = node;
 			pc.graph = g;
 			pc.st = st;
+			pc.device = s->device;
 			if (p->kernels[k]->prepare(&pc) != OX_OK)
 			{
 				free(last_use);

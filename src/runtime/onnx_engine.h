@@ -52,6 +52,12 @@ typedef struct ox_session_options
 	/* polled between nodes and inside long kernels; true = cancel */
 	bool		(*should_abort) (void *arg);
 	void	   *abort_arg;
+	/* CUDA provider (docs/cuda.md); zeroes mean device 0, no limit, exact fp32 */
+	int			cuda_device_id;
+	size_t		cuda_memory_limit;	/* bytes of device memory per session; 0 = no limit */
+	bool		cuda_fp16;		/* let cuBLAS/cuDNN compute float32 with fp16 tensor cores */
+	bool		provider_no_fallback;	/* error instead of CPU fallback when cuda cannot
+										 * run the session or some of its nodes */
 } ox_session_options;
 
 typedef struct ox_session ox_session;
@@ -159,6 +165,32 @@ typedef struct ox_node_profile
 void		ox_session_set_profiling(ox_session *s, bool on);
 /* entries for the main graph's nodes in execution order; 0 before a profiled run */
 int			ox_session_profile(const ox_session *s, const ox_node_profile **out);
+
+/*
+ * Providers.  A session whose providers include "cuda" runs the nodes the
+ * CUDA provider supports on the device when one is usable, the rest on the
+ * CPU.  When it cannot use the device at all it runs on the CPU and
+ * ox_session_fallback_reason says why (NULL otherwise, and for sessions that
+ * did not ask for cuda); with provider_no_fallback the session is not
+ * created instead.  No CUDA call is made before a session asks for cuda.
+ */
+const char *ox_session_fallback_reason(const ox_session *s);
+/* the providers the session really uses: "cpu" or "cuda,cpu" */
+const char *ox_session_effective_providers(const ox_session *s);
+/*
+ * Per-node placement: the optimized main graph's nodes in execution order,
+ * nodes inside CUDA partitions listed one by one with provider "cuda".
+ * Strings live as long as the session.
+ */
+int			ox_session_node_count(const ox_session *s);
+ox_code		ox_session_node_info(const ox_session *s, int i, const char **name,
+								 const char **op_type, const char **provider, ox_status *st);
+/*
+ * Whether a CUDA device can be used (driver, device count, device id); on
+ * false, why holds a sentence.  Initializes the CUDA runtime when built with
+ * CUDA: never call it at library load.
+ */
+bool		ox_cuda_device_usable(int device_id, char *why, size_t why_len);
 
 /* provider names the engine was built with, e.g. "cpu" or "cpu,cuda" */
 const char *ox_available_providers(void);

@@ -4,6 +4,7 @@
  *	  validation; statistics; providers.
  */
 #include "runtime/exec.h"
+#include "runtime/placement.h"
 #include "model/passes/passes.h"
 
 #include <stdio.h>
@@ -110,7 +111,6 @@ eval_node(void *arg, const ox_graph *g, const ox_node *node, ox_value *outs, ox_
 	ox_value   *out[64];
 	ox_code		rc;
 
-	(void) arg;
 	if (!k || node->n_inputs > 64 || node->n_outputs > 64 || node->n_implicit > 0)
 		return OX_UNSUPPORTED;
 	for (int i = 0; i < node->n_inputs; i++)
@@ -145,7 +145,22 @@ eval_node(void *arg, const ox_graph *g, const ox_node *node, ox_value *outs, ox_
 	ctx.state = pc.state;
 	ctx.st = st;
 	ctx.nthreads = 1;
-	rc = k->run(&ctx);
+	if (arg)
+	{
+		/* folding a big constant is as cancelable as running it */
+		ctx.should_abort = ((const ox_session_options *) arg)->should_abort;
+		ctx.abort_arg = ((const ox_session_options *) arg)->abort_arg;
+	}
+	{
+		ox_kernel_ctx *outer = ox_kernel_current();
+
+		ox_kernel_set_current(&ctx);
+		rc = k->run(&ctx);
+		ox_kernel_set_current(outer);
+	}
+	/* canceled half-way: the outputs are incomplete, never fold them */
+	if (rc == OX_OK && st->code != OX_OK)
+		rc = st->code;
 	if (k->free_state && pc.state)
 		k->free_state(pc.state);
 	return rc;
@@ -196,9 +211,15 @@ ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 		memset(&pc, 0, sizeof(pc));
 		pc.model = m;
 		pc.eval = eval_node;
+		pc.eval_arg = &s->opts;
+		pc.should_abort = s->opts.should_abort;
+		pc.abort_arg = s->opts.abort_arg;
 		if (ox_optimize(&pc, s->opts.opt_level, st) != OX_OK)
 			goto fail;
 	}
+
+	if (ox_session_place(s, st) != OX_OK)
+		goto fail;
 
 	s->plans = calloc(m->n_graphs + 1, sizeof(ox_plan));
 	if (!s->plans)
@@ -209,6 +230,9 @@ ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 	for (int gi = 0; gi < m->n_graphs; gi++)
 	{
 		s->n_plans++;
+		/* partition bodies run inside their provider's kernel: no CPU plan */
+		if (s->n_partitions > 0 && ox_graph_is_partition_body(m->graphs[gi]))
+			continue;
 		if (ox_plan_build(s, &s->plans[gi], m->graphs[gi], st) != OX_OK)
 			goto fail;
 		if (m->graphs[gi] == m->graph)
@@ -258,6 +282,7 @@ ox_session_free(ox_session *s)
 	for (int i = 0; i < s->n_plans; i++)
 		ox_plan_free(&s->plans[i]);
 	free(s->plans);
+	ox_session_unplace(s);
 	ox_pool_free(&s->pool);
 	free(s->feed_ids);
 	free(s->profile);
@@ -402,6 +427,8 @@ refresh_memory_stats(ox_session *s)
 	{
 		const ox_plan *plan = &s->plans[p];
 
+		if (!plan->graph)
+			continue;
 		for (int v = 0; v < plan->graph->n_values; v++)
 			if (!plan->env.borrowed[v] && plan->env.vals[v].tensor.owns)
 				bytes += plan->env.vals[v].tensor.capacity;

@@ -23,6 +23,17 @@ def lib():
         _lib.oxc_create.restype = ctypes.c_void_p
         _lib.oxc_create.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                                     ctypes.c_char_p, ctypes.c_size_t]
+        _lib.oxc_create_ex.restype = ctypes.c_void_p
+        _lib.oxc_create_ex.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
+                                       ctypes.c_char_p, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
+                                       ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+        _lib.oxc_node_count.argtypes = [ctypes.c_void_p]
+        _lib.oxc_node_info.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
+                                       ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p)]
+        for f in ("oxc_fallback_reason", "oxc_effective_providers"):
+            getattr(_lib, f).argtypes = [ctypes.c_void_p]
+            getattr(_lib, f).restype = ctypes.c_char_p
+        _lib.oxc_cuda_usable.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
         _lib.oxc_free.argtypes = [ctypes.c_void_p]
         for f in ("oxc_input_count", "oxc_output_count"):
             getattr(_lib, f).argtypes = [ctypes.c_void_p]
@@ -54,12 +65,23 @@ class EngineError(RuntimeError):
     pass
 
 
+def cuda_usable(device_id=0):
+    """(usable, reason): whether the engine can run on CUDA device device_id."""
+    why = ctypes.create_string_buffer(512)
+    ok = lib().oxc_cuda_usable(device_id, why, 512)
+    return bool(ok), why.value.decode()
+
+
 class Session:
-    def __init__(self, model_bytes, opt_level=3, threads=1):
+    def __init__(self, model_bytes, opt_level=3, threads=1, providers=None, cuda_device_id=0,
+                 cuda_memory_limit=0, cuda_fp16=False, no_fallback=False):
         if not isinstance(model_bytes, (bytes, bytearray)):
             model_bytes = model_bytes.SerializeToString()
         err = ctypes.create_string_buffer(2048)
-        self._h = lib().oxc_create(bytes(model_bytes), len(model_bytes), opt_level, threads, err, 2048)
+        self._h = lib().oxc_create_ex(bytes(model_bytes), len(model_bytes), opt_level, threads,
+                                      providers.encode() if providers else None, cuda_device_id,
+                                      cuda_memory_limit, int(bool(cuda_fp16)), int(bool(no_fallback)),
+                                      err, 2048)
         if not self._h:
             raise EngineError(err.value.decode())
         self.input_names = [lib().oxc_input_name(self._h, i).decode() for i in range(lib().oxc_input_count(self._h))]
@@ -69,6 +91,24 @@ class Session:
         if getattr(self, "_h", None):
             lib().oxc_free(self._h)
             self._h = None
+
+    @property
+    def fallback_reason(self):
+        r = lib().oxc_fallback_reason(self._h)
+        return r.decode() if r is not None else None
+
+    @property
+    def effective_providers(self):
+        return lib().oxc_effective_providers(self._h).decode()
+
+    def placement(self):
+        """[(node name, op type, provider)] over the optimized graph in execution order."""
+        rows = []
+        name, op, prov = ctypes.c_char_p(), ctypes.c_char_p(), ctypes.c_char_p()
+        for i in range(lib().oxc_node_count(self._h)):
+            if lib().oxc_node_info(self._h, i, ctypes.byref(name), ctypes.byref(op), ctypes.byref(prov)) == 0:
+                rows.append((name.value.decode(), op.value.decode(), prov.value.decode()))
+        return rows
 
     def stat(self, what):
         return lib().oxc_stat(self._h, what.encode())
