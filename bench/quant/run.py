@@ -12,7 +12,10 @@ and the embedding Gather), with random weights:
   - speed at one thread: our fp32, our int8, onnxruntime fp32, onnxruntime
     running our int8 file, onnxruntime running its own int8 file.  Each round
     runs every configuration once, in turn, so that a noisy machine slows them
-    alike; min and median over the rounds are reported.
+    alike; times are CPU time of this process (time.process_time: both
+    engines run in the calling thread at one thread, and CPU time does not
+    count the time another job holds the core), min and median over the
+    rounds, and the table gives ratios.
 
 Quantization goes through bench/quant/oxquant (the engine calls the SQL
 functions make, without a server); the end-to-end test test/e2e/test_quantize.py
@@ -120,15 +123,15 @@ def accuracy(ref, run, feeds, name):
 
 
 def speed(configs, feed, rounds):
-    """configs: name -> callable(feed); min and median ms over interleaved rounds."""
+    """configs: name -> callable(feed); min and median CPU ms over interleaved rounds."""
     times = {k: [] for k in configs}
     for fn in configs.values():
         fn(feed)               # warm-up (and lazy initialization)
     for _ in range(rounds):
         for k, fn in configs.items():
-            t = time.perf_counter()
+            t = time.process_time()
             fn(feed)
-            times[k].append((time.perf_counter() - t) * 1e3)
+            times[k].append((time.process_time() - t) * 1e3)
     return {k: {"min_ms": min(v), "median_ms": float(np.median(v))} for k, v in times.items()}
 
 
@@ -209,7 +212,7 @@ def table(res):
         sp = r["speed"]
         base = sp["onnx_pg fp32"]["min_ms"]
         lines.append("\n### %s\n" % model)
-        lines.append("| configuration | min ms | median ms | vs onnx_pg fp32 |")
+        lines.append("| configuration (1 thread) | min CPU ms | median CPU ms | speed vs onnx_pg fp32 |")
         lines.append("|---|---:|---:|---:|")
         for k, v in sp.items():
             lines.append("| %s | %.1f | %.1f | %.2fx |" % (k, v["min_ms"], v["median_ms"], base / v["min_ms"]))

@@ -979,9 +979,10 @@ static void (*const generated_cases[])(void) = {
 static const float xs[24] = {
 	0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23
 };
-static const float scales[8] = {1, 1, 1, 1, 1, 1, 1, 1};
-static const uint8_t zps_u8[8] = {0};
-static const int32_t zps_i32[8] = {0};
+/* as many parameters as the largest case reads (blocked [2, 2, 4]) */
+static const float scales[16] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+static const uint8_t zps_u8[16] = {0};
+static const int32_t zps_i32[16] = {0};
 
 /*
  * QuantizeLinear (opset 21) of a [2, 3, 4] x with the given scale and zero

@@ -680,11 +680,11 @@ nn_qlinear_conv_run(ox_kernel_ctx *ctx)
 	if (b && (b->dtype != OX_INT32 || b->rank != 1 || b->dims[0] != cs.m))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: B is %s with shape %s, expected int32 [%lld]",
 					   op, ox_dtype_name(b->dtype), nn_shape(b, buf), (long long) cs.m);
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "x_scale", xs, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "w_scale", ws, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "y_scale", ys, true));
 	xscale = ox_tensor_get_double(xs, 0);
 	yscale = ox_tensor_get_double(ys, 0);
-	if (!(yscale != 0) || !isfinite(yscale))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_scale is %g, expected a finite non-zero value",
-					   op, yscale);
 	if (!(y = ox_out_tensor(ctx, 0, ydt, cs.y_rank, cs.y_dims)))
 		return ctx->st->code;
 	mult = malloc(sizeof(float) * (size_t) (cs.m + 1));
@@ -693,6 +693,11 @@ nn_qlinear_conv_run(ox_kernel_ctx *ctx)
 	wvec = ox_tensor_numel(ws) > 1;
 	for (int64_t c = 0; c < cs.m; c++)
 		mult[c] = (float) (xscale * ox_tensor_get_double(ws, wvec ? c : 0) / yscale);
+	if (ox_quant_check_factors(ctx->st, op, mult, cs.m) != OX_OK)
+	{
+		free(mult);
+		return ctx->st->code;
+	}
 	rc = conv_int_compute(ctx, op, s, &cs, x, xzp, w, wzp, OX_QG_OUT_Q8, ydt, mult,
 						  b ? (const int32_t *) b->data : NULL,
 						  yzp ? (int32_t) nn_quant8_at(yzp->data, yzp->dtype, 0) : 0, y);

@@ -291,10 +291,10 @@ nn_qlinear_matmul_run(ox_kernel_ctx *ctx)
 					   op, ox_dtype_name(ydt));
 	if (yzp && ox_tensor_numel(yzp) != 1)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_zero_point must be a scalar", op);
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "a_scale", as, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "b_scale", bs, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "y_scale", ys, true));
 	yscale = ox_tensor_get_double(ys, 0);
-	if (!(yscale != 0) || !isfinite(yscale))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_scale is %g, expected a finite non-zero value",
-					   op, yscale);
 	yzero = yzp ? nn_quant8_at(yzp->data, yzp->dtype, 0) : 0;
 	{
 		qp_layout	la,
@@ -315,6 +315,11 @@ nn_qlinear_matmul_run(ox_kernel_ctx *ctx)
 				return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op);
 			for (int64_t c = 0; c < n; c++)
 				mult[c] = (float) (sa * ox_tensor_get_double(bs, nb == 1 ? 0 : c) / yscale);
+			if (ox_quant_check_factors(ctx->st, op, mult, n) != OX_OK)
+			{
+				free(mult);
+				return ctx->st->code;
+			}
 			memset(&ep, 0, sizeof(ep));
 			ep.kind = OX_QG_OUT_Q8;
 			ep.q_dtype = ydt;

@@ -180,6 +180,21 @@ ox_code		ox_qop_qlinear_gap_run(ox_kernel_ctx *ctx);
 void		ox_qgemm_quantize(const float *x, int64_t n, float scale, int32_t zp, ox_dtype dt,
 							  void *y);
 
+/*
+ * Scales of the quantized kernels (qgemm_ops.c): each of the n values must
+ * be finite, and non-zero where the kernel divides by it (the output scale
+ * of a requantizing operator, QuantizeLinear's y_scale).  Otherwise the
+ * requantization factors are infinite or NaN and converting them to
+ * integers is undefined: the operator fails with a message that names the
+ * scale instead.  The tensor form reads any float type.
+ */
+ox_code		ox_quant_check_scales(ox_status *st, const char *op, const char *name,
+								  const float *s, int64_t n, bool divisor);
+ox_code		ox_quant_check_scale_tensor(ox_status *st, const char *op, const char *name,
+										const ox_tensor *s, bool divisor);
+/* requantization factors computed from valid scales can still overflow */
+ox_code		ox_quant_check_factors(ox_status *st, const char *op, const float *f, int64_t n);
+
 /* the kernel family in use: "avx512vnni", "avx2" or "portable" */
 const char *ox_qgemm_isa(void);
 /* tests: force a path ("avx512vnni", "avx2", "portable"); false when unavailable */

@@ -20,6 +20,8 @@
 #include "kernels/cpu/nn.h"
 #include "kernels/cpu/qgemm.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- shared ----------------------------------------------------------------- */
@@ -121,6 +123,60 @@ check_vec(const char *op, const char *name, const ox_tensor *t, int64_t n, bool 
 				   nn_shape(t, buf), n > 1 ? " or one per output column" : "");
 }
 
+static ox_code
+bad_scale(ox_status *st, const char *op, const char *name, int64_t n, int64_t i, double v,
+		  bool divisor)
+{
+	char		idx[32] = "";
+
+	if (n > 1)
+		snprintf(idx, sizeof(idx), "[%lld]", (long long) i);
+	return ox_fail(st, OX_INVALID_ARGUMENT, "%s: %s%s is %g, expected a finite%s value", op, name,
+				   idx, v, divisor ? " non-zero" : "");
+}
+
+ox_code
+ox_quant_check_scales(ox_status *st, const char *op, const char *name, const float *s, int64_t n,
+					  bool divisor)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (!isfinite(s[i]) || (divisor && s[i] == 0.0f))
+			return bad_scale(st, op, name, n, i, s[i], divisor);
+	return OX_OK;
+}
+
+ox_code
+ox_quant_check_scale_tensor(ox_status *st, const char *op, const char *name, const ox_tensor *s,
+							bool divisor)
+{
+	int64_t		n;
+
+	if (!s)
+		return OX_OK;
+	n = ox_tensor_numel(s);
+	if (s->dtype == OX_FLOAT)
+		return ox_quant_check_scales(st, op, name, s->data, n, divisor);
+	for (int64_t i = 0; i < n; i++)
+	{
+		double		v = ox_tensor_get_double(s, i);
+
+		if (!isfinite(v) || (divisor && v == 0.0))
+			return bad_scale(st, op, name, n, i, v, divisor);
+	}
+	return OX_OK;
+}
+
+ox_code
+ox_quant_check_factors(ox_status *st, const char *op, const float *f, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		if (!isfinite(f[i]))
+			return ox_fail(st, OX_INVALID_ARGUMENT,
+						   "%s: the input and output scales give a requantization factor of %g, "
+						   "which is not a finite float", op, f[i]);
+	return OX_OK;
+}
+
 static inline float
 vec_at(const ox_tensor *t, int64_t i)
 {
@@ -220,6 +276,8 @@ ox_qop_qgemm_run(ox_kernel_ctx *ctx)
 	OX_TRY(check_vec(op, "a_zero_point", azp, 1, false, a->dtype, ctx->st));
 	OX_TRY(check_vec(op, "b_scale", bs, n, true, OX_FLOAT, ctx->st));
 	OX_TRY(check_vec(op, "b_zero_point", bzp, n, false, b->dtype, ctx->st));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "a_scale", as, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "b_scale", bs, false));
 	if (c && (c->dtype != OX_INT32 || (ox_tensor_numel(c) != 1 && ox_tensor_numel(c) != n)))
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s: C must be int32 with one value or one per column", op);
 	if (ys)
@@ -229,6 +287,7 @@ ox_qop_qgemm_run(ox_kernel_ctx *ctx)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: y_zero_point has type %s", op, ox_dtype_name(ydt));
 		OX_TRY(check_vec(op, "y_scale", ys, 1, true, OX_FLOAT, ctx->st));
 		OX_TRY(check_vec(op, "y_zero_point", yzp, 1, false, ydt, ctx->st));
+		OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "y_scale", ys, true));
 	}
 	else
 		ydt = OX_FLOAT;
@@ -248,6 +307,12 @@ ox_qop_qgemm_run(ox_kernel_ctx *ctx)
 
 		for (int64_t j = 0; j < n; j++)
 			mult[j] = (float) (base * vec_at(bs, j) * inv);
+	}
+	if (ys && ox_quant_check_factors(ctx->st, op, mult, n) != OX_OK)
+	{
+		free(mult);
+		free(cb);
+		return ctx->st->code;
 	}
 	if (cb)
 		for (int64_t j = 0; j < n; j++)
@@ -303,6 +368,7 @@ ox_qop_dqmatmul_run(ox_kernel_ctx *ctx)
 	n = b->dims[1];
 	OX_TRY(check_vec(op, "b_scale", bs, n, true, OX_FLOAT, ctx->st));
 	OX_TRY(check_vec(op, "b_zero_point", bzp, n, false, b->dtype, ctx->st));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "b_scale", bs, false));
 	if (bias && (bias->dtype != OX_FLOAT || ox_tensor_numel(bias) != n))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: bias must be float with one value per column", op);
 	na = ox_tensor_numel(a);
@@ -475,6 +541,9 @@ ox_qop_qlinear_add_run(ox_kernel_ctx *ctx)
 	OX_TRY(check_vec(op, "B_zero_point", bzp, 1, false, b->dtype, ctx->st));
 	ydt = a->dtype;
 	OX_TRY(check_vec(op, "C_zero_point", czp, 1, false, a->dtype, ctx->st));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "A_scale", as, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "B_scale", bs, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "C_scale", cs, true));
 	if (!bcast_setup(a, b, &it))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: shapes %s and %s do not broadcast", op,
 					   nn_shape(a, sa), nn_shape(b, sb));
@@ -488,11 +557,12 @@ ox_qop_qlinear_add_run(ox_kernel_ctx *ctx)
 					zb = bzp ? (float) nn_quant8_at(bzp->data, bzp->dtype, 0) : 0.0f,
 					zc = czp ? (float) nn_quant8_at(czp->data, czp->dtype, 0) : 0.0f;
 
-		if (!(fc != 0.0f) || !isfinite(fc))
-			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: C_scale is %g", op, fc);
-		ka = fa / fc;
-		kb = fb / fc;
-		k0 = zc - (fa * za + fb * zb) / fc;
+		float		k[3];
+
+		ka = k[0] = fa / fc;
+		kb = k[1] = fb / fc;
+		k0 = k[2] = zc - (fa * za + fb * zb) / fc;
+		OX_TRY(ox_quant_check_factors(ctx->st, op, k, 3));
 	}
 	n = ox_tensor_numel(y);
 	ad = a->data;
@@ -552,6 +622,8 @@ ox_qop_qlinear_gap_run(ox_kernel_ctx *ctx)
 	OX_TRY(check_vec(op, "x_zero_point", xzp, 1, false, x->dtype, ctx->st));
 	ydt = yzp ? yzp->dtype : x->dtype;
 	OX_TRY(check_vec(op, "y_zero_point", yzp, 1, false, x->dtype, ctx->st));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "x_scale", xs, false));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "y_scale", ys, true));
 	nb = x->dims[0];
 	c = last ? x->dims[x->rank - 1] : x->dims[1];
 	sp = ox_tensor_numel(x) / (nb * c > 0 ? nb * c : 1);
@@ -564,6 +636,11 @@ ox_qop_qlinear_gap_run(ox_kernel_ctx *ctx)
 	k = vec_at(xs, 0) / vec_at(ys, 0) / (float) sp;
 	k0 = (yzp ? (float) nn_quant8_at(yzp->data, yzp->dtype, 0) : 0.0f) -
 		vec_at(xs, 0) / vec_at(ys, 0) * (xzp ? (float) nn_quant8_at(xzp->data, xzp->dtype, 0) : 0.0f);
+	{
+		float		kk[2] = {k, k0};
+
+		OX_TRY(ox_quant_check_factors(ctx->st, op, kk, 2));
+	}
 	lo = ydt == OX_INT8 ? -128.0f : 0.0f;
 	hi = ydt == OX_INT8 ? 127.0f : 255.0f;
 	for (int64_t i = 0; i < nb * c; i++)

@@ -545,6 +545,9 @@ quantize_run(ox_kernel_ctx *ctx)
 		}
 		j.x = staged;
 	}
+	/* x / 0 has no quantization: refuse the scale rather than saturate everything */
+	if (rc == OX_OK)
+		rc = ox_quant_check_scales(ctx->st, op, "y_scale", sc, l.n_params, true);
 	if (rc == OX_OK && l.per_tensor && x->dtype == OX_FLOAT && !staged &&
 		s->precision == OX_UNDEFINED && (out_dt == OX_UINT8 || out_dt == OX_INT8))
 	{

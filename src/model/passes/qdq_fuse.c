@@ -101,6 +101,18 @@ qp_read(const ox_graph *g, int k, bool quantize, int x_rank, qp *p)
 	if (!p->s || p->s->dtype != OX_FLOAT)
 		return false;
 	p->n = ox_tensor_numel(p->s);
+	/*
+	 * Only positive finite scales are fused: the int8 kernels' factors and
+	 * the int32 biases divide by them.  Other nodes stay as written, and
+	 * their operators run them or report the bad scale.
+	 */
+	for (int64_t i = 0; i < p->n; i++)
+	{
+		float		v = ((const float *) p->s->data)[i];
+
+		if (!(v > 0.0f) || !isfinite(v))
+			return false;
+	}
 	if (p->zp >= 0)
 	{
 		p->z = ox_node_const_input(g, n, 2);
