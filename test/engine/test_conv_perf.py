@@ -161,6 +161,12 @@ SHAPES = [
     ("wino2 asym pads", 1, 32, (10, 13), 24, 3, None, [2, 0, 1, 1], None, 1),
     ("wino2 long k", 1, 300, (14, 12), 50, 3, None, 1, None, 1),
     ("1x1 output", 2, 16, (3, 3), 24, 3, None, 0, None, 1),
+    # stride 2 rows gathered sixteen at a time: full vectors, every tail length, the tensor's last row
+    ("s2 wide rows", 1, 5, (6, 75), 8, 3, 2, 1, None, 1),
+    ("s2 1x1 tensor end", 1, 3, (5, 67), 8, 1, 2, 0, None, 1),
+    ("s2 30 cols", 2, 4, (4, 62), 8, 3, 2, 0, None, 1),
+    ("s2 31 cols asym", 1, 4, (3, 63), 8, 3, 2, [0, 1, 0, 0], None, 1),
+    ("s2 pixels path", 1, 16, (13, 13), 32, 3, 2, 1, None, 1),
 ]
 
 

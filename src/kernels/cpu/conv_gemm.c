@@ -182,11 +182,53 @@ sliver_runs(const nn_geom *g, int64_t p0, int cols, pix_run *runs)
 typedef nn_unroll unroll_geom;
 
 /*
+ * d[i] = x[2 * i] for i < n: the rows of a stride-2 convolution.  A scalar
+ * loop here costs about as much as the products for layers with few output
+ * channels (ResNet's first layer, the stride-2 3x3 and 1x1 layers); two
+ * loads and one permute make sixteen.  Loads are masked to the elements the
+ * row needs, so nothing past the input is read.
+ */
+__attribute__((target("avx512f")))
+static inline void
+gather2_avx512(float *d, const float *x, int64_t n)
+{
+	const __m512i idx = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+	int64_t		i = 0;
+
+	for (; i + 16 <= n; i += 16)
+	{
+		__m512		lo = _mm512_loadu_ps(x + 2 * i),
+					hi = _mm512_maskz_loadu_ps((__mmask16) 0x7FFF, x + 2 * i + 16);
+
+		_mm512_storeu_ps(d + i, _mm512_permutex2var_ps(lo, idx, hi));
+	}
+	if (i < n)
+	{
+		int64_t		rem = n - i,
+					need = 2 * rem - 1;	/* inputs read: 1 to 29 */
+		__mmask16	m0 = need >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << need) - 1),
+					m1 = need > 16 ? (__mmask16) ((1u << (need - 16)) - 1) : 0;
+		__m512		lo = _mm512_maskz_loadu_ps(m0, x + 2 * i),
+					hi = _mm512_maskz_loadu_ps(m1, x + 2 * i + 16);
+
+		_mm512_mask_storeu_ps(d + i, (__mmask16) ((1u << rem) - 1), _mm512_permutex2var_ps(lo, idx, hi));
+	}
+}
+
+/* the portable stride-2 row copy, for the AVX2 unroller */
+static inline void
+gather2_scalar(float *d, const float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		d[i] = x[2 * i];
+}
+
+/*
  * dst[k - k0][j] = X~[k, p0 + j] for k in [k0, k0 + kc), j < nr (zero past
  * the sliver's cols).  Written once, included twice with a target
  * attribute so that the strided copies vectorize for each instruction set.
  */
-#define DEFINE_UNROLL(NAME, TARGET) \
+#define DEFINE_UNROLL(NAME, TARGET, GATHER2) \
 TARGET static void \
 NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run *runs, int nruns, \
 	 int64_t k0, int64_t kc, int nr, float *dst) \
@@ -237,11 +279,7 @@ NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run 
 			if (s2 == 1) \
 				memcpy(d + (lo - a), xr + lo, sizeof(float) * (hi - lo)); \
 			else if (s2 == 2) \
-			{ \
-				float	   *dd = d - a; \
-				for (int64_t ow = lo; ow < hi; ow++) \
-					dd[ow] = xr[2 * ow]; \
-			} \
+				GATHER2(d + (lo - a), xr + 2 * lo, hi - lo); \
 			else \
 				for (int64_t ow = lo; ow < hi; ow++) \
 					d[ow - a] = xr[ow * s2]; \
@@ -266,8 +304,8 @@ NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run 
 	} \
 }
 
-DEFINE_UNROLL(unroll_avx512, __attribute__((target("avx512f,fma"))))
-DEFINE_UNROLL(unroll_avx2, __attribute__((target("avx2,fma"))))
+DEFINE_UNROLL(unroll_avx512, __attribute__((target("avx512f,fma"))), gather2_avx512)
+DEFINE_UNROLL(unroll_avx2, __attribute__((target("avx2,fma"))), gather2_scalar)
 
 ox_code
 nn_unroll_init(nn_unroll *u, const nn_geom *g, ox_status *st)
