@@ -10,7 +10,8 @@
  * ERROR can never leak one.
  *
  * Validity: an entry remembers the catalog row's version, sha256 and
- * provider override, and the session options it was built with.  Writes to
+ * provider override, and the session options it was built with (the CUDA
+ * ones only matter, and are only compared, when it asked for cuda).  Writes to
  * the model table invalidate its relcache entry (catalog.c); our relcache
  * callback then marks every entry stale, and the next use of a stale entry
  * re-reads just version/sha256/providers through the primary key (never the
@@ -56,10 +57,16 @@ struct OnnxCacheEntry
 	uint8		sha256[ONNX_SHA256_LEN];
 	char	   *override;		/* normalized per-model providers, or NULL */
 	char	   *requested;		/* normalized providers asked for */
-	char	   *effective;		/* providers the session runs on */
+	char	   *effective;		/* providers the session runs on (engine's word) */
+	char	   *fallback_reason;	/* why it asked for cuda and runs on the CPU */
 	int			threads;
 	int			opt_level;
 	Size		max_run_bytes;	/* onnx.max_run_memory it was built with */
+	/* CUDA options it was built with */
+	int			cuda_device_id;
+	Size		cuda_memory_bytes;
+	bool		cuda_fp16;
+	int			fallback_mode;
 	/* accounting */
 	Size		file_bytes;
 	Size		bytes;
@@ -134,6 +141,8 @@ remove_entry(OnnxCacheEntry *e)
 		pfree(e->requested);
 	if (e->effective)
 		pfree(e->effective);
+	if (e->fallback_reason)
+		pfree(e->fallback_reason);
 	strlcpy(key, e->name, sizeof(key));
 	hash_search(cache_hash, key, HASH_REMOVE, NULL);
 	OnnxCacheEpoch++;
@@ -214,6 +223,13 @@ options_match(OnnxCacheEntry *e)
 		e->opt_level != onnx_graph_optimization_level ||
 		e->max_run_bytes != OnnxMaxRunBytes())
 		return false;
+	/* the CUDA settings shape only sessions that asked for cuda */
+	if (OnnxProvidersWantCuda(e->requested) &&
+		(e->cuda_device_id != onnx_cuda_device_id ||
+		 e->cuda_memory_bytes != OnnxCudaMemoryBytes() ||
+		 e->cuda_fp16 != onnx_cuda_fp16 ||
+		 e->fallback_mode != onnx_provider_fallback))
+		return false;
 	if (e->override)
 		return true;			/* the catalog decides; changes invalidate */
 	want = OnnxNormalizeProviders(onnx_providers ? onnx_providers : "cpu", &bad);
@@ -238,8 +254,7 @@ static void
 build_session(OnnxCacheEntry *e, const char *name, bytea *bytes, const OnnxModelKey *key)
 {
 	ox_session_options opts;
-	char	   *effective;
-	char	   *bad;
+	char	   *requested;
 	ox_model   *model;
 	ox_session *s;
 	ox_status	st;
@@ -248,15 +263,18 @@ build_session(OnnxCacheEntry *e, const char *name, bytea *bytes, const OnnxModel
 	ox_session_stats stats;
 
 	INSTR_TIME_SET_CURRENT(start);
-	OnnxSessionOptions(&opts, key->providers, &effective);
+	OnnxSessionOptions(&opts, key->providers, &requested);
 	set_str(&e->override, key->providers);
-	set_str(&e->requested,
-			OnnxNormalizeProviders(key->providers ? key->providers :
-								   (onnx_providers ? onnx_providers : "cpu"), &bad));
-	set_str(&e->effective, effective);
+	set_str(&e->requested, requested);
+	set_str(&e->effective, NULL);
+	set_str(&e->fallback_reason, NULL);
 	e->threads = opts.intra_op_threads;
 	e->opt_level = onnx_graph_optimization_level;
 	e->max_run_bytes = opts.max_run_memory;
+	e->cuda_device_id = opts.cuda_device_id;
+	e->cuda_memory_bytes = opts.cuda_memory_limit;
+	e->cuda_fp16 = opts.cuda_fp16;
+	e->fallback_mode = onnx_provider_fallback;
 
 	/* a stored model was accepted at load: onnx.max_model_size does not apply */
 	model = OnnxParseModel(VARDATA_ANY(bytes), VARSIZE_ANY_EXHDR(bytes), name, 0);
@@ -270,6 +288,8 @@ build_session(OnnxCacheEntry *e, const char *name, bytea *bytes, const OnnxModel
 	}
 	e->session = s;
 	e->stale = false;
+	set_str(&e->effective, ox_session_effective_providers(s));
+	set_str(&e->fallback_reason, ox_session_fallback_reason(s));
 	e->version = key->version;
 	memcpy(e->sha256, key->sha256, ONNX_SHA256_LEN);
 	e->misses++;
@@ -328,6 +348,8 @@ OnnxCacheAcquire(const char *name)
 	pfree(bytes);
 	e->lru_tick = ++lru_clock;
 	enforce_limit(e);
+	/* asked for cuda, runs on the CPU: say so (once per list and reason) */
+	OnnxReportFallback(e->requested, e->effective, e->fallback_reason);
 	return e;
 }
 
@@ -386,8 +408,8 @@ onnx_cache_stats(PG_FUNCTION_ARGS)
 	hash_seq_init(&seq, cache_hash);
 	while ((e = hash_seq_search(&seq)) != NULL)
 	{
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[12];
+		bool		nulls[12] = {0};
 
 		values[0] = CStringGetTextDatum(e->name);
 		values[1] = Int64GetDatum(e->version);
@@ -402,6 +424,14 @@ onnx_cache_stats(PG_FUNCTION_ARGS)
 		else
 			nulls[8] = true;
 		values[9] = Int32GetDatum(e->threads);
+		if (e->requested)
+			values[10] = CStringGetTextDatum(e->requested);
+		else
+			nulls[10] = true;
+		if (e->fallback_reason)
+			values[11] = CStringGetTextDatum(e->fallback_reason);
+		else
+			nulls[11] = true;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -9,13 +9,17 @@
  * (cache.c).
  *
  * The GUCs that shape sessions (providers, threads, optimization level,
- * run memory limit) are part of each cached session's identity: cache.c
- * compares them when it revalidates an entry, and the assign hooks here bump
- * the cache epoch so that remembered sessions are rechecked.
+ * run memory limit, and for sessions that ask for cuda the device, its
+ * memory bound, fp16 and the fallback mode) are part of each cached
+ * session's identity: cache.c compares them when it revalidates an entry,
+ * and the assign hooks here bump the cache epoch so that remembered sessions
+ * are rechecked.  Provider lists and the CUDA fallback are in providers.c.
  *
  * The two limits, onnx.max_model_size and onnx.max_run_memory, protect the
  * server rather than tune a query, so only superusers may change them
  * (PGC_SUSET; a superuser may still set them per role or database).
+ * onnx.cuda_memory_limit is such a limit too: the GPU is shared by every
+ * backend that uses it.
  */
 #include "onnx_pg.h"
 
@@ -24,7 +28,6 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
-#include "utils/varlena.h"
 
 PG_MODULE_MAGIC;
 
@@ -34,6 +37,10 @@ int			onnx_graph_optimization_level = OX_OPT_ALL;
 int			onnx_session_cache_size = ONNX_CACHE_SIZE_DEFAULT;
 int			onnx_max_model_size = ONNX_MAX_MODEL_SIZE_DEFAULT;
 int			onnx_max_run_memory = ONNX_MAX_RUN_MEMORY_DEFAULT;
+int			onnx_cuda_device_id = 0;
+int			onnx_cuda_memory_limit = ONNX_CUDA_MEMORY_DEFAULT;
+bool		onnx_cuda_fp16 = false;
+int			onnx_provider_fallback = ONNX_FALLBACK_NOTICE;
 
 static const struct config_enum_entry opt_level_options[] = {
 	{"disable", OX_OPT_DISABLE, false},
@@ -43,55 +50,14 @@ static const struct config_enum_entry opt_level_options[] = {
 	{NULL, 0, false}
 };
 
-static const char *const known_providers[] = {"cpu", "cuda"};
-
-/* the last provider list we warned about, so the NOTICE comes once */
-static char *warned_providers = NULL;
+static const struct config_enum_entry fallback_options[] = {
+	{"notice", ONNX_FALLBACK_NOTICE, false},
+	{"error", ONNX_FALLBACK_ERROR, false},
+	{"strict", ONNX_FALLBACK_STRICT, false},
+	{NULL, 0, false}
+};
 
 void		_PG_init(void);
-
-char *
-OnnxNormalizeProviders(const char *list, char **bad)
-{
-	char	   *raw = pstrdup(list);
-	List	   *names;
-	ListCell   *lc;
-	StringInfoData buf;
-	bool		seen[lengthof(known_providers)] = {false};
-	bool		any = false;
-
-	*bad = NULL;
-	/* SplitIdentifierString lower-cases unquoted names */
-	if (!SplitIdentifierString(raw, ',', &names))
-	{
-		*bad = pstrdup(list);
-		return NULL;
-	}
-	initStringInfo(&buf);
-	foreach(lc, names)
-	{
-		const char *n = (const char *) lfirst(lc);
-		int			k;
-
-		for (k = 0; k < (int) lengthof(known_providers); k++)
-			if (strcmp(n, known_providers[k]) == 0)
-				break;
-		if (k == (int) lengthof(known_providers))
-		{
-			*bad = pstrdup(n);
-			return NULL;
-		}
-		if (seen[k])
-			continue;
-		seen[k] = true;
-		appendStringInfo(&buf, "%s%s", any ? "," : "", n);
-		any = true;
-	}
-	/* cpu is always there as the last resort */
-	if (!seen[0])
-		appendStringInfo(&buf, "%scpu", any ? "," : "");
-	return buf.data;
-}
 
 static bool
 check_providers(char **newval, void **extra, GucSource source)
@@ -132,54 +98,10 @@ assign_int_guc(int newval, void *extra)
 	assign_session_guc();
 }
 
-char *
-OnnxEffectiveProviders(const char *normalized)
+static void
+assign_bool_guc(bool newval, void *extra)
 {
-	const char *avail = ox_available_providers();
-	char	   *raw = pstrdup(normalized);
-	List	   *names;
-	ListCell   *lc;
-	StringInfoData buf;
-	bool		dropped = false;
-
-	initStringInfo(&buf);
-	if (!SplitIdentifierString(raw, ',', &names))
-		elog(ERROR, "invalid provider list \"%s\"", normalized);
-	foreach(lc, names)
-	{
-		const char *n = (const char *) lfirst(lc);
-		bool		ok = false;
-		char	   *availcopy = pstrdup(avail ? avail : "cpu");
-		List	   *alist;
-		ListCell   *lc2;
-
-		if (SplitIdentifierString(availcopy, ',', &alist))
-			foreach(lc2, alist)
-				if (strcmp((const char *) lfirst(lc2), n) == 0)
-					ok = true;
-		if (!ok)
-		{
-			dropped = true;
-			continue;
-		}
-		appendStringInfo(&buf, "%s%s", buf.len ? "," : "", n);
-	}
-	if (buf.len == 0)
-		appendStringInfoString(&buf, "cpu");
-
-	if (dropped &&
-		(warned_providers == NULL || strcmp(warned_providers, normalized) != 0))
-	{
-		ereport(NOTICE,
-				(errmsg("execution provider \"cuda\" is not available, using \"%s\"",
-						buf.data),
-				 errdetail("This build of onnx_pg supports the providers: %s.",
-						   avail ? avail : "cpu")));
-		if (warned_providers)
-			pfree(warned_providers);
-		warned_providers = MemoryContextStrdup(TopMemoryContext, normalized);
-	}
-	return buf.data;
+	assign_session_guc();
 }
 
 Size
@@ -192,6 +114,12 @@ Size
 OnnxMaxRunBytes(void)
 {
 	return onnx_max_run_memory <= 0 ? 0 : (Size) onnx_max_run_memory * 1024 * 1024;
+}
+
+Size
+OnnxCudaMemoryBytes(void)
+{
+	return onnx_cuda_memory_limit <= 0 ? 0 : (Size) onnx_cuda_memory_limit * 1024 * 1024;
 }
 
 uint64
@@ -247,7 +175,7 @@ OnnxCheckModelSize(uint64 len, const char *name, const char *path)
 
 void
 OnnxSessionOptions(ox_session_options *opts, const char *providers_override,
-				   char **effective_providers)
+				   char **requested)
 {
 	char	   *bad;
 	char	   *norm;
@@ -260,13 +188,20 @@ OnnxSessionOptions(ox_session_options *opts, const char *providers_override,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unrecognized execution provider \"%s\"", bad),
 				 errdetail("Valid execution providers are: %s.", ONNX_VALID_PROVIDERS)));
-	*effective_providers = OnnxEffectiveProviders(norm);
-	opts->providers = *effective_providers;
+	/* before anything is built: 'error' and 'strict' need a usable device */
+	OnnxCheckCudaUsable(norm, providers_override != NULL);
+	*requested = norm;
+	/* the engine places the nodes and falls back to the CPU (providers.c) */
+	opts->providers = norm;
 	opts->intra_op_threads = onnx_intra_op_threads > 0 ? onnx_intra_op_threads : 1;
 	opts->opt_level = (ox_opt_level) onnx_graph_optimization_level;
 	opts->max_run_memory = OnnxMaxRunBytes();
 	opts->should_abort = OnnxShouldAbort;
 	opts->abort_arg = NULL;
+	opts->cuda_device_id = onnx_cuda_device_id;
+	opts->cuda_memory_limit = OnnxCudaMemoryBytes();
+	opts->cuda_fp16 = onnx_cuda_fp16;
+	opts->provider_no_fallback = onnx_provider_fallback == ONNX_FALLBACK_STRICT;
 }
 
 void
@@ -329,6 +264,44 @@ OnnxGucInit(void)
 							PGC_SUSET,
 							GUC_UNIT_MB,
 							check_limit, assign_int_guc, NULL);
+
+	DefineCustomIntVariable("onnx.cuda_device_id",
+							"CUDA device that sessions asking for cuda run on.",
+							"The device ordinal, as CUDA numbers them (CUDA_VISIBLE_DEVICES applies).",
+							&onnx_cuda_device_id,
+							0, 0, ONNX_CUDA_DEVICE_MAX,
+							PGC_USERSET,
+							0,
+							NULL, assign_int_guc, NULL);
+
+	DefineCustomIntVariable("onnx.cuda_memory_limit",
+							"Most device memory one session's CUDA arena may hold.",
+							"Weights and tensors on the device count; -1 means no limit.",
+							&onnx_cuda_memory_limit,
+							ONNX_CUDA_MEMORY_DEFAULT, ONNX_LIMIT_NONE, ONNX_CUDA_MEMORY_MAX,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							check_limit, assign_int_guc, NULL);
+
+	DefineCustomBoolVariable("onnx.cuda_fp16",
+							 "Lets the CUDA provider compute float32 operators with fp16 tensor cores.",
+							 "Faster, less exact: for models whose accuracy allows it.",
+							 &onnx_cuda_fp16,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, assign_bool_guc, NULL);
+
+	DefineCustomEnumVariable("onnx.provider_fallback",
+							 "What happens when a session asks for cuda and cannot have it.",
+							 "notice: run on the CPU with a NOTICE; error: an ERROR unless the "
+							 "device is usable; strict: an ERROR unless every node runs on it.",
+							 &onnx_provider_fallback,
+							 ONNX_FALLBACK_NOTICE,
+							 fallback_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, assign_int_guc, NULL);
 
 	MarkGUCPrefixReserved("onnx");
 }

@@ -12,6 +12,7 @@
  *	 cache.c	the per-backend session cache and its invalidation
  *	 infer.c	onnx_predict, onnx_predict_batch, onnx_run; resolved calls (OnnxCall)
  *	 inspect.c	onnx_model_info/_inputs/_outputs/_nodes
+ *	 providers.c	provider lists, CUDA fallback NOTICE/ERROR, onnx_model_placement
  *	 batch*.c	automatic batching (batchplan.c, batchscan.c) and
  *				onnx_predict_query (batchquery.c); see batch.h
  *	 convert.c	arrays <-> tensors, jsonb <-> values
@@ -57,6 +58,18 @@
 #define ONNX_MAX_MODEL_SIZE_MAX (INT_MAX / 2)
 #define ONNX_MAX_RUN_MEMORY_DEFAULT 1024
 #define ONNX_MAX_RUN_MEMORY_MAX (INT_MAX / 2)
+/* CUDA provider: device ordinal, and the per-session device memory bound in MB */
+#define ONNX_CUDA_DEVICE_MAX 1023
+#define ONNX_CUDA_MEMORY_DEFAULT ONNX_LIMIT_NONE
+#define ONNX_CUDA_MEMORY_MAX (INT_MAX / 2)
+
+/* onnx.provider_fallback: when a session asks for cuda and cannot have it */
+typedef enum OnnxFallbackMode
+{
+	ONNX_FALLBACK_NOTICE,		/* run on the CPU with a NOTICE */
+	ONNX_FALLBACK_ERROR,		/* ERROR unless the device is usable */
+	ONNX_FALLBACK_STRICT		/* ERROR unless every node runs on the device */
+} OnnxFallbackMode;
 
 extern char *onnx_providers;
 extern int	onnx_intra_op_threads;
@@ -64,10 +77,15 @@ extern int	onnx_graph_optimization_level;
 extern int	onnx_session_cache_size;
 extern int	onnx_max_model_size;
 extern int	onnx_max_run_memory;
+extern int	onnx_cuda_device_id;
+extern int	onnx_cuda_memory_limit;
+extern bool onnx_cuda_fp16;
+extern int	onnx_provider_fallback;
 
 /* the limits in bytes (0 = none, as the engine takes them) */
 extern Size OnnxMaxModelBytes(void);
 extern Size OnnxMaxRunBytes(void);
+extern Size OnnxCudaMemoryBytes(void);
 /* ERROR (54000) when a model of len bytes exceeds onnx.max_model_size */
 extern void OnnxCheckModelSize(uint64 len, const char *name, const char *path);
 /*
@@ -81,6 +99,8 @@ extern uint64 OnnxTensorBytes(const ox_tensor *t);
 
 extern void OnnxGucInit(void);
 
+/* ---- providers.c ---- */
+
 /*
  * Validate a provider list ("cuda, cpu") and normalize it: lower case,
  * duplicates removed, "cpu" appended when missing.  On a bad name, returns
@@ -89,13 +109,23 @@ extern void OnnxGucInit(void);
 extern char *OnnxNormalizeProviders(const char *list, char **bad);
 /* the text listing the valid provider names, for messages */
 #define ONNX_VALID_PROVIDERS "cpu, cuda"
+/* does a normalized list ask for cuda? */
+extern bool OnnxProvidersWantCuda(const char *normalized);
 
 /*
- * The providers a session will actually use: the normalized list minus
- * providers this build or machine cannot run (with a NOTICE once per backend
- * and list).  Returned string is palloc'd.
+ * With onnx.provider_fallback = error or strict, ERROR (0A000) when the
+ * normalized list asks for cuda and no CUDA device is usable; from_model:
+ * the list is the model's own (for the hint).  May initialize the CUDA
+ * runtime, and only then.
  */
-extern char *OnnxEffectiveProviders(const char *normalized);
+extern void OnnxCheckCudaUsable(const char *requested, bool from_model);
+/*
+ * The NOTICE for a session that asked for cuda and runs on the CPU (reason
+ * from ox_session_fallback_reason; nothing when NULL), once per backend for
+ * each provider list and reason.
+ */
+extern void OnnxReportFallback(const char *requested, const char *effective,
+							   const char *reason);
 
 /* ---- catalog.c ---- */
 
@@ -148,9 +178,13 @@ extern void OnnxCacheAfterRun(OnnxCacheEntry *entry);
 /* mark every entry stale (GUC change, relcache invalidation) */
 extern void OnnxCacheInvalidateAll(void);
 
-/* session options from the GUCs and an optional per-model override */
+/*
+ * Session options from the GUCs and an optional per-model override;
+ * *requested gets the normalized provider list handed to the engine
+ * (palloc'd).  Raises the provider_fallback ERROR (OnnxCheckCudaUsable).
+ */
 extern void OnnxSessionOptions(ox_session_options *opts, const char *providers_override,
-							   char **effective_providers);
+							   char **requested);
 
 /* ---- infer.c: resolved model calls, shared with the batch forms (batch*.c) ---- */
 

@@ -286,13 +286,23 @@ CREATE FUNCTION @extschema@.onnx_cache_stats(
     OUT bytes bigint,
     OUT last_used timestamptz,
     OUT providers text,
-    OUT threads integer)
+    OUT threads integer,
+    OUT providers_requested text,
+    OUT fallback_reason text)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'onnx_cache_stats'
     LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION @extschema@.onnx_cache_stats() IS
-    'the sessions this backend has cached: calls served from the cache (hits), sessions built (misses), build time, memory, last use';
+    'the sessions this backend has cached: calls served from the cache (hits), sessions built (misses), build time, memory, last use, the providers each runs on and was asked for, and why a session that asked for cuda runs on the CPU';
+
+CREATE FUNCTION @extschema@.onnx_model_placement(model text)
+    RETURNS TABLE (ordinal integer, name text, op_type text, provider text)
+    AS 'MODULE_PATHNAME', 'onnx_model_placement'
+    LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 50;
+
+COMMENT ON FUNCTION @extschema@.onnx_model_placement(text) IS
+    'where each node of this backend''s session for a model runs (cpu or cuda): the optimized graph in execution order, built with the current settings if needed';
 
 CREATE FUNCTION @extschema@.onnx_cache_clear()
     RETURNS integer
