@@ -11,8 +11,10 @@
 # extension, starts a throwaway PostgreSQL
 # cluster owned by postgres, runs the pg_regress suites (make installcheck),
 # the end-to-end Python tests (test/e2e, compared with onnxruntime), the
-# tutorials of examples/ and the TAP tests (test/t/*.pl), then prints a
-# summary.  Exits non-zero if anything
+# tutorials of examples/ and the TAP tests (test/t/*.pl), then builds the
+# other variant of the extension (CUDA=off) in a copy of the tree and runs
+# the unit tests, the engine's Python tests and the pg_regress suites
+# against it, then prints a summary.  Exits non-zero if anything
 # failed.  .ci/run calls this.
 set -uo pipefail
 
@@ -189,6 +191,68 @@ run_conformance_asan() {
   ox_make -C fuzz -j"$OX_JOBS" conformance-asan ONNX_NODE_TESTS="$data"
 }
 
+# --- the CPU-only variant (CUDA=off) ---------------------------------------
+# Both variants are built and tested (issue 8).  The main pipeline above
+# builds with the Makefile's default, CUDA=auto: the CUDA build where the
+# toolkit is installed ($OX_CUDA_HOME/bin/nvcc; these machines have it under
+# /usr/local/cuda, and this script never installs it), and every test above
+# runs against that build, through the CPU fallback where there is no GPU.
+# The steps below build a copy of the tree with CUDA=off, so that the main
+# build outputs stay, and run the unit tests, the engine's Python tests and
+# the pg_regress suites against it: the CUDA=off extension is installed for
+# the suites, and the main build installed again right after.  (Conformance,
+# valgrind, fuzzing, e2e and TAP run once, on the main build.)  Without nvcc
+# the main build already is the CUDA=off one: the CUDA variant is skipped
+# with a SKIP line, and so are these steps.
+OX_CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+VARIANT_DIR=""
+
+ox_have_nvcc() { [ -x "$OX_CUDA_HOME/bin/nvcc" ]; }
+
+variant_cleanup() {
+  [ -n "$VARIANT_DIR" ] && rm -rf "$VARIANT_DIR"
+  VARIANT_DIR=""
+}
+OX_CLEANUP_HOOKS+=(variant_cleanup)
+
+variant_make() { make -C "$VARIANT_DIR" --no-print-directory CUDA=off PG_CONFIG="$PG_CONFIG" "$@"; }
+
+# the sources (no build outputs, no benchmark data) in a temp dir, built there
+run_variant_build() {
+  VARIANT_DIR="$(mktemp -d /tmp/onnx_pg-cuda-off.XXXXXX)" || return 1
+  # hidden top-level entries (.git, CI configuration) are not needed either
+  tar -C "$OX_ROOT" --exclude='./.*' --exclude=./bench --exclude=./fuzz --exclude=./build \
+    --exclude=./results --exclude='*.o' --exclude='*.so' --exclude=__pycache__ \
+    -cf - . | tar -C "$VARIANT_DIR" -xf - || return 1
+  variant_make -j"$OX_JOBS" >"$VARIANT_DIR/build.log" 2>&1 || { tail -n 40 "$VARIANT_DIR/build.log"; return 1; }
+  if ldd "$VARIANT_DIR/onnx_pg.so" | grep -q cuda; then
+    ox_warn "the CUDA=off build links CUDA libraries"
+    return 1
+  fi
+  echo "built with CUDA=off in $VARIANT_DIR"
+}
+
+run_variant_engine_py() {
+  variant_make -j"$OX_JOBS" tools >"$VARIANT_DIR/tools.log" 2>&1 || { tail -n 40 "$VARIANT_DIR/tools.log"; return 1; }
+  "$OX_PY" -m pytest -p no:cacheprovider -ra -q --tb=short "$VARIANT_DIR/test/engine"
+}
+
+# install the CUDA=off extension, run the suites from the copy, reinstall ours
+run_variant_installcheck() {
+  local rc=0
+  variant_make install >"$VARIANT_DIR/install.log" 2>&1 || { tail -n 40 "$VARIANT_DIR/install.log"; rc=1; }
+  if [ $rc -eq 0 ] && ! variant_make installcheck PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER="$PGUSER"; then
+    if [ -s "$VARIANT_DIR/regression.diffs" ]; then
+      echo "---- regression.diffs, CUDA=off (first 3000 lines) ----"
+      head -n 3000 "$VARIANT_DIR/regression.diffs"
+      echo "---- end of regression.diffs ----"
+    fi
+    rc=1
+  fi
+  ox_install_ext >/dev/null || { ox_warn "could not reinstall the main build"; rc=1; }
+  return $rc
+}
+
 # TAP tests make their own clusters with initdb, which refuses to run as
 # root: run them as postgres, in a copy of test/ that postgres can write to.
 run_tap() {
@@ -286,5 +350,23 @@ elif [ "$INSTALLED" = 1 ]; then
 else
   skip "TAP (test/t)" "extension not installed"
 fi
+
+VARIANT_STEPS=("CUDA=off: make unit" "CUDA=off: engine pytest" "CUDA=off: installcheck")
+if ! ox_have_nvcc; then
+  skip "CUDA variant (nvcc)" "no $OX_CUDA_HOME/bin/nvcc: the main build is CUDA=off"
+  skip "CUDA=off: build" "the main build is CUDA=off"
+elif [ "$INSTALLED" != 1 ]; then
+  skip "CUDA=off: build" "the main build failed"
+elif step "CUDA=off: build" run_variant_build && [ -n "$VARIANT_DIR" ]; then
+  step "CUDA=off: make unit" variant_make -j"$OX_JOBS" unit
+  step "CUDA=off: engine pytest" run_variant_engine_py
+  if [ -n "$OX_CLUSTER_DIR" ] && [ -n "${PGHOST:-}" ]; then
+    step "CUDA=off: installcheck" run_variant_installcheck
+  else
+    skip "CUDA=off: installcheck" "no cluster"
+  fi
+  VARIANT_STEPS=()
+fi
+for s in "${VARIANT_STEPS[@]}"; do skip "$s" "CUDA=off variant not built"; done
 
 [ "${#FAILED[@]}" -eq 0 ]
