@@ -891,8 +891,8 @@ def kept_sections(path):
         j = rest.find("\n## ", len(head))
         while j >= 0 and any(rest.startswith(h, j + 1) for h in KEPT_SECTIONS):
             j = rest.find("\n## ", j + 1)
-        out.append((rest if j < 0 else rest[:j]).strip() + "\n")
-    return "\n".join(out)
+        out.append(rest if j < 0 else rest[:j + 1])
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------
