@@ -259,6 +259,36 @@ test_dynq(const char *isa)
 	check(ok, "dynamic quantize", isa, 0, 0, 0);
 }
 
+/* byte transposes with ragged edges, strides wider than the block and a flip */
+static void
+test_transpose(void)
+{
+	int64_t		shapes[][2] = {{1, 1}, {7, 7}, {16, 16}, {17, 49}, {49, 512}, {512, 7}, {3, 40}, {33, 15}};
+
+	for (size_t s = 0; s < sizeof(shapes) / sizeof(shapes[0]); s++)
+		for (int f = 0; f < 2; f++)
+		{
+			int64_t		rows = shapes[s][0],
+						cols = shapes[s][1];
+			int64_t		sld = cols + 3,
+						dld = rows + 5;
+			uint8_t		flip = f ? 0x80 : 0;
+			uint8_t    *src = malloc(rows * sld),
+					   *dst = malloc(cols * dld);
+			bool		ok = true;
+
+			fill(src, rows * sld);
+			memset(dst, 0xA5, cols * dld);
+			ox_qgemm_transpose_u8(src, rows, cols, sld, dst, dld, flip);
+			for (int64_t c = 0; c < cols; c++)
+				for (int64_t r = 0; r < dld; r++)
+					ok &= dst[c * dld + r] == (r < rows ? (uint8_t) (src[r * sld + c] ^ flip) : 0xA5);
+			check(ok, "transpose", "any", rows, cols, flip);
+			free(src);
+			free(dst);
+		}
+}
+
 int
 main(void)
 {
@@ -287,6 +317,7 @@ main(void)
 			}
 		test_dynq(isas[i]);
 	}
+	test_transpose();
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -50,26 +50,46 @@ transpose16(const uint8_t *src, int64_t sld, uint8_t *dst, int64_t dld, __m128i 
 	}
 }
 
+/*
+ * A block of nr x nc bytes (at most 16 x 16) through a zeroed 16 x 16
+ * staging block: the edges of small planes (a 7 x 7 or 14 x 14 feature map
+ * of a late convolution, whose rows are all edge) stay vectorized.
+ */
+static void
+transpose_edge(const uint8_t *src, int nr, int nc, int64_t sld, uint8_t *dst, int64_t dld,
+			   __m128i flip)
+{
+	uint8_t		in[256] __attribute__((aligned(16)));
+	uint8_t		out[256] __attribute__((aligned(16)));
+
+	memset(in, 0, sizeof(in));
+	for (int r = 0; r < nr; r++)
+		memcpy(in + r * 16, src + r * sld, (size_t) nc);
+	transpose16(in, 16, out, 16, flip);
+	for (int c = 0; c < nc; c++)
+		memcpy(dst + c * dld, out + c * 16, (size_t) nr);
+}
+
 void
 ox_qgemm_transpose_u8(const uint8_t *src, int64_t rows, int64_t cols, int64_t sld, uint8_t *dst,
 					  int64_t dld, uint8_t flip)
 {
 	__m128i		f = _mm_set1_epi8((char) flip);
-	int64_t		r0 = 0;
 
-	for (; r0 + 16 <= rows; r0 += 16)
+	for (int64_t r0 = 0; r0 < rows; r0 += 16)
 	{
-		int64_t		c0 = 0;
+		int			nr = (int) (rows - r0 < 16 ? rows - r0 : 16);
 
-		for (; c0 + 16 <= cols; c0 += 16)
-			transpose16(src + r0 * sld + c0, sld, dst + c0 * dld + r0, dld, f);
-		for (; c0 < cols; c0++)
-			for (int64_t r = r0; r < r0 + 16; r++)
-				dst[c0 * dld + r] = src[r * sld + c0] ^ flip;
+		for (int64_t c0 = 0; c0 < cols; c0 += 16)
+		{
+			int			nc = (int) (cols - c0 < 16 ? cols - c0 : 16);
+
+			if (nr == 16 && nc == 16)
+				transpose16(src + r0 * sld + c0, sld, dst + c0 * dld + r0, dld, f);
+			else
+				transpose_edge(src + r0 * sld + c0, nr, nc, sld, dst + c0 * dld + r0, dld, f);
+		}
 	}
-	for (; r0 < rows; r0++)
-		for (int64_t c = 0; c < cols; c++)
-			dst[c * dld + r0] = src[r0 * sld + c] ^ flip;
 }
 
 /* ---- packed columns ------------------------------------------------------------ */
