@@ -38,6 +38,15 @@ typedef struct ox_placement_rules
 ox_code		ox_place_partitions(ox_model *m, const ox_placement_rules *rules, int *n_partitions,
 								ox_status *st);
 
+/*
+ * Test hook: optimize m as a session would and partition it with the CUDA
+ * provider's rules, without a device (OX_UNSUPPORTED when built without
+ * CUDA).  Lets placement be checked on machines with no GPU.
+ */
+ox_code		ox_cuda_place_dry(ox_model *m, int opt_level, int *n_partitions, ox_status *st);
+/* the CUDA provider's partitioning of an (optimized) model, without a device */
+ox_code		ox_cuda_partition_model(ox_model *m, int *n_partitions, ox_status *st);
+
 /* whether n is a partition node made by ox_place_partitions */
 bool		ox_node_is_partition(const ox_node *n);
 /* whether g is the body of a partition node */

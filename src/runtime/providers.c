@@ -138,6 +138,22 @@ ox_session_place(ox_session *s, ox_status *st)
 #endif
 }
 
+ox_code
+ox_cuda_partition_model(ox_model *m, int *n_partitions, ox_status *st)
+{
+	*n_partitions = 0;
+#ifdef OX_WITH_CUDA
+	{
+		ox_placement_rules rules = {OX_CUDA_PARTITION_OP, cuda_supports, cuda_host_input, NULL};
+
+		return ox_place_partitions(m, &rules, n_partitions, st);
+	}
+#else
+	(void) m;
+	return ox_fail(st, OX_UNSUPPORTED, "onnx_pg was built without CUDA");
+#endif
+}
+
 void
 ox_session_unplace(ox_session *s)
 {

@@ -166,6 +166,24 @@ eval_node(void *arg, const ox_graph *g, const ox_node *node, ox_value *outs, ox_
 	return rc;
 }
 
+/* test hook (placement.h): optimize like a session, partition for CUDA, no device */
+ox_code
+ox_cuda_place_dry(ox_model *m, int opt_level, int *n_partitions, ox_status *st)
+{
+	*n_partitions = 0;
+	OX_TRY(ox_model_check_kernels(m, st));
+	if (opt_level > OX_OPT_DISABLE)
+	{
+		ox_pass_ctx pc;
+
+		memset(&pc, 0, sizeof(pc));
+		pc.model = m;
+		pc.eval = eval_node;
+		OX_TRY(ox_optimize(&pc, opt_level, st));
+	}
+	return ox_cuda_partition_model(m, n_partitions, st);
+}
+
 ox_session *
 ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 {

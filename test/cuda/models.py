@@ -168,6 +168,9 @@ def export(model, example, path, input_name):
         torch.onnx.export(model, example, path, dynamo=False, **kwargs)
     except TypeError:  # torch < 2.5 has no dynamo argument
         torch.onnx.export(model, example, path, **kwargs)
+    except Exception as e:  # noqa: BLE001  (a torch without the TorchScript exporter)
+        print(f"dynamo=False export failed ({type(e).__name__}: {e}); trying dynamo=True", flush=True)
+        torch.onnx.export(model, (example,), path, dynamo=True, external_data=False, **kwargs)
 
 
 def main():

@@ -24,6 +24,7 @@ B="$ROOT/.cudabundle"
 REHEARSAL=${OX_CUDA_REHEARSAL:-0}
 PY=${PYTHON:-python3}
 EXPORT_PY=${EXPORT_PYTHON:-$PY}
+export EXPORT_PYTHON="$EXPORT_PY"	# check.py runs the torch baseline with it
 START=$(date +%s)
 elapsed() { echo $(( $(date +%s) - START )); }
 section() { echo; echo "=== $* (t=$(elapsed)s)"; }

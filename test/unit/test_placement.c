@@ -167,6 +167,34 @@ test_partitions(void)
 	ox_model_free(m);
 }
 
+/* the CUDA provider's own rules, through the no-device test hook */
+static void
+test_cuda_rules(void)
+{
+	ox_status	st;
+	ox_model   *m;
+	int			np = -1;
+	ox_code		rc;
+
+	ox_status_clear(&st);
+	m = build_model(&st);
+	rc = ox_cuda_place_dry(m, OX_OPT_ALL, &np, &st);
+	if (rc == OX_UNSUPPORTED && strstr(st.msg, "without CUDA"))
+	{
+		printf("cuda rules: skipped (%s)\n", st.msg);
+		ox_model_free(m);
+		return;
+	}
+	CHECK(rc == OX_OK);
+	/* {MatMul, Relu}, Shape on the CPU (int64), {Reshape, Add, Sigmoid} */
+	CHECK(np == 2);
+	CHECK(m->graph->n_nodes == 3);
+	if (m->graph->n_nodes == 3)
+		CHECK(strcmp(m->graph->nodes[1].op_type, "Shape") == 0 && ox_node_is_partition(&m->graph->nodes[2]) &&
+			  ox_attr_graph(&m->graph->nodes[2], "body")->n_nodes == 3);
+	ox_model_free(m);
+}
+
 /* the session API without a usable device: CPU with a reason, or an error */
 static void
 test_fallback(void)
@@ -252,6 +280,7 @@ main(void)
 	if (ox_cuda_runtime_calls)
 		CHECK(ox_cuda_runtime_calls() == 0);
 	test_partitions();
+	test_cuda_rules();
 	test_fallback();
 	if (failures)
 	{

@@ -377,22 +377,55 @@ oxc_const(const ox_graph *g, const ox_node *n, int i)
 	return d && d->init && !d->is_input ? d->init : NULL;
 }
 
-/* float32 inputs [0, n_inputs_checked) and outputs, as far as types are known */
+/*
+ * Whether value v is float32.  A value whose type inference left unknown is
+ * float32 when a node the provider supports made it from a float32 first
+ * input: every such op keeps its first input's element type.
+ */
+static bool
+value_is_float(const ox_graph *g, int v, int depth)
+{
+	const ox_value_def *d = &g->values[v];
+	const ox_node *p;
+
+	if (d->init)
+		return d->init->dtype == OX_FLOAT;
+	if (d->type.kind == OX_TYPE_TENSOR && d->type.elem != OX_UNDEFINED)
+		return d->type.elem == OX_FLOAT;
+	if (d->type.kind != OX_TYPE_TENSOR && d->type.kind != OX_TYPE_UNKNOWN)
+		return false;
+	if (d->producer < 0 || depth > 64)
+		return false;
+	p = &g->nodes[d->producer];
+	if (!ox_cuda_find_op(p) || p->n_inputs < 1 || p->inputs[0] < 0)
+		return false;
+	return value_is_float(g, p->inputs[0], depth + 1);
+}
+
+/* float32 inputs [0, n_inputs_checked) and outputs (known, or made from float32) */
 bool
 oxc_all_float(const ox_graph *g, const ox_node *n, int n_inputs_checked)
 {
 	for (int i = 0; i < n->n_inputs && i < n_inputs_checked; i++)
-	{
-		const ox_value_def *d = ox_node_input_def(g, n, i);
-
-		if (d && oxc_input_type(g, n, i) != OX_FLOAT)
+		if (n->inputs[i] >= 0 && !value_is_float(g, n->inputs[i], 0))
 			return false;
-	}
 	for (int o = 0; o < n->n_outputs; o++)
 	{
 		int			v = n->outputs[o];
+		const ox_type *t;
 
-		if (v >= 0 && (g->values[v].type.kind != OX_TYPE_TENSOR || g->values[v].type.elem != OX_FLOAT))
+		if (v < 0)
+			continue;
+		t = &g->values[v].type;
+		if (t->kind == OX_TYPE_TENSOR && t->elem != OX_UNDEFINED)
+		{
+			if (t->elem != OX_FLOAT)
+				return false;
+		}
+		else if (t->kind != OX_TYPE_UNKNOWN && t->kind != OX_TYPE_TENSOR)
+			return false;
+		/* unknown: the op keeps input 0's type, checked above */
+		else if (n->n_inputs < 1 || n->inputs[0] < 0 || n_inputs_checked < 1)
 			return false;
 	}
 	return true;

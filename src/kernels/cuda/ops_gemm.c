@@ -167,7 +167,8 @@ run_matmul_common(ox_cuda_op_ctx *oc, bool ta, bool tb, float alpha)
 	if (nbb == 1 && !ta)
 		/* B shared: the batch of A folds into M (A is contiguous) */
 		return oxc_gemm(oc->cx, false, tb, M * nba, N, K, alpha, A->d, 0, B->d, 0, 0.0f, Y->d, 0, 1, oc->st);
-	if (nba == nbb)
+	if (nba == nbo && nbb == nbo)
+		/* the same batch shape (each side's batch count equals the broadcast one) */
 		return oxc_gemm(oc->cx, ta, tb, M, N, K, alpha, A->d, M * K, B->d, K * N, 0.0f, Y->d, M * N, nbo,
 						oc->st);
 	if (nba == 1)

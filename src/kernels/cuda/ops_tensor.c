@@ -557,6 +557,88 @@ run_expand(ox_cuda_op_ctx *oc)
 	return oxc_cuda_check(oxc_launch_strided_copy(oc->cx->stream, &g, x->d, y->d, 4), "Expand", oc->st);
 }
 
+/* ---- Split ------------------------------------------------------------- */
+
+static bool
+sup_split(const ox_graph *g, const ox_node *n)
+{
+	return n->n_inputs >= 1 && n->n_inputs <= 2 && n->n_outputs >= 1 && oxc_all_float(g, n, 1);
+}
+
+static ox_code
+run_split(ox_cuda_op_ctx *oc)
+{
+	ox_dval    *x;
+	int64_t		axis = ox_attr_int(oc->node, "axis", 0);
+	int			a;
+	const int64_t *split = NULL;
+	int64_t		n_split = 0,
+				outer = 1,
+				inner = 1,
+				off = 0,
+				sizes[64];
+	int			n_out = oc->n_out;
+
+	OX_TRY(oxc_in(oc, 0, OX_FLOAT, &x));
+	if (x->rank < 1 || axis < -x->rank || axis >= x->rank)
+		return ox_fail(oc->st, OX_INVALID_ARGUMENT, "Split axis out of range");
+	if (n_out > 64)
+		return ox_fail(oc->st, OX_UNSUPPORTED, "Split into more than 64 outputs on CUDA");
+	a = norm_axis(axis, x->rank);
+	if (oc->node->opset >= 13)
+	{
+		if (oc->n_in > 1 && oc->in[1])
+			OX_TRY(oxc_host_ints(oc, 1, &split, &n_split));
+	}
+	else
+		n_split = ox_attr_ints(oc->node, "split", &split);
+	if (split && n_split != n_out)
+		return ox_fail(oc->st, OX_INVALID_ARGUMENT, "Split has %lld sizes for %d outputs", (long long) n_split, n_out);
+	{
+		int64_t		total = 0,
+					len = x->dims[a];
+
+		for (int i = 0; i < n_out; i++)
+		{
+			if (split)
+				sizes[i] = split[i];
+			else
+			{
+				/* equal parts; opset 18 num_outputs: the last one may be smaller */
+				int64_t		part = (len + n_out - 1) / n_out;
+
+				sizes[i] = total + part <= len ? part : len - total;
+			}
+			if (sizes[i] < 0)
+				return ox_fail(oc->st, OX_INVALID_ARGUMENT, "Split size is negative");
+			total += sizes[i];
+		}
+		if (total != len || (!split && oc->node->opset < 18 && len % n_out != 0))
+			return ox_fail(oc->st, OX_INVALID_ARGUMENT, "Split sizes do not add up to %lld", (long long) len);
+	}
+	for (int d = 0; d < a; d++)
+		outer *= x->dims[d];
+	for (int d = a + 1; d < x->rank; d++)
+		inner *= x->dims[d];
+	for (int i = 0; i < n_out; i++)
+	{
+		ox_dval    *y;
+		int64_t		dims[OX_MAX_RANK];
+		int64_t		rows = sizes[i] * inner;
+
+		memcpy(dims, x->dims, sizeof(int64_t) * x->rank);
+		dims[a] = sizes[i];
+		OX_TRY(oxc_out(oc, i, OX_FLOAT, x->rank, dims, &y));
+		if (outer > 0 && rows > 0)
+			OX_TRY(oxc_cuda_check(cudaMemcpy2DAsync(y->d, sizeof(float) * rows, (const float *) x->d + off,
+													sizeof(float) * x->dims[a] * inner, sizeof(float) * rows, outer,
+													cudaMemcpyDeviceToDevice, oc->cx->stream),
+								  "cudaMemcpy2DAsync", oc->st));
+		off += rows;
+	}
+	return OX_OK;
+}
+
 static bool
 sup_with_shape(const ox_graph *g, const ox_node *n)
 {
@@ -579,5 +661,6 @@ const ox_cuda_op ox_cuda_ops_tensor[] = {
 	{"", "Slice", 10, sup_slice, run_slice, NULL, 2 | 4 | 8 | 16},
 	{"", "Gather", 1, sup_gather, run_gather, NULL, 2},
 	{"", "Expand", 8, sup_with_shape, run_expand, NULL, 2},
+	{"", "Split", 2, sup_split, run_split, NULL, 2},
 };
 const int	ox_cuda_ops_tensor_count = sizeof(ox_cuda_ops_tensor) / sizeof(ox_cuda_ops_tensor[0]);
