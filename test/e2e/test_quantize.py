@@ -223,6 +223,8 @@ def test_digits_accuracy(conn, digits, model, kind, opts):
     assert s["nodes_quantized"] >= 2
     base = accuracy(conn, model)
     q = accuracy(conn, target)
+    print("\n%s %s %s: test accuracy fp32 %.4f, int8 %.4f, size %d -> %d" % (
+        model, kind, opts, base, q, s["size_before"], s["size_after"]))
     assert base > 0.9, "the float model should have learned the digits (%.3f)" % base
     assert q >= base - 0.01, "%s: int8 accuracy %.4f vs fp32 %.4f" % (target, q, base)
     r = report(conn, target, "SELECT x FROM qt_digits_test ORDER BY id")
@@ -327,6 +329,10 @@ def test_resnet18_static(conn, torch_models):
             err_theirs.append(np.mean(np.abs(t - r32)))
             err_ours.append(np.mean(np.abs(o - r32)))
             agree_theirs += int(t.argmax() == r32.argmax())
+    print("\nresnet18 static: agreement %.3f (onnxruntime's quantizer %.3f), mean abs error %.5f "
+          "(onnxruntime's %.5f), report %s, compression %.2fx" % (
+              r["argmax_agreement"], agree_theirs / len(x), np.mean(err_ours), np.mean(err_theirs), r,
+              s["compression"]))
     # ours, run by onnxruntime, against onnxruntime's quantizer
     assert np.mean(err_ours) <= np.mean(err_theirs) * 1.05, (np.mean(err_ours), np.mean(err_theirs))
     # and the report (our engine) agrees with onnxruntime running our file
@@ -371,6 +377,8 @@ def test_encoder_dynamic(conn, torch_models):
             r32 = ref.run(None, feed)[0]
             err_t.append(np.mean(np.abs(theirs_q.run(None, feed)[0] - r32)))
             err_o.append(np.mean(np.abs(ours_q.run(None, feed)[0] - r32)))
+    print("\nencoder_small dynamic: agreement %.3f, mean abs error %.5f (onnxruntime's %.5f), "
+          "compression %.2fx" % (r["argmax_agreement"], np.mean(err_o), np.mean(err_t), s["compression"]))
     assert np.mean(err_o) <= np.mean(err_t) * 1.05, (np.mean(err_o), np.mean(err_t))
     sql(conn, "DROP TABLE qt_tokens")
 
