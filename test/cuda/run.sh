@@ -26,6 +26,10 @@ PY=${PYTHON:-python3}
 EXPORT_PY=${EXPORT_PYTHON:-$PY}
 export EXPORT_PYTHON="$EXPORT_PY"	# check.py runs the torch baseline with it
 START=$(date +%s)
+if [ -n "${OUT:-}" ]; then
+	mkdir -p "$OUT"
+	exec > >(tee "$OUT/run.log") 2>&1
+fi
 elapsed() { echo $(( $(date +%s) - START )); }
 section() { echo; echo "=== $* (t=$(elapsed)s)"; }
 
@@ -168,4 +172,15 @@ OX_CHECK_PARTS=bench OX_CHECK_TAG=_bench timeout 150 "$PY" test/cuda/check.py "$
 RC_BENCH=$?
 section "done"
 echo "accuracy rc=$RC_ACC bench rc=$RC_BENCH"
+if [ -n "${OUT:-}" ]; then
+	cat "$OUT/results_bench.md" "$OUT/results_accuracy.md" > "$OUT/results.md" 2>/dev/null
+	"$PY" -c 'import json, os, sys
+out = os.environ["OUT"]; merged = {}
+for tag in ("accuracy", "bench"):
+    try:
+        merged[tag] = json.load(open(os.path.join(out, f"results_{tag}.json")))
+    except OSError:
+        pass
+json.dump(merged, open(os.path.join(out, "results.json"), "w"), indent=1)'
+fi
 [ $RC_ACC -eq 0 ] && [ $RC_BENCH -eq 0 ]
