@@ -133,7 +133,20 @@ void		ox_kernel_set_current(ox_kernel_ctx *ctx);
  */
 #define OX_POLL_WORK ((int64_t) 1 << 16)
 bool		ox_kernel_should_abort(ox_kernel_ctx *ctx);
-bool		ox_kernel_poll(ox_kernel_ctx *ctx, int64_t work);
+
+/* work since the last poll, per thread (only the kernel's thread polls) */
+extern __thread int64_t ox_poll_work __attribute__((tls_model("initial-exec")));
+
+static inline bool
+ox_kernel_poll(ox_kernel_ctx *ctx, int64_t work)
+{
+	if (!ctx || !ctx->should_abort)
+		return false;
+	ox_poll_work += work;
+	if (ox_poll_work < OX_POLL_WORK)
+		return false;
+	return ox_kernel_should_abort(ctx);
+}
 
 /*
  * Split [0, n) into chunks and call fn(arg, begin, end) for each, on up to

@@ -52,10 +52,25 @@ ox_out_value(ox_kernel_ctx *ctx, int i)
 	return ctx->out[i];
 }
 
+/*
+ * Work done since the last poll (ox_kernel_poll), per thread: only the
+ * thread running a kernel polls, and nested kernels (a Loop body) may
+ * share its count.
+ */
+__thread int64_t ox_poll_work __attribute__((tls_model("initial-exec")));
+
 bool
 ox_kernel_should_abort(ox_kernel_ctx *ctx)
 {
-	return ctx->should_abort && ctx->should_abort(ctx->abort_arg);
+	ox_poll_work = 0;
+	/* worker threads run pure computation: never the caller's callback */
+	if (!ctx || !ctx->should_abort || ox_kernel_current() != ctx)
+		return false;
+	if (!ctx->should_abort(ctx->abort_arg))
+		return false;
+	/* sticky: a kernel that ignores the answer still fails */
+	ox_fail(ctx->st, OX_CANCELED, "the run was canceled");
+	return true;
 }
 
 /*

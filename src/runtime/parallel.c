@@ -12,14 +12,27 @@
  * A fork() child must not use a pool inherited from its parent (its
  * threads did not survive); the pool records its owner pid and a child
  * simply builds its own.
+ *
+ * Cancellation: a loop is often most of a kernel's time (a big GEMM or
+ * convolution, an elementwise op over a huge tensor), so the calling thread
+ * polls the abort callback between the chunks it runs and, when the run is
+ * canceled, lets nobody claim another chunk.  Only the caller polls: worker
+ * threads never call into the caller's environment.  To keep the wait for
+ * a cancel short, a polled loop is cut into at least OX_POLL_CHUNKS chunks,
+ * and a single-threaded one into slices of about OX_SLICE_MIN_NS to
+ * OX_SLICE_MAX_NS each (one call per slice costs nothing measurable).
  */
 #include "kernels/kernel.h"
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define OX_MAX_THREADS 64
+#define OX_POLL_CHUNKS 64
+#define OX_SLICE_MIN_NS 2000000
+#define OX_SLICE_MAX_NS 20000000
 
 typedef struct pool_job
 {
@@ -112,21 +125,67 @@ get_pool(int want_workers)
 	return pool;
 }
 
+static int64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t) ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/*
+ * One thread, polled: slices whose size adapts so that each takes a few
+ * milliseconds, whatever fn costs per index.
+ */
+static void
+serial_polled(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn, void *arg)
+{
+	int64_t		step = n / (OX_POLL_CHUNKS * 4);
+
+	if (step < min_chunk)
+		step = min_chunk;
+	for (int64_t b = 0; b < n;)
+	{
+		int64_t		e = n - b > step ? b + step : n;
+		int64_t		t0 = now_ns(),
+					dt;
+
+		fn(arg, b, e);
+		b = e;
+		if (b < n && ox_kernel_should_abort(ctx))
+			return;
+		dt = now_ns() - t0;
+		if (dt < OX_SLICE_MIN_NS && step < n / 2)
+			step *= 2;
+		else if (dt > OX_SLICE_MAX_NS && step / 2 >= min_chunk)
+			step /= 2;
+	}
+}
+
 void
 ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn, void *arg)
 {
 	int			threads = ctx ? ctx->nthreads : 1;
+	/* only the thread running the kernel may ask the abort callback */
+	bool		polled = ctx && ctx->should_abort && ox_kernel_current() == ctx;
 	thread_pool *p;
 	int64_t		b,
 				e;
 
 	if (n <= 0)
 		return;
+	/* an earlier loop of this kernel was canceled: no point in this one */
+	if (polled && ctx->st && ctx->st->code == OX_CANCELED)
+		return;
 	if (min_chunk < 1)
 		min_chunk = 1;
 	if (threads <= 1 || n <= min_chunk || !(p = get_pool(threads - 1)) || p->n_threads == 0)
 	{
-		fn(arg, 0, n);
+		if (polled && n > min_chunk)
+			serial_polled(ctx, n, min_chunk, fn, arg);
+		else
+			fn(arg, 0, n);
 		return;
 	}
 	pthread_mutex_lock(&p->lock);
@@ -135,6 +194,9 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	p->job.n = n;
 	/* a few chunks per thread balance uneven work without much locking */
 	p->job.chunk = (n + threads * 4 - 1) / (threads * 4);
+	/* ... and a polled loop has enough of them that a cancel waits little */
+	if (polled && p->job.chunk > (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS)
+		p->job.chunk = (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS;
 	if (p->job.chunk < min_chunk)
 		p->job.chunk = min_chunk;
 	p->job.next = 0;
@@ -143,9 +205,18 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	pthread_cond_broadcast(&p->wake);
 	while (claim(&p->job, &b, &e))
 	{
+		bool		stop;
+
 		pthread_mutex_unlock(&p->lock);
 		fn(arg, b, e);
+		stop = polled && ox_kernel_should_abort(ctx);
 		pthread_mutex_lock(&p->lock);
+		if (stop)
+		{
+			/* nobody claims another chunk; running ones finish */
+			p->job.next = p->job.n;
+			break;
+		}
 	}
 	p->job.active--;
 	while (p->job.active > 0 || p->job.next < p->job.n)

@@ -671,6 +671,12 @@ tree_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate scores for %lld targets",
 					   op, (long long) e->n_targets);
 	}
+	/* canceled half-way: label_idx is partly unset, never index with it */
+	if (ctx->st->code != OX_OK)
+	{
+		free(job.label_idx);
+		return ctx->st->code;
+	}
 	if (job.label_idx)
 	{
 		ox_string  *out = labels->data;

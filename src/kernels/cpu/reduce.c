@@ -223,6 +223,19 @@ reduce_ori_##SUFFIX(const T *x, T *y, int64_t O, int64_t R, int64_t I, red_op op
 DEFINE_ORI(f32, float, -INFINITY, INFINITY, expf, logf)
 DEFINE_ORI(f64, double, -INFINITY, INFINITY, exp, log)
 
+/*
+ * Outer rows per slice: the reductions run in slices with a poll in
+ * between, so that one over a huge tensor stays cancelable.
+ */
+static int64_t
+ori_slice(int64_t R, int64_t I)
+{
+	int64_t		per = R * I > 0 ? R * I : 1;
+	int64_t		rows = 16 * OX_POLL_WORK / per;
+
+	return rows > 0 ? rows : 1;
+}
+
 /* integers: means, norms and logs are routed to the double kernel */
 static void
 reduce_ori_i64(const int64_t *x, int64_t *y, int64_t O, int64_t R, int64_t I, red_op op)
@@ -426,8 +439,13 @@ reduce_run(ox_kernel_ctx *ctx)
 			return oxt_fill(ctx, x->dtype, out->data, &iv, n_out);
 		}
 		for (int64_t i = 0; i < n_out; i++)
+		{
 			OX_TRY(ox_convert_elements((char *) out->data + i * ox_dtype_size(x->dtype), x->dtype,
 									   &v, OX_DOUBLE, 1, ctx->st));
+			/* an empty input can ask for a huge output */
+			if (ox_kernel_poll(ctx, 1))
+				return ctx->st->code;
+		}
 		return OX_OK;
 	}
 
@@ -487,7 +505,17 @@ reduce_run(ox_kernel_ctx *ctx)
 
 	if (x->dtype == OX_FLOAT)
 	{
-		reduce_ori_f32(work->data, out->data, O, R, I, op);
+		for (int64_t o = 0, step = ori_slice(R, I); o < O; o += step)
+		{
+			int64_t		m = O - o < step ? O - o : step;
+
+			reduce_ori_f32((const float *) work->data + o * R * I, (float *) out->data + o * I, m, R, I, op);
+			if (ox_kernel_poll(ctx, m * R * I))
+			{
+				rc = ctx->st->code;
+				goto done;
+			}
+		}
 		y = out->data;
 		{
 			int64_t		n = n_out;
@@ -518,7 +546,17 @@ reduce_run(ox_kernel_ctx *ctx)
 			rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate a work buffer", ctx->node->op_type);
 			goto done;
 		}
-		reduce_ori_f64(src, y, O, R, I, op);
+		for (int64_t o = 0, step = ori_slice(R, I); o < O; o += step)
+		{
+			int64_t		m = O - o < step ? O - o : step;
+
+			reduce_ori_f64(src + o * R * I, (double *) y + o * I, m, R, I, op);
+			if (ox_kernel_poll(ctx, m * R * I))
+			{
+				rc = ctx->st->code;
+				goto done;
+			}
+		}
 		FINISH(double, sqrt, log);
 		rc = ox_convert_elements(out->data, x->dtype, y, OX_DOUBLE, n_out, ctx->st);
 	}
@@ -539,7 +577,17 @@ reduce_run(ox_kernel_ctx *ctx)
 		if (flip)
 			for (int64_t i = 0; i < O * R * I; i++)
 				src[i] ^= INT64_MIN;
-		reduce_ori_i64(src, y, O, R, I, op);
+		for (int64_t o = 0, step = ori_slice(R, I); o < O; o += step)
+		{
+			int64_t		m = O - o < step ? O - o : step;
+
+			reduce_ori_i64(src + o * R * I, (int64_t *) y + o * I, m, R, I, op);
+			if (ox_kernel_poll(ctx, m * R * I))
+			{
+				rc = ctx->st->code;
+				goto done;
+			}
+		}
 		if (flip)
 			for (int64_t i = 0; i < n_out; i++)
 				((int64_t *) y)[i] ^= INT64_MIN;

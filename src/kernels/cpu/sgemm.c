@@ -493,6 +493,15 @@ run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64
 		if (job.col_groups > job.nslivers)
 			job.col_groups = job.nslivers;
 	}
+	/*
+	 * ox_parallel_for polls for cancellation between tasks: with an abort
+	 * callback, split columns further until a task is at most 2^25
+	 * multiply-adds (a few milliseconds), so a cancel waits little.
+	 */
+	if (ctx && ctx->should_abort)
+		while (job.col_groups * 2 <= job.nslivers &&
+			   isa->mc * N * K / job.col_groups > ((int64_t) 1 << 25))
+			job.col_groups *= 2;
 	ox_parallel_for(ctx, job.rp.blocks * job.col_groups, 1, gemm_task, &job);
 	/* a thread could not get its pack buffer: C is incomplete */
 	if (job.oom)

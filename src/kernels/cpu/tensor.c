@@ -107,6 +107,12 @@ oxt_string_set(ox_kernel_ctx *ctx, ox_string *dst, const char *data, size_t len)
 	return ox_string_set(dst, data, len, ctx->st);
 }
 
+/*
+ * The copy and fill helpers are the inner loops of most shape kernels (Pad,
+ * Concat, Gather, Slice...), whose outputs a few bytes of input can make
+ * huge: they poll for cancellation as they go.  A canceled copy returns
+ * OX_CANCELED with what it did complete; the kernel's output is discarded.
+ */
 ox_code
 oxt_copy_elems(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int64_t n)
 {
@@ -118,12 +124,27 @@ oxt_copy_elems(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int6
 		ox_string  *d = dst;
 
 		for (int64_t i = 0; i < n; i++)
+		{
 			OX_TRY(oxt_string_set(ctx, &d[i], s[i].data, s[i].len));
+			if (ox_kernel_poll(ctx, 1))
+				return ctx->st->code;
+		}
 		return OX_OK;
 	}
-	memcpy(dst, src, (size_t) n * ox_dtype_size(dt));
+	/* Reshape or Identity of a huge tensor: blocks, polled in between */
+	for (int64_t b = 0; b < n; b += 16 * OX_POLL_WORK)
+	{
+		int64_t		m = n - b > 16 * OX_POLL_WORK ? 16 * OX_POLL_WORK : n - b;
+		size_t		es = ox_dtype_size(dt);
+
+		memcpy((char *) dst + (size_t) b * es, (const char *) src + (size_t) b * es, (size_t) m * es);
+		if (ox_kernel_poll(ctx, m))
+			return ctx->st->code;
+	}
 	return OX_OK;
 }
+
+static void fill_block(size_t es, void *dst, const void *src, int64_t n);
 
 ox_code
 oxt_fill(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int64_t n)
@@ -137,9 +158,28 @@ oxt_fill(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int64_t n)
 		const ox_string *s = src;
 
 		for (int64_t i = 0; i < n; i++)
+		{
 			OX_TRY(oxt_string_set(ctx, &((ox_string *) dst)[i], s->data, s->len));
+			if (ox_kernel_poll(ctx, 1))
+				return ctx->st->code;
+		}
 		return OX_OK;
 	}
+	/* ConstantOfShape of billions of elements: blocks, polled in between */
+	for (int64_t b = 0; b < n; b += 16 * OX_POLL_WORK)
+	{
+		int64_t		m = n - b > 16 * OX_POLL_WORK ? 16 * OX_POLL_WORK : n - b;
+
+		fill_block(es, (char *) dst + (size_t) b * es, src, m);
+		if (ox_kernel_poll(ctx, m))
+			return ctx->st->code;
+	}
+	return OX_OK;
+}
+
+static void
+fill_block(size_t es, void *dst, const void *src, int64_t n)
+{
 	switch (es)
 	{
 		case 1:
@@ -162,7 +202,6 @@ oxt_fill(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int64_t n)
 				memcpy((char *) dst + (size_t) i * es, src, es);
 			break;
 	}
-	return OX_OK;
 }
 
 ox_code

@@ -474,7 +474,14 @@ oxt_pad_run(ox_kernel_ctx *ctx)
 	{
 		maps[i] = map_buf + off;
 		for (int64_t o = 0; o < dims[i]; o++)
+		{
 			maps[i][o] = pad_source(mode, o - pads[i], x->dims[i]);
+			if (ox_kernel_poll(ctx, 1))
+			{
+				free(map_buf);
+				return ctx->st->code;
+			}
+		}
 	}
 	oxt_strides(r, x->dims, xs);
 	es = ox_dtype_size(x->dtype);
@@ -499,6 +506,12 @@ oxt_pad_run(ox_kernel_ctx *ctx)
 					constant_row = true;
 				else
 					base += maps[k][idx[k]] * xs[k];
+			}
+			/* a few bytes of pads ask for gigabytes: stay cancelable */
+			if (ox_kernel_poll(ctx, len))
+			{
+				rc = ctx->st->code;
+				break;
 			}
 			if (constant_row)
 			{

@@ -115,6 +115,8 @@ oxt_gather_run(ox_kernel_ctx *ctx)
 
 				dd[i] = s[v < 0 ? v + dim : v];
 			}
+			if (ox_kernel_poll(ctx, n))
+				return ctx->st->code;
 		}
 		return OX_OK;
 	}
@@ -124,6 +126,9 @@ oxt_gather_run(ox_kernel_ctx *ctx)
 			int64_t		v = index_at(ind, i);
 			const char *s;
 
+			/* the output can be far bigger than both inputs */
+			if (ox_kernel_poll(ctx, inner))
+				return ctx->st->code;
 			if (v < 0)
 				v += dim;
 			s = (const char *) x->data + (size_t) ((o * dim + v) * inner) * es;

@@ -322,6 +322,9 @@ oxt_range_run(ox_kernel_ctx *ctx)
 
 			OX_TRY(ox_convert_elements((char *) out->data + i * ox_dtype_size(dt), dt, &v,
 									   OX_INT64, 1, ctx->st));
+			/* a few bytes of input ask for billions of elements */
+			if (ox_kernel_poll(ctx, 1))
+				return ctx->st->code;
 		}
 		return OX_OK;
 	}
@@ -349,8 +352,16 @@ oxt_range_run(ox_kernel_ctx *ctx)
 			float		fs = (float) s,
 						fd = (float) d;
 
-			for (int64_t i = 0; i < n; i++)
-				OX_DATA(out, float)[i] = fs + (float) i * fd;
+			/* blocks: a poll inside the loop would stop vectorization */
+			for (int64_t b = 0; b < n; b += OX_POLL_WORK)
+			{
+				int64_t		e = n - b > OX_POLL_WORK ? b + OX_POLL_WORK : n;
+
+				for (int64_t i = b; i < e; i++)
+					OX_DATA(out, float)[i] = fs + (float) i * fd;
+				if (e < n && ox_kernel_poll(ctx, e - b))
+					return ctx->st->code;
+			}
 			return OX_OK;
 		}
 		for (int64_t i = 0; i < n; i++)
@@ -359,6 +370,8 @@ oxt_range_run(ox_kernel_ctx *ctx)
 
 			OX_TRY(ox_convert_elements((char *) out->data + i * ox_dtype_size(dt), dt, &v,
 									   OX_DOUBLE, 1, ctx->st));
+			if (ox_kernel_poll(ctx, 1))
+				return ctx->st->code;
 		}
 		return OX_OK;
 	}

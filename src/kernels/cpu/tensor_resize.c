@@ -482,6 +482,12 @@ resize_nearest(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox
 			int64_t		rem = row;
 			bool		outside = false;
 
+			/* scales make outputs of any size: stay cancelable */
+			if (ox_kernel_poll(ctx, len))
+			{
+				rc = ctx->st->code;
+				break;
+			}
 			for (int k = r - 2; k >= 0; k--)
 			{
 				int64_t		i = rem % out->dims[k];
@@ -596,10 +602,16 @@ resize_interp(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox_
 				rc = ctx->st->code;
 		}
 		for (int64_t a = 0; a < outer && rc == OX_OK; a++)
-			for (int64_t o = 0; o < p->out; o++)
+			for (int64_t o = 0; o < p->out && rc == OX_OK; o++)
 			{
 				double	   *d = next + (a * p->out + o) * inner;
 				const double *c = coef + o * MAX_TAPS;
+
+				if (ox_kernel_poll(ctx, inner * (ntaps[o] + 1)))
+				{
+					rc = ctx->st->code;
+					break;
+				}
 
 				if (ntaps[o] == 0)
 				{

@@ -105,8 +105,27 @@ strided_rows(void *arg, int64_t begin, int64_t end)
 	}
 	for (int64_t row = begin; row < end; row++)
 	{
-		copy_row(job, job->dst + (size_t) (row * len) * job->es,
-				 job->src + off * (int64_t) job->es, len, job->strides[r - 1]);
+		char	   *d = job->dst + (size_t) (row * len) * job->es;
+		const char *s = job->src + off * (int64_t) job->es;
+		int64_t		stride = job->strides[r - 1];
+
+		/*
+		 * Coalescing can leave one row of everything (Expand of a scalar):
+		 * long rows go in pieces, polled for cancellation in between (on the
+		 * kernel's thread only; elsewhere the poll is a no-op).
+		 */
+		for (int64_t c = 0; c < len; c += 16 * OX_POLL_WORK)
+		{
+			int64_t		m = len - c < 16 * OX_POLL_WORK ? len - c : 16 * OX_POLL_WORK;
+
+			copy_row(job, d + (size_t) c * job->es, s + c * stride * (int64_t) job->es, m, stride);
+			if (ox_kernel_poll(job->ctx, m))
+			{
+				if (job->rc == OX_OK)
+					job->rc = job->ctx->st->code;
+				return;
+			}
+		}
 		for (int k = r - 2; k >= 0; k--)
 		{
 			off += job->strides[k];
@@ -232,7 +251,18 @@ oxt_strided_copy(ox_kernel_ctx *ctx, void *dst, const ox_tensor *src, int64_t of
 
 	if (job.is_string)
 	{
-		strided_rows(&job, 0, total / job.dims[r - 1]);
+		/* one thread (strings allocate), in slices polled for cancellation */
+		int64_t		rows = total / job.dims[r - 1];
+		int64_t		step = OX_POLL_WORK / job.dims[r - 1] + 1;
+
+		for (int64_t b = 0; b < rows && job.rc == OX_OK; b += step)
+		{
+			int64_t		e = rows - b > step ? b + step : rows;
+
+			strided_rows(&job, b, e);
+			if (job.rc == OX_OK && ox_kernel_poll(ctx, (e - b) * job.dims[r - 1]))
+				return ctx->st->code;
+		}
 		return job.rc;
 	}
 	if (r >= 2 && job.strides[r - 2] == 1 && job.strides[r - 1] != 1 &&
@@ -243,10 +273,10 @@ oxt_strided_copy(ox_kernel_ctx *ctx, void *dst, const ox_tensor *src, int64_t of
 		int64_t		units = total / (job.dims[r - 2] * job.dims[r - 1]) * bands;
 
 		ox_parallel_for(ctx, units, 1 + 16384 / (TILE * job.dims[r - 1]), transpose_bands, &job);
-		return OX_OK;
+		return ctx->st->code;	/* OX_CANCELED when the loop was cut short */
 	}
 	ox_parallel_for(ctx, total / job.dims[r - 1], 1 + 16384 / job.dims[r - 1], strided_rows, &job);
-	return OX_OK;
+	return ctx->st->code;
 }
 
 /* ---------------------------------------------------------------------

@@ -45,6 +45,9 @@ ox_pass_constant_fold(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 
 		if (n->dead || n->n_outputs > 16 || !foldable(g, n))
 			continue;
+		/* folding runs kernels: a big constant can take long */
+		if (ox_pass_canceled(pc, st))
+			return st->code;
 		for (int o = 0; o < n->n_outputs; o++)
 			ox_value_init_tensor(&outs[o]);
 		ox_status_clear(&local);

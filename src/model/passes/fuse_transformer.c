@@ -504,6 +504,9 @@ ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 	{
 		ox_node    *n = &g->nodes[k];
 
+		/* each match scans the graph for consumers: big graphs take long */
+		if ((k & 63) == 63 && ox_pass_canceled(pc, st))
+			return st->code;
 		if (n->dead)
 			continue;
 		if (strcmp(n->domain, FUSED_DOMAIN) == 0 && strcmp(n->op_type, "Gelu") == 0)

@@ -36,6 +36,9 @@ ox_optimize(ox_pass_ctx *pc, int level, ox_status *st)
 			{
 				if (passes[p].level > level)
 					continue;
+				/* a query cancel must not wait for the whole optimizer */
+				if (ox_pass_canceled(pc, st))
+					return st->code;
 				OX_TRY(passes[p].run(pc, m->graphs[gi], st));
 				OX_TRY(ox_graph_analyze(m->graphs[gi], st));
 			}
@@ -44,6 +47,15 @@ ox_optimize(ox_pass_ctx *pc, int level, ox_status *st)
 			break;
 	}
 	return OX_OK;
+}
+
+bool
+ox_pass_canceled(ox_pass_ctx *pc, ox_status *st)
+{
+	if (!pc->should_abort || !pc->should_abort(pc->abort_arg))
+		return false;
+	ox_fail(st, OX_CANCELED, "session creation was canceled");
+	return true;
 }
 
 void

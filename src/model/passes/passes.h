@@ -28,7 +28,13 @@ typedef struct ox_pass_ctx
 	ox_eval_node_fn eval;
 	void	   *eval_arg;
 	int			changes;		/* passes count their rewrites here */
+	/* the session's abort callback (NULL: none): polled between passes */
+	bool		(*should_abort) (void *arg);
+	void	   *abort_arg;
 } ox_pass_ctx;
+
+/* true, with st set to OX_CANCELED, when the optimization is to stop */
+bool		ox_pass_canceled(ox_pass_ctx *pc, ox_status *st);
 
 typedef ox_code (*ox_pass_fn) (ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 
