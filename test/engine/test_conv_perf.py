@@ -13,7 +13,8 @@ otherwise.
 Shapes cover what the paths special-case: 1x1 (plain row copies), strided
 1x1, 3x3 stride 1 (Winograd where it applies) and stride 2, the 7x7 stem,
 dilations, asymmetric pads, odd sizes, output-channel counts that are not a
-multiple of the 8-row tile, reductions longer than one block, groups,
+multiple of the 8-row tile, reductions longer than one block (and the
+pixel paths' prefetched weight slices: full, short last, exactly one), groups,
 depthwise with and without a channel multiplier, 1-D and 3-D, batch > 1,
 every fused activation, residual inputs, and weights that are not constants
 (packed per run).
@@ -167,6 +168,13 @@ SHAPES = [
     ("s2 30 cols", 2, 4, (4, 62), 8, 3, 2, 0, None, 1),
     ("s2 31 cols asym", 1, 4, (3, 63), 8, 3, 2, [0, 1, 0, 0], None, 1),
     ("s2 pixels path", 1, 16, (13, 13), 32, 3, 2, 1, None, 1),
+    # weight slices of 128 reduction rows, the next one prefetched while one runs: slices of
+    # 128, 128 and a shorter last, across channel blocks of 48 with a tail, batch folded in
+    ("pixels k slices m tail", 2, 300, (7, 7), 100, 1, None, None, None, 1),
+    ("pixels 3x3 k slices", 1, 40, (7, 7), 100, 3, None, 1, None, 1),
+    ("pixels one slice", 1, 64, (8, 8), 16, 1, None, None, None, 1),
+    ("pixels k exact slices", 1, 256, (5, 5), 48, 1, None, None, None, 1),
+    ("wino2 k slices m tail", 1, 260, (14, 14), 56, 3, None, 1, None, 1),
 ]
 
 

@@ -131,9 +131,11 @@ void		nn_unroll_block(const nn_unroll *u, const float *x, int64_t p0, int cols, 
 
 /*
  * The pixel-broadcast micro-kernel (AVX-512): acc[PX][CB] (+)= b[kc][PX] x
- * w[kc][CB]; w, b and acc 64-byte aligned.
+ * w[kc][CB]; w, b and acc 64-byte aligned.  pf: NULL, or kc x CB floats
+ * (the next weight slice) to prefetch into L2 along the way.
  */
-void		nn_conv_px_tile(int64_t kc, const float *w, const float *b, float *acc, bool accumulate);
+void		nn_conv_px_tile(int64_t kc, const float *w, const float *b, float *acc, bool accumulate,
+							const float *pf);
 
 /* whether the pixel-broadcast path takes this convolution */
 bool		nn_conv_pixels_applies(const nn_conv_shape *cs);

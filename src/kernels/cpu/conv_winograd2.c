@@ -372,10 +372,13 @@ block_task(void *arg, int64_t begin, int64_t end)
 			{
 				int64_t		kc = C - k0 < W2KC ? C - k0 : W2KC;
 				const float *u = pw->data + ((xi * pw->tiles + b) * C + k0) * CB;
+				/* the next slice of U, fetched while this one runs (see conv_pixels.c) */
+				const float *next = k0 + kc < C ? u + kc * CB :
+					xi + 1 < WN2 ? pw->data + ((xi + 1) * pw->tiles + b) * C * CB : NULL;
 
 				for (int64_t gi = 0; gi < j->groups; gi++)
 					nn_conv_px_tile(kc, u, j->v + ((xi * j->groups + gi) * C + k0) * PX,
-									s + (xi * rows + gi * PX) * CB, k0 > 0);
+									s + (xi * rows + gi * PX) * CB, k0 > 0, gi == 0 ? next : NULL);
 			}
 		output_block(j, m0, nch, s);
 	}
