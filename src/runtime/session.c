@@ -278,6 +278,12 @@ ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 	{
 		const ox_graph *g = m->graphs[gi];
 
+		/* partition bodies share the main graph's initializers */
+		if (s->n_partitions > 0 && ox_graph_is_partition_body(g))
+		{
+			s->stats.nodes_after_opt += g->n_nodes - 1;	/* its nodes, not the partition node */
+			continue;
+		}
 		s->stats.nodes_after_opt += g->n_nodes;
 		for (int v = 0; v < g->n_values; v++)
 			if (g->values[v].init && g->values[v].init->data)
