@@ -162,8 +162,11 @@ SELECT model, cached, misses, bytes > 0 AS sized, providers, threads,
   FROM onnx_cache_stats() WHERE model = 'iris_rf';
 
 -- example 34
-SELECT * FROM onnx_model_placement('iris_rf');
 SELECT DISTINCT provider FROM onnx_model_placement('small_cnn');
+-- unoptimized, the nodes are the stored ones (onnx_model_nodes)
+SET onnx.graph_optimization_level = 'disable';
+SELECT * FROM onnx_model_placement('iris_rf');
+RESET onnx.graph_optimization_level;
 
 -- example 35
 SELECT onnx_cache_clear() >= 0 AS cleared;

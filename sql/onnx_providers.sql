@@ -43,7 +43,12 @@ SELECT model, providers, providers_requested, fallback_reason <> '' AS has_reaso
   FROM onnx_cache_stats() WHERE model LIKE 'prov%' ORDER BY model;
 
 -- ---- per-node placement: every node on the CPU here ----
+-- unoptimized, the session's graph is the stored one, node for node
+SET onnx.graph_optimization_level = disable;
 SELECT * FROM onnx_model_placement('prov_m');
+SELECT count(*) = (SELECT count(*) FROM onnx_model_nodes('prov_m')) AS same_nodes
+  FROM onnx_model_placement('prov_m');
+RESET onnx.graph_optimization_level;
 SELECT provider, count(*) > 0 AS nodes FROM onnx_model_placement('prov_cnn') GROUP BY provider;
 -- the optimized graph: no more nodes than the stored one
 SELECT (SELECT count(*) FROM onnx_model_placement('prov_cnn'))
