@@ -637,6 +637,106 @@ test_forest_consistency(void)
 #undef RND
 }
 
+/*
+ * Deep chains (taller than the fixed-step walk takes): the walk that stops
+ * when no lane moves, BRANCH_GT, one target (dense sums), 5 trees (a
+ * single row's trees fill one group of 4 lanes and one of 1), many rows and
+ * a single row, against a plain walk.
+ */
+static void
+test_deep_chains(void)
+{
+	enum
+	{
+		TREES = 5, DEPTH = 20, NODES = 2 * DEPTH + 1, ROWS = 37
+	};
+	static int64_t treeids[TREES * NODES],
+				nodeids[TREES * NODES],
+				feat[TREES * NODES],
+				tr[TREES * NODES],
+				fl[TREES * NODES];
+	static float vals[TREES * NODES];
+	static const char *modes[TREES * NODES];
+	static int64_t wt[TREES * NODES],
+				wn[TREES * NODES],
+				wi[TREES * NODES];
+	static float ww[TREES * NODES];
+	static float x[ROWS * 4];
+	static float want[ROWS];
+	int			k = 0,
+				nw = 0;
+	uint32_t	seed = 777;
+
+#define RND() (seed = seed * 1103515245u + 12345u, (float) ((seed >> 8) & 0xffff) / 65536.0f)
+	/* internal node 2i: x > th goes to leaf 2i + 1, else to node 2i + 2; node 2 DEPTH is a leaf */
+	for (int t = 0; t < TREES; t++)
+		for (int i = 0; i < NODES; i++, k++)
+		{
+			bool		leaf = (i % 2) == 1 || i == NODES - 1;
+
+			treeids[k] = t;
+			nodeids[k] = i;
+			feat[k] = leaf ? 0 : (t + i / 2) % 4;
+			vals[k] = leaf ? 0 : 0.9f + 0.1f * RND();	/* most rows go deep */
+			modes[k] = leaf ? "LEAF" : "BRANCH_GT";
+			tr[k] = leaf ? 0 : i + 1;
+			fl[k] = leaf ? 0 : i + 2;
+			if (leaf)
+			{
+				wt[nw] = t;
+				wn[nw] = i;
+				wi[nw] = 0;
+				ww[nw] = RND();
+				nw++;
+			}
+		}
+	for (int i = 0; i < ROWS * 4; i++)
+		x[i] = RND();
+	for (int r = 0; r < ROWS; r++)
+	{
+		float		s = 0;
+
+		for (int t = 0; t < TREES; t++)
+		{
+			int			i = 0;
+
+			while (!((i % 2) == 1 || i == NODES - 1))
+				i = x[r * 4 + feat[t * NODES + i]] > vals[t * NODES + i] ? i + 1 : i + 2;
+			for (int j = 0; j < nw; j++)
+				if (wt[j] == t && wn[j] == i)
+					s += ww[j];
+		}
+		want[r] = s;
+	}
+	for (int pass = 0; pass < 2; pass++)
+	{
+		int64_t		rows = pass == 0 ? ROWS : 1;
+		int64_t		xd[] = {rows, 4};
+		int64_t		yd[] = {rows, 1};
+
+		kt_begin("TreeEnsembleRegressor", ML, 3);
+		kt_attr_ints("nodes_treeids", k, treeids);
+		kt_attr_ints("nodes_nodeids", k, nodeids);
+		kt_attr_ints("nodes_featureids", k, feat);
+		kt_attr_strings("nodes_modes", k, modes);
+		kt_attr_floats("nodes_values", k, vals);
+		kt_attr_ints("nodes_truenodeids", k, tr);
+		kt_attr_ints("nodes_falsenodeids", k, fl);
+		kt_attr_ints("target_treeids", nw, wt);
+		kt_attr_ints("target_nodeids", nw, wn);
+		kt_attr_ints("target_ids", nw, wi);
+		kt_attr_floats("target_weights", nw, ww);
+		kt_attr_int("n_targets", 1);
+		/* the last row alone the second time */
+		kt_input_f32(2, xd, pass == 0 ? x : x + (ROWS - 1) * 4);
+		RUN(1);
+		kt.label = pass == 0 ? "deep chains, 37 rows" : "deep chains, one row";
+		kt_expect_f32(0, 2, yd, pass == 0 ? want : want + ROWS - 1, 0);
+		kt_end();
+	}
+#undef RND
+}
+
 int
 main(void)
 {
@@ -647,5 +747,6 @@ main(void)
 	test_tree_ensemble_v5();
 	test_errors();
 	test_forest_consistency();
+	test_deep_chains();
 	return kt_summary();
 }

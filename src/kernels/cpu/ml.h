@@ -293,6 +293,8 @@ typedef struct ml_tree_node
 	uint8_t		missing_true;	/* NaN goes to the true branch */
 } ml_tree_node;
 
+typedef struct ml_tree_fast ml_tree_fast;	/* ml_tree_fast.c */
+
 typedef struct ml_tree_ensemble
 {
 	/* structure */
@@ -327,6 +329,8 @@ typedef struct ml_tree_ensemble
 	size_t	   *labels_len;
 	/* TreeEnsemble (opset 5) writes Y in the input's type */
 	bool		v5;
+	/* the branch-free walk for float rows, or NULL when it does not apply */
+	ml_tree_fast *fast;
 } ml_tree_ensemble;
 
 /* ml_tree_build.c */
@@ -334,6 +338,14 @@ ox_code		ml_tree_build_legacy(const ox_node *node, bool classifier, ml_tree_ense
 								 ox_status *st);
 ox_code		ml_tree_build_v5(const ox_node *node, ml_tree_ensemble *e, ox_status *st);
 void		ml_tree_free(ml_tree_ensemble *e);
+
+/* ml_tree_fast.c */
+ox_code		ml_tree_fast_build(ml_tree_ensemble *e, ox_status *st);
+void		ml_tree_fast_free(ml_tree_fast *f);
+bool		ml_tree_fast_dense(const ml_tree_fast *f);
+void		ml_tree_fast_walk(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
+							  int32_t *leaf);
+uint64_t	ml_tree_fast_sum(const ml_tree_fast *f, const int32_t *leaf, float *acc);
 
 /* -------- misc ops (ml_misc*.c) -------- */
 

@@ -536,6 +536,112 @@ ML_DEFINE_ROWS(rows_i64, int64_t, float, f, walk_i64, leaf_w1_f)
 ML_DEFINE_ROWS(rows_i32, int32_t, float, f, walk_i32, leaf_w1_f)
 ML_DEFINE_ROWS(rows_f16, uint16_t, float, f, walk_f16, leaf_w1_f)
 
+/*
+ * Float rows through the fast walk (ml_tree_fast.c): blocks of rows walked
+ * lane-parallel, then each row's leaves summed in model order and finalized
+ * as rows_f32 does.
+ */
+#define ML_FAST_BLOCK_LANES 512
+
+static void
+rows_fast_f32(void *arg, int64_t begin, int64_t end)
+{
+	ml_tree_job *job = arg;
+	const ml_tree_ensemble *e = job->e;
+	const ml_tree_fast *f = e->fast;
+	bool		dense = ml_tree_fast_dense(f);
+	int64_t		n = e->n_targets;
+	int64_t		zn = n < 2 ? 2 : n;
+	int32_t		nt = e->n_trees;
+	int64_t		block = nt >= ML_FAST_BLOCK_LANES ? 1 : ML_FAST_BLOCK_LANES / nt;
+	float		acc_stack[ML_STACK_TARGETS];
+	uint8_t		has_stack[ML_STACK_TARGETS];
+	double		z_stack[ML_STACK_TARGETS];
+	float		tmp_stack[ML_STACK_TARGETS];
+	int32_t		leaf_stack[ML_FAST_BLOCK_LANES];
+	float	   *acc = acc_stack;
+	uint8_t    *has = has_stack;
+	double	   *z = z_stack;
+	float	   *tmp = tmp_stack;
+	int32_t    *leaves = leaf_stack;
+	void	   *heap = NULL;
+	void	   *leaf_heap = NULL;
+
+	if (zn > ML_STACK_TARGETS)
+	{
+		heap = malloc((size_t) zn * (sizeof(float) + 1 + sizeof(double) + sizeof(float)));
+		if (!heap)
+		{
+			job->failed = true;
+			return;
+		}
+		z = heap;
+		acc = (float *) (z + zn);
+		tmp = (float *) (acc + zn);
+		has = (uint8_t *) (tmp + zn);
+	}
+	if (block * nt > ML_FAST_BLOCK_LANES)
+	{
+		leaf_heap = malloc(sizeof(int32_t) * (size_t) nt);
+		if (!leaf_heap)
+		{
+			free(heap);
+			job->failed = true;
+			return;
+		}
+		leaves = leaf_heap;
+	}
+	for (int64_t row0 = begin; row0 < end; row0 += block)
+	{
+		int64_t		nr = end - row0 < block ? end - row0 : block;
+
+		ml_tree_fast_walk(f, (const float *) job->x + row0 * job->stride, job->stride, nr, leaves);
+		for (int64_t r = 0; r < nr; r++)
+		{
+			const int32_t *lf = leaves + r * nt;
+			ml_label	lab = {0, true};
+
+			if (dense)
+			{
+				/* writes acc[0..n) (sums from 0) */
+				uint64_t	mask = ml_tree_fast_sum(f, lf, acc);
+
+				/* one target: SUM and AVERAGE never set has (add_leaf1_f) */
+				if (n == 1)
+					has[0] = 0;
+				else
+					for (int64_t k = 0; k < n; k++)
+						has[k] = (mask >> k) & 1;
+			}
+			else
+			{
+				memset(acc, 0, sizeof(float) * (size_t) n);
+				memset(has, 0, (size_t) n);
+				if (n == 1)
+					for (int32_t t = 0; t < nt; t++)
+					{
+						const ml_tree_node *leaf = &e->nodes[lf[t]];
+
+						add_leaf1_f(e, leaf->value, leaf->false_next, acc, has);
+					}
+				else
+					for (int32_t t = 0; t < nt; t++)
+						add_leaf_f(e, &e->nodes[lf[t]], acc, has);
+			}
+			z[0] = z[1] = 0;
+			if (e->classifier)
+				finalize_classifier_f(e, acc, has, z, tmp, &lab);
+			else
+				finalize_regression_f(e, acc, has, z, tmp);
+			store_row(job, row0 + r, z);
+			if (e->classifier)
+				store_label(job, row0 + r, lab);
+		}
+	}
+	free(leaf_heap);
+	free(heap);
+}
+
 /* ---------------- kernel entry points ---------------- */
 
 static ox_code
@@ -550,6 +656,8 @@ tree_prepare_common(ox_prepare_ctx *pc, int kind)
 		rc = ml_tree_build_v5(pc->node, e, pc->st);
 	else
 		rc = ml_tree_build_legacy(pc->node, kind == 1, e, pc->st);
+	if (rc == OX_OK && (rc = ml_tree_fast_build(e, pc->st)) != OX_OK)
+		ml_tree_free(e);
 	if (rc != OX_OK)
 	{
 		free(e);
@@ -606,7 +714,8 @@ tree_run(ox_kernel_ctx *ctx)
 	switch (x->dtype)
 	{
 		case OX_FLOAT:
-			fn = rows_f32;
+			/* the fast walk reads column 0 at leaves: rows have one */
+			fn = e->fast && cols > 0 ? rows_fast_f32 : rows_f32;
 			break;
 		case OX_DOUBLE:
 			fn = rows_f64;

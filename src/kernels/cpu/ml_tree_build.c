@@ -74,6 +74,7 @@ ml_tree_free(ml_tree_ensemble *e)
 	free(e->labels_i64);
 	free(e->labels_str);
 	free(e->labels_len);
+	ml_tree_fast_free(e->fast);
 	memset(e, 0, sizeof(*e));
 }
 

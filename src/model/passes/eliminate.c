@@ -13,6 +13,14 @@ is_passthrough(const ox_graph *g, const ox_node *n)
 		return false;
 	if (strcmp(n->op_type, "Identity") == 0)
 		return n->n_outputs == 1;
+	if (strcmp(n->op_type, "Cast") == 0)
+	{
+		/* a cast to the type its input already has (skl2onnx's label Cast) */
+		const ox_value_def *in = &g->values[n->inputs[0]];
+
+		return n->n_outputs == 1 && in->type.kind == OX_TYPE_TENSOR &&
+			in->type.elem != OX_UNDEFINED && ox_attr_int(n, "to", -1) == (int64_t) in->type.elem;
+	}
 	if (strcmp(n->op_type, "Dropout") == 0)
 	{
 		/* inference Dropout is the identity when its mask is not used and
@@ -48,9 +56,29 @@ ox_pass_eliminate_identity(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		out = n->outputs[0];
 		if (out < 0)
 			continue;
-		/* graph outputs keep their names: leave those nodes in place */
+		/*
+		 * Graph outputs keep their names: the node goes only when its input
+		 * is another node's output that nothing else reads, which then
+		 * writes the graph output directly (a run saves a kernel call and
+		 * a copy; row-wise SQL calls pay those once per row).
+		 */
 		if (g->values[out].is_output)
+		{
+			int			in = n->inputs[0];
+			const ox_value_def *iv = &g->values[in];
+			ox_node    *p;
+
+			if (iv->producer < 0 || iv->is_output || iv->is_input || iv->init)
+				continue;
+			p = &g->nodes[iv->producer];
+			if (p->dead || iv->producer_slot >= p->n_outputs || p->outputs[iv->producer_slot] != in ||
+				ox_graph_sole_consumer(g, in) != k)
+				continue;
+			p->outputs[iv->producer_slot] = out;
+			n->dead = true;
+			pc->changes++;
 			continue;
+		}
 		ox_graph_replace_uses(g, out, n->inputs[0]);
 		n->dead = true;
 		pc->changes++;
