@@ -14,8 +14,14 @@
  *
  * The hot path (OnnxStatsRunBegin/OnnxStatsRunEnd around every engine run,
  * called by the session cache's OnnxCacheTouch/OnnxCacheAfterRun, with the
- * run's sample count from OnnxStatsRunRows) reads the clock twice and adds
- * to local memory: no lock.  A backend moves
+ * run's sample count from OnnxStatsRunRows) adds to local memory: no lock.
+ * It reads the clock around a run, except for runs of a model whose last
+ * timed run took under ONNX_STATS_CHEAP_MS: of those only one in
+ * ONNX_STATS_SAMPLE is timed, and the others count as long as the last timed
+ * one.  Two clock reads cost as much as a whole row-wise run of a small
+ * tree ensemble; sampling keeps total_ms an estimate within the runs'
+ * variation, while calls and rows stay exact.  Progress rows reach shared
+ * memory with the timed runs.  A backend moves
  * its pending counts into shared memory ("flushes") at the end of each
  * transaction, at most once a second during a long statement, before it
  * reads the statistics itself, and when it exits.
@@ -58,6 +64,10 @@ PG_FUNCTION_INFO_V1(onnx_stat_reset);
 
 /* flush pending counts at least this often during a long statement */
 #define ONNX_STATS_FLUSH_MS 1000.0
+
+/* runs shorter than this are timed one in ONNX_STATS_SAMPLE */
+#define ONNX_STATS_CHEAP_MS 0.05
+#define ONNX_STATS_SAMPLE 16
 
 bool		onnx_track_stats = true;
 int			onnx_stats_max = ONNX_STATS_MAX_DEFAULT;
@@ -112,6 +122,12 @@ typedef struct LocalStatEntry
 	StatCounters pending;		/* not yet flushed to shared memory */
 	bool		has_pending;
 	TimestampTz since;
+	/* sampled timing of cheap runs */
+	int			untimed_left;	/* runs to go before the next timed one */
+	double		est_ms;			/* the last timed run */
+	/* rows scored since progress was last reported, in statement progress_stmt */
+	int64		progress_rows;
+	TimestampTz progress_stmt;
 } LocalStatEntry;
 
 static MemoryContext local_cxt = NULL;
@@ -119,6 +135,7 @@ static HTAB *local_hash = NULL;
 static LocalStatEntry *last_entry = NULL;	/* the model of the last run */
 static LocalStatEntry *in_flight = NULL;	/* a run begun and not ended */
 static instr_time run_start;
+static bool run_timed = false;	/* run_start was read for the run in flight */
 static int64 run_rows = 1;		/* samples of the run in flight */
 static instr_time last_flush;
 static bool any_pending = false;
@@ -260,6 +277,10 @@ local_entry(const char *model)
 		memset(&e->pending, 0, sizeof(e->pending));
 		e->has_pending = false;
 		e->since = GetCurrentTimestamp();
+		e->untimed_left = 0;
+		e->est_ms = 0;
+		e->progress_rows = 0;
+		e->progress_stmt = 0;
 	}
 	last_entry = e;
 	return e;
@@ -373,7 +394,11 @@ OnnxStatsRunBegin(const char *model)
 	e = local_entry(model);
 	in_flight = e;
 	run_rows = 1;
-	INSTR_TIME_SET_CURRENT(run_start);
+	run_timed = e->untimed_left <= 0;
+	if (run_timed)
+		INSTR_TIME_SET_CURRENT(run_start);
+	else
+		e->untimed_left--;
 }
 
 void
@@ -394,10 +419,17 @@ OnnxStatsRunEnd(void)
 	if (e == NULL)
 		return;
 	in_flight = NULL;
-	INSTR_TIME_SET_CURRENT(now);
-	elapsed = now;
-	INSTR_TIME_SUBTRACT(elapsed, run_start);
-	ms = INSTR_TIME_GET_MILLISEC(elapsed);
+	if (run_timed)
+	{
+		INSTR_TIME_SET_CURRENT(now);
+		elapsed = now;
+		INSTR_TIME_SUBTRACT(elapsed, run_start);
+		ms = INSTR_TIME_GET_MILLISEC(elapsed);
+		e->est_ms = ms;
+		e->untimed_left = ms < ONNX_STATS_CHEAP_MS ? ONNX_STATS_SAMPLE - 1 : 0;
+	}
+	else
+		ms = e->est_ms;
 	rows = run_rows;
 
 	e->total.calls++;
@@ -415,7 +447,17 @@ OnnxStatsRunEnd(void)
 
 	if (shared_hash)
 	{
-		OnnxProgressRows(e->name, rows);
+		/* rows of an earlier statement are not this one's progress */
+		if (e->progress_stmt != e->total.last_used)
+		{
+			e->progress_stmt = e->total.last_used;
+			e->progress_rows = 0;
+		}
+		e->progress_rows += rows;
+		if (!run_timed)
+			return;
+		OnnxProgressRows(e->name, e->progress_rows);
+		e->progress_rows = 0;
 		elapsed = now;
 		INSTR_TIME_SUBTRACT(elapsed, last_flush);
 		if (INSTR_TIME_GET_MILLISEC(elapsed) >= ONNX_STATS_FLUSH_MS)
