@@ -206,7 +206,16 @@ bench-quick: build/libox_capi.so
 bench-sql:
 	python3 bench/inquery_cpu.py $(BENCH_ARGS)
 
-.PHONY: bench bench-quick bench-sql
+# in-query throughput (issue 5): a throwaway cluster unless PGHOST/PGPORT name
+# a server; bench/inquery/run.sh, bench/inquery/run.py (options in BENCH_ARGS)
+bench-inquery: all build/bench_inquery/engine_rate
+	bash bench/inquery/run.sh $(BENCH_ARGS)
+
+build/bench_inquery/engine_rate: bench/inquery/engine_rate.c build/libox.a
+	@mkdir -p build/bench_inquery
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIBS)
+
+.PHONY: bench bench-quick bench-sql bench-inquery
 
 # ---- CUDA provider: the GPU-machine bundle (see test/cuda/run.sh) --------
 cuda-bundle:

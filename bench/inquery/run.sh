@@ -3,7 +3,7 @@
 #
 #   bash bench/inquery/run.sh [run.py options, e.g. --quick]
 #
-# Builds bench/inquery/engine_rate.c against build/libox.a.  With PGHOST (or
+# Builds build/bench_inquery/engine_rate (make).  With PGHOST (or
 # PGPORT) set, runs against that server, which must have onnx_pg installed;
 # otherwise (as root, like scripts/test.sh) installs the extension and starts
 # a throwaway cluster (scripts/lib.sh), stopped at the end.  Under make
@@ -19,12 +19,9 @@ if [ -n "${MAKELEVEL:-}" ]; then
   mk() { make -C "$OX_ROOT" PG_CONFIG="$PG_CONFIG" "$@"; }
 else
   mk() { ox_make "$@"; }
-  mk build/libox.a
+  # the Makefile links it as the other tools (BLAS, and CUDA when built with it)
+  mk build/bench_inquery/engine_rate
 fi
-mkdir -p build/bench_inquery
-cc -std=gnu11 -O2 -Isrc -Ibuild -Ibuild/proto bench/inquery/engine_rate.c \
-  -Wl,--whole-archive build/libox.a -Wl,--no-whole-archive \
-  -lprotobuf-c -lopenblas -lm -lpthread -o build/bench_inquery/engine_rate
 
 if [ -z "${PGHOST:-}" ] && [ -z "${PGPORT:-}" ]; then
   ox_require_root
