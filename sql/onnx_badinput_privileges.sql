@@ -193,3 +193,50 @@ DROP SCHEMA regress_onnx_evil CASCADE;
 REVOKE USAGE ON SCHEMA public FROM regress_onnx_alice, regress_onnx_bob, regress_onnx_carol;
 DROP ROLE regress_onnx_alice, regress_onnx_bob, regress_onnx_carol, regress_onnx_team;
 SELECT pg_postmaster_start_time() = :'start_time' AS server_never_restarted;
+
+-- ---- the install script cannot be redirected either ----
+-- CREATE EXTENSION runs the script with search_path = the target schema
+-- (pg_catalog implicitly first).  An object planted there that matches an
+-- expression better than pg_catalog's does (numeric * bigint: pg_catalog
+-- has only numeric * numeric) would be bound into the extension's views
+-- and constraints, and run as whoever reads them.  The script names every
+-- operator and function with its schema: nothing of the extension may
+-- depend on a planted object.
+SELECT current_database() AS regress_db \gset
+CREATE DATABASE regress_onnx_install;
+\c regress_onnx_install
+SET client_min_messages = warning;
+CREATE SCHEMA trap;
+CREATE FUNCTION trap.trap_fn() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RETURN NULL; END$$;
+CREATE FUNCTION trap.trap_num_i8(numeric, bigint) RETURNS numeric LANGUAGE sql AS 'SELECT 0::numeric';
+CREATE FUNCTION trap.trap_i8_i4(bigint, integer) RETURNS boolean LANGUAGE sql AS 'SELECT true';
+CREATE FUNCTION trap.trap_i4_i4(integer, integer) RETURNS boolean LANGUAGE sql AS 'SELECT true';
+CREATE FUNCTION trap.trap_text_text(text, text) RETURNS boolean LANGUAGE sql AS 'SELECT true';
+CREATE FUNCTION trap.trap_oid_oid(oid, oid) RETURNS boolean LANGUAGE sql AS 'SELECT true';
+CREATE OPERATOR trap.* (LEFTARG = numeric, RIGHTARG = bigint, FUNCTION = trap.trap_num_i8);
+CREATE OPERATOR trap./ (LEFTARG = numeric, RIGHTARG = bigint, FUNCTION = trap.trap_num_i8);
+CREATE OPERATOR trap.> (LEFTARG = bigint, RIGHTARG = integer, FUNCTION = trap.trap_i8_i4);
+CREATE OPERATOR trap.<= (LEFTARG = integer, RIGHTARG = integer, FUNCTION = trap.trap_i4_i4);
+CREATE OPERATOR trap.= (LEFTARG = integer, RIGHTARG = integer, FUNCTION = trap.trap_i4_i4);
+CREATE OPERATOR trap.<> (LEFTARG = text, RIGHTARG = text, FUNCTION = trap.trap_text_text);
+CREATE OPERATOR trap.= (LEFTARG = oid, RIGHTARG = oid, FUNCTION = trap.trap_oid_oid);
+CREATE FUNCTION trap.now() RETURNS timestamptz LANGUAGE sql AS 'SELECT ''2000-01-01''::timestamptz';
+CREATE FUNCTION trap.octet_length(text) RETURNS integer LANGUAGE sql AS 'SELECT 0';
+CREATE FUNCTION trap.round(numeric, integer) RETURNS numeric LANGUAGE sql AS 'SELECT 0::numeric';
+CREATE EXTENSION onnx_pg SCHEMA trap;
+RESET client_min_messages;
+SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS extension_object,
+       pg_describe_object(d.refclassid, d.refobjid, 0) AS uses_planted
+  FROM pg_depend d
+ WHERE d.classid <> 'pg_operator'::regclass	-- (the planted operators use their functions)
+   AND ((d.refclassid = 'pg_proc'::regclass AND d.refobjid IN
+           (SELECT oid FROM pg_proc WHERE pronamespace = 'trap'::regnamespace
+               AND (proname LIKE 'trap\_%' OR proname IN ('now', 'octet_length', 'round'))))
+        OR (d.refclassid = 'pg_operator'::regclass AND d.refobjid IN
+           (SELECT oid FROM pg_operator WHERE oprnamespace = 'trap'::regnamespace)))
+ ORDER BY 1, 2;
+-- and the extension works there
+SELECT trap.onnx_load_model('m', :'logreg_bytes') AS version,
+       trap.onnx_predict('m', '{5.1,3.5,1.4,0.2}'::real[]) AS prediction;
+\c :regress_db
+DROP DATABASE regress_onnx_install;

@@ -129,8 +129,9 @@ OnnxReportStatus(const ox_status *st, OnnxPhase phase, const char *model)
 }
 
 /*
- * Polled by the engine between nodes and inside long kernels, possibly from
- * its worker threads: it only reads two flags.
+ * Polled by the engine between nodes, while it builds a session and inside
+ * long kernels, always from the backend's own thread (the engine never
+ * polls from its worker threads): it only reads two flags.
  */
 bool
 OnnxShouldAbort(void *arg)

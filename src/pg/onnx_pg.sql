@@ -3,23 +3,31 @@
 
 \echo Use "CREATE EXTENSION onnx_pg" to load this file. \quit
 
+-- Every object is created as @extschema@.name, and every operator and
+-- function an expression uses is named with its schema (pg_catalog.now(),
+-- OPERATOR(pg_catalog.*)): CREATE EXTENSION runs this script with
+-- search_path = the target schema, where a role allowed to create objects
+-- could have planted an operator that matches better than pg_catalog's
+-- (sql/onnx_badinput_privileges.sql tests this).
+
 -- ---------------------------------------------------------------------------
 -- Catalog
 -- ---------------------------------------------------------------------------
 
 CREATE TABLE @extschema@.onnx_model_store (
     name        text        PRIMARY KEY
-                            CHECK (name <> '' AND octet_length(name) <= 256),
-    version     bigint      NOT NULL DEFAULT 1 CHECK (version > 0),
+                            CHECK (name OPERATOR(pg_catalog.<>) ''
+                                   AND pg_catalog.octet_length(name) OPERATOR(pg_catalog.<=) 256),
+    version     bigint      NOT NULL DEFAULT 1 CHECK (version OPERATOR(pg_catalog.>) 0),
     model       bytea       NOT NULL,
-    sha256      bytea       NOT NULL CHECK (octet_length(sha256) = 32),
+    sha256      bytea       NOT NULL CHECK (pg_catalog.octet_length(sha256) OPERATOR(pg_catalog.=) 32),
     size_bytes  bigint      NOT NULL,
     ir_version  bigint,
     opsets      jsonb,
     producer    text,
     owner       regrole     NOT NULL,
-    created_at  timestamptz NOT NULL DEFAULT now(),
-    updated_at  timestamptz NOT NULL DEFAULT now(),
+    created_at  timestamptz NOT NULL DEFAULT pg_catalog.now(),
+    updated_at  timestamptz NOT NULL DEFAULT pg_catalog.now(),
     providers   text[],
     lineage     jsonb,
     metadata    jsonb
@@ -376,10 +384,12 @@ COMMENT ON FUNCTION @extschema@.onnx_stat_progress() IS
 
 CREATE VIEW @extschema@.onnx_stat_progress AS
     SELECT p.pid, d.datname, p.command, p.model, p.phase, p.done, p.total, p.unit,
-           CASE WHEN p.total > 0 THEN round(100.0 * p.done / p.total, 1) END AS percent,
+           CASE WHEN p.total OPERATOR(pg_catalog.>) 0
+                THEN pg_catalog.round((100.0 OPERATOR(pg_catalog.*) p.done) OPERATOR(pg_catalog./) p.total, 1)
+           END AS percent,
            p.started, p.phase_started
       FROM @extschema@.onnx_stat_progress() p
-      LEFT JOIN pg_catalog.pg_database d ON d.oid = p.datid;
+      LEFT JOIN pg_catalog.pg_database d ON d.oid OPERATOR(pg_catalog.=) p.datid;
 
 COMMENT ON VIEW @extschema@.onnx_stat_progress IS
     'one row per backend loading or optimizing a model, or scoring rows in the current statement';
