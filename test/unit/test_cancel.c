@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int	failures;
 static int	checks;
@@ -246,13 +247,30 @@ main(int argc, char **argv)
 				b = 1024;
 	double		ab = (double) a * b;
 
-	/* build/unit/test_cancel -> <root>/test/t/data */
+	/*
+	 * build/unit/test_cancel (or fuzz/build/unit/test_cancel, the sanitized
+	 * build) -> <root>/test/t/data: the nearest one up from the binary
+	 */
 	if (!realpath(argv[0], self))
 	{
 		printf("FAIL: cannot resolve %s\n", argv[0]);
 		return 1;
 	}
-	snprintf(data_dir, sizeof(data_dir), "%s/../../test/t/data", dirname(self));
+	{
+		char		up[PATH_MAX] = "";
+		char	   *dir = dirname(self);
+
+		for (int i = 0; i < 4; i++)
+		{
+			char		probe[2 * PATH_MAX];
+
+			strcat(up, "/..");
+			snprintf(data_dir, sizeof(data_dir), "%s%s/test/t/data", dir, up);
+			snprintf(probe, sizeof(probe), "%s/cancel_chain.onnx", data_dir);
+			if (access(probe, R_OK) == 0)
+				break;
+		}
+	}
 	(void) argc;
 
 	check_create("cancel_chain.onnx");
