@@ -141,10 +141,12 @@ conformance() {	# $1 = tag, rest = runner flags
 	local tag=$1; shift
 	rm -f "$WORK"/shard.*
 	split -n r/"$SHARDS" "$LIST" "$WORK/shard."
+	local pids=""
 	for s in "$WORK"/shard.*; do
 		timeout 90 "$CONF" --timeout 30 --providers "$PROVIDERS" "$@" --report "$s.tsv" $(cat "$s") > "$s.log" 2>&1 &
+		pids="$pids $!"
 	done
-	wait
+	wait $pids	# (a bare wait would also wait for the tee of the log)
 	cat "$WORK"/shard.*.tsv > "$WORK/conformance_$tag.tsv" 2>/dev/null
 	awk -F'\t' '{n[$2]++; t++} END {printf "conformance (%s): %d passed, %d failed, %d unsupported, %d crashed, %d fallback, %d total\n", "'"$tag"'", n["PASS"], n["FAIL"], n["UNSUPPORTED"], n["CRASH"], n["FALLBACK"], t}' "$WORK/conformance_$tag.tsv"
 	grep -hE "^(FAIL|CRASH)" "$WORK"/shard.*.log | head -40
