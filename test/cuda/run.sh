@@ -143,7 +143,8 @@ conformance() {	# $1 = tag, rest = runner flags
 	split -n r/"$SHARDS" "$LIST" "$WORK/shard."
 	local pids=""
 	for s in "$WORK"/shard.*; do
-		timeout 90 "$CONF" --timeout 30 --providers "$PROVIDERS" "$@" --report "$s.tsv" $(cat "$s") > "$s.log" 2>&1 &
+		# (in-process: a child per test would set CUDA up anew each time)
+		timeout 80 "$CONF" --in-process --providers "$PROVIDERS" "$@" --report "$s.tsv" $(cat "$s") > "$s.log" 2>&1 &
 		pids="$pids $!"
 	done
 	wait $pids	# (a bare wait would also wait for the tee of the log)

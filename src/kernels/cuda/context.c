@@ -7,9 +7,64 @@
  */
 #include "kernels/cuda/cuda_internal.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/*
+ * Streams and cuBLAS/cuDNN handles outlive the sessions that used them:
+ * cudnnCreate alone takes a large fraction of a second, and a backend (or
+ * the conformance runner) builds many sessions.  A freed context parks its
+ * handles here; the next context on the same device takes them.  A handle
+ * is used by one context at a time, so concurrent sessions stay safe.
+ */
+typedef struct handle_set
+{
+	int			device;
+	cudaStream_t stream;
+	cublasHandle_t cublas;
+	cudnnHandle_t cudnn;
+} handle_set;
+
+#define HANDLE_POOL_MAX 8
+static handle_set handle_pool[HANDLE_POOL_MAX];
+static int	handle_pool_n;
+static pthread_mutex_t handle_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static bool
+take_handles(int device, handle_set *out)
+{
+	bool		found = false;
+
+	pthread_mutex_lock(&handle_pool_lock);
+	for (int i = handle_pool_n - 1; i >= 0; i--)
+		if (handle_pool[i].device == device)
+		{
+			*out = handle_pool[i];
+			handle_pool[i] = handle_pool[--handle_pool_n];
+			found = true;
+			break;
+		}
+	pthread_mutex_unlock(&handle_pool_lock);
+	return found;
+}
+
+/* false when the pool is full: the caller destroys them */
+static bool
+park_handles(const handle_set *h)
+{
+	bool		parked = false;
+
+	pthread_mutex_lock(&handle_pool_lock);
+	if (handle_pool_n < HANDLE_POOL_MAX)
+	{
+		handle_pool[handle_pool_n++] = *h;
+		parked = true;
+	}
+	pthread_mutex_unlock(&handle_pool_lock);
+	return parked;
+}
 
 static int64_t runtime_calls;
 
@@ -105,10 +160,26 @@ ox_cuda_ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st)
 	cx->device = device_id;
 	cx->limit = memory_limit;
 	cx->fp16 = fp16;
-	if (oxc_cuda_check(cudaSetDevice(device_id), "cudaSetDevice", st) != OX_OK ||
-		oxc_cuda_check(cudaStreamCreateWithFlags(&cx->stream, cudaStreamNonBlocking),
-					   "cudaStreamCreate", st) != OX_OK ||
-		oxc_blas_check(cublasCreate(&cx->cublas), "cublasCreate", st) != OX_OK ||
+	if (oxc_cuda_check(cudaSetDevice(device_id), "cudaSetDevice", st) != OX_OK)
+	{
+		ox_cuda_ctx_free(cx);
+		return NULL;
+	}
+	{
+		handle_set	h;
+
+		if (take_handles(device_id, &h))
+		{
+			cx->stream = h.stream;
+			cx->cublas = h.cublas;
+			cx->cudnn = h.cudnn;
+		}
+	}
+	if ((!cx->stream &&
+		 oxc_cuda_check(cudaStreamCreateWithFlags(&cx->stream, cudaStreamNonBlocking),
+						"cudaStreamCreate", st) != OX_OK) ||
+		(!cx->cublas &&
+		 oxc_blas_check(cublasCreate(&cx->cublas), "cublasCreate", st) != OX_OK) ||
 		oxc_blas_check(cublasSetStream(cx->cublas, cx->stream), "cublasSetStream", st) != OX_OK ||
 		oxc_blas_check(cublasSetPointerMode(cx->cublas, CUBLAS_POINTER_MODE_HOST),
 					   "cublasSetPointerMode", st) != OX_OK ||
@@ -138,6 +209,16 @@ ox_cuda_ctx_free(ox_cuda_ctx *cx)
 	for (int i = 0; i < cx->n_cache; i++)
 		(void) cudaFree(cx->cache[i].ptr);
 	free(cx->cache);
+	if (cx->stream && cx->cublas && cudaGetLastError() == cudaSuccess)
+	{
+		handle_set	h = {cx->device, cx->stream, cx->cublas, cx->cudnn};
+
+		if (park_handles(&h))
+		{
+			free(cx);
+			return;
+		}
+	}
 	if (cx->cudnn)
 		(void) cudnnDestroy(cx->cudnn);
 	if (cx->cublas)

@@ -195,7 +195,8 @@ cudaError_t oxc_launch_softmax(cudaStream_t s, const float *x, float *y, int64_t
 							   int64_t inner, bool log);
 cudaError_t oxc_launch_layernorm(cudaStream_t s, const float *x, const float *skip, const float *bias,
 								 const float *gamma, const float *beta, float *y, float *sum_out,
-								 int64_t rows, int64_t cols, float eps, bool simplified);
+								 int64_t rows, int64_t cols, int64_t skip_rows, float eps,
+								 bool simplified);
 /* reduce the middle axis of [outer, len, inner]: 0 sum, 1 mean, 2 max, 3 min, 4 prod, 5 sumsq, 6 l1, 7 l2, 8 logsumexp */
 cudaError_t oxc_launch_reduce(cudaStream_t s, const float *x, float *y, int64_t outer, int64_t len,
 							  int64_t inner, int op);

@@ -108,7 +108,7 @@ run_layernorm(ox_cuda_op_ctx *oc)
 		return ox_fail(oc->st, OX_UNSUPPORTED, "LayerNormalization on CUDA needs scale and bias of the normalized shape");
 	OX_TRY(oxc_out(oc, 0, OX_FLOAT, x->rank, x->dims, &y));
 	return oxc_cuda_check(oxc_launch_layernorm(oc->cx->stream, x->d, NULL, NULL, scale->d, bias ? bias->d : NULL,
-											   y->d, NULL, rows, cols, ox_attr_float(oc->node, "epsilon", 1e-5f),
+											   y->d, NULL, rows, cols, 1, ox_attr_float(oc->node, "epsilon", 1e-5f),
 											   false), "LayerNormalization", oc->st);
 }
 
@@ -134,7 +134,8 @@ run_skip_layernorm(ox_cuda_op_ctx *oc)
 			   *y,
 			   *sum = NULL;
 	int64_t		cols,
-				rows;
+				rows,
+				skip_rows;
 
 	OX_TRY(oxc_in(oc, 0, OX_FLOAT, &x));
 	OX_TRY(oxc_in(oc, 1, OX_FLOAT, &skip));
@@ -147,8 +148,24 @@ run_skip_layernorm(ox_cuda_op_ctx *oc)
 		return ox_fail(oc->st, OX_INVALID_ARGUMENT, "SkipLayerNormalization input must have rank 1 or more");
 	cols = x->dims[x->rank - 1];
 	rows = cols > 0 ? oxc_numel(x) / cols : 0;
-	if (!ox_shape_equal(skip->rank, skip->dims, x->rank, x->dims))
-		return ox_fail(oc->st, OX_UNSUPPORTED, "SkipLayerNormalization on CUDA needs skip of the input's shape");
+	/* skip: the input's shape, or a suffix of it ([S, H] or [1, S, H] against [B, S, H]) */
+	{
+		int			k;
+
+		for (k = 1; k <= skip->rank; k++)
+		{
+			int64_t		xd = k <= x->rank ? x->dims[x->rank - k] : 1;
+
+			if (skip->dims[skip->rank - k] != xd && !(k > 2 && skip->dims[skip->rank - k] == 1))
+				break;
+		}
+		if (skip->rank < 2 || skip->rank > x->rank || k <= skip->rank)
+			return ox_fail(oc->st, OX_INVALID_ARGUMENT,
+						   "SkipLayerNormalization skip must have the input's shape or its last two dimensions");
+	}
+	skip_rows = cols > 0 ? oxc_numel(skip) / cols : 1;
+	if (skip_rows < 1 || rows % skip_rows != 0)
+		return ox_fail(oc->st, OX_INVALID_ARGUMENT, "SkipLayerNormalization skip does not broadcast over the input");
 	if (oxc_numel(gamma) != cols || (beta && oxc_numel(beta) != cols) || (bias && oxc_numel(bias) != cols))
 		return ox_fail(oc->st, OX_INVALID_ARGUMENT, "SkipLayerNormalization gamma, beta and bias must have the hidden size");
 	OX_TRY(oxc_out(oc, 0, OX_FLOAT, x->rank, x->dims, &y));
@@ -156,7 +173,7 @@ run_skip_layernorm(ox_cuda_op_ctx *oc)
 		OX_TRY(oxc_out(oc, 3, OX_FLOAT, x->rank, x->dims, &sum));
 	return oxc_cuda_check(oxc_launch_layernorm(oc->cx->stream, x->d, skip->d, bias ? bias->d : NULL, gamma->d,
 											   beta ? beta->d : NULL, y->d, sum ? sum->d : NULL, rows, cols,
-											   ox_attr_float(oc->node, "epsilon", 1e-12f), false),
+											   skip_rows, ox_attr_float(oc->node, "epsilon", 1e-12f), false),
 						  "SkipLayerNormalization", oc->st);
 }
 

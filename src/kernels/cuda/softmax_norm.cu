@@ -118,10 +118,11 @@ oxc_launch_softmax(cudaStream_t s, const float *x, float *y, int64_t outer, int6
 __global__ void
 layernorm_kernel(const float *__restrict__ x, const float *__restrict__ skip, const float *__restrict__ bias,
 				 const float *__restrict__ gamma, const float *__restrict__ beta, float *__restrict__ y,
-				 float *__restrict__ sum_out, int64_t cols, float eps, bool simplified)
+				 float *__restrict__ sum_out, int64_t cols, int64_t skip_rows, float eps, bool simplified)
 {
 	const float *xr = x + blockIdx.x * cols;
-	const float *sr = skip ? skip + blockIdx.x * cols : NULL;
+	/* skip may be broadcast over the leading dims (e.g. [S, H] against [B, S, H]) */
+	const float *sr = skip ? skip + (blockIdx.x % skip_rows) * cols : NULL;
 	float	   *yr = y + blockIdx.x * cols;
 	float	   *so = sum_out ? sum_out + blockIdx.x * cols : NULL;
 	float		mean = 0.0f,
@@ -165,15 +166,15 @@ layernorm_kernel(const float *__restrict__ x, const float *__restrict__ skip, co
 
 extern "C" cudaError_t
 oxc_launch_layernorm(cudaStream_t s, const float *x, const float *skip, const float *bias, const float *gamma,
-					 const float *beta, float *y, float *sum_out, int64_t rows, int64_t cols, float eps,
-					 bool simplified)
+					 const float *beta, float *y, float *sum_out, int64_t rows, int64_t cols,
+					 int64_t skip_rows, float eps, bool simplified)
 {
 	if (rows <= 0 || cols <= 0)
 		return cudaSuccess;
-	if (rows > 2147483647LL)
+	if (rows > 2147483647LL || skip_rows <= 0 || rows % skip_rows != 0)
 		return cudaErrorInvalidValue;
-	layernorm_kernel<<<(unsigned) rows, ROW_THREADS, 0, s>>>(x, skip, bias, gamma, beta, y, sum_out, cols, eps,
-															 simplified);
+	layernorm_kernel<<<(unsigned) rows, ROW_THREADS, 0, s>>>(x, skip, bias, gamma, beta, y, sum_out, cols,
+															 skip_rows, eps, simplified);
 	return cudaGetLastError();
 }
 
