@@ -293,6 +293,7 @@ run_call(OnnxBatchState *st, BatchCall *bc)
 	int64		per_sample = -1;
 	int			n_ok = 0;
 	int		   *rows;
+	OnnxArrayView *views;
 	char	   *matrix;
 	Size		esize;
 	ox_status	status;
@@ -307,18 +308,20 @@ run_call(OnnxBatchState *st, BatchCall *bc)
 
 	/* the rows to batch: 1-D, no nulls, numeric, the first such row's length */
 	rows = palloc(sizeof(int) * n);
+	/* each row's array header is read once: the views fill the matrix below */
+	views = palloc(sizeof(OnnxArrayView) * n);
 	for (int r = 0; r < n; r++)
 	{
-		OnnxArrayView v;
+		OnnxArrayView *v = &views[n_ok];
 
 		if (bc->how[r] != ROW_ROWWISE)
 			continue;
-		OnnxArrayRead(bc->features[r], &v);
-		if (v.ndim != 1 || v.nitems == 0 || v.hasnull || OnnxElemDtype(v.elemtype) == OX_UNDEFINED)
+		OnnxArrayRead(bc->features[r], v);
+		if (v->ndim != 1 || v->nitems == 0 || v->hasnull || OnnxElemDtype(v->elemtype) == OX_UNDEFINED)
 			continue;
 		if (per_sample < 0)
-			per_sample = v.nitems;
-		else if (v.nitems != per_sample)
+			per_sample = v->nitems;
+		else if (v->nitems != per_sample)
 			continue;
 		rows[n_ok++] = r;
 	}
@@ -329,13 +332,8 @@ run_call(OnnxBatchState *st, BatchCall *bc)
 	esize = ox_dtype_size(bc->call.in_dtype);
 	matrix = OnnxCallScratch(&bc->call, (Size) n_ok * per_sample * Max(esize, sizeof(double)));
 	for (int k = 0; k < n_ok; k++)
-	{
-		OnnxArrayView v;
-
-		OnnxArrayRead(bc->features[rows[k]], &v);
-		if (OnnxFeatureData(&bc->call, &v, matrix + (Size) k * per_sample * esize, &status) == NULL)
+		if (OnnxFeatureData(&bc->call, &views[k], matrix + (Size) k * per_sample * esize, &status) == NULL)
 			return;
-	}
 	bc->call.in.data = matrix;
 	if (OnnxCallRun(&bc->call, &status) != OX_OK)
 	{
