@@ -215,7 +215,11 @@ build/bench_inquery/engine_rate: bench/inquery/engine_rate.c build/libox.a
 	@mkdir -p build/bench_inquery
 	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIBS)
 
-.PHONY: bench bench-quick bench-sql bench-inquery
+# quantized models (issue 6): ours int8 vs our fp32 vs onnxruntime, CPU time
+bench-quant: build/libox_capi.so
+	$(TEST_PYTHON) bench/quant/run.py $(BENCH_ARGS)
+
+.PHONY: bench bench-quick bench-sql bench-inquery bench-quant
 
 # ---- CUDA provider: the GPU-machine bundle (see test/cuda/run.sh) --------
 cuda-bundle:
