@@ -157,9 +157,10 @@ run_valgrind() {
   logs="$(mktemp -d /tmp/onnx_pg-valgrind.XXXXXX)" || return 1
   # shellcheck disable=SC2016
   printf '%s\n' "$OX_ROOT"/build/unit/test_* | xargs -P "$OX_JOBS" -I{} sh -c '
-    valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect \
-      --errors-for-leak-kinds=definite,indirect "$1" >"$2/$(basename "$1").log" 2>&1 ||
-      echo "$1" >>"$2/failed"' _ {} "$logs"
+    valgrind -q --error-exitcode=99 --suppressions="$3" --leak-check=full \
+      --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+      "$1" >"$2/$(basename "$1").log" 2>&1 ||
+      echo "$1" >>"$2/failed"' _ {} "$logs" "$OX_ROOT/test/unit/valgrind.supp"
   if [ -s "$logs/failed" ]; then
     while read -r t; do
       echo "---- valgrind: $t (last 40 lines) ----"
