@@ -139,6 +139,7 @@ run_examples() {
     export PGDATABASE=onnx_examples KEEP=0 PATH="$PG_BIN:$PATH"
     set -e
     "$OX_PY" "$OX_ROOT/examples/sklearn_to_postgres.py"
+    "$OX_PY" "$OX_ROOT/examples/quantize_in_postgres.py"
     bash "$OX_ROOT/examples/pytorch_to_postgres.sh"
     if command -v dot >/dev/null; then
       dir="$(mktemp -d /tmp/onnx_pg-graphs.XXXXXX)"
