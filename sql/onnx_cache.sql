@@ -65,13 +65,26 @@ SELECT array_length(onnx_predict('cache_cnn', array_fill(0.1::real, ARRAY[768]))
 SELECT model, cached FROM onnx_cache_stats() ORDER BY model;
 SELECT onnx_predict('cache_m', '{5.1,3.5,1.4,0.2}');
 SELECT model, cached FROM onnx_cache_stats() ORDER BY model;
+-- an evicted session has no shapes or buffers
+SELECT model, shapes, pool_bytes FROM onnx_cache_stats() WHERE NOT cached ORDER BY model;
 RESET onnx.session_cache_size;
 
 -- an error in a query leaves the cache usable
 SELECT onnx_predict('cache_m', x) FROM (VALUES ('{5.1,3.5,1.4,0.2}'::real[]), ('{1}'::real[])) v(x);
 SELECT onnx_predict('cache_m', '{5.1,3.5,1.4,0.2}');
 
+-- distinct input shapes of a session's runs, and the buffers it keeps:
+-- batches of 1 and 2 samples, then 1 again, are two shapes
+SELECT onnx_load_model_file('cache_shapes', :'iris_file', true) AS version;
+SELECT onnx_predict_batch('cache_shapes', ARRAY[[5.1, 3.5, 1.4, 0.2]]::real[][]) IS NOT NULL AS ran;
+SELECT shapes, pool_bytes > 0 AS buffers FROM onnx_cache_stats() WHERE model = 'cache_shapes';
+SELECT onnx_predict_batch('cache_shapes',
+       ARRAY[[5.1, 3.5, 1.4, 0.2], [6.7, 3.0, 5.2, 2.3]]::real[][]) IS NOT NULL AS ran;
+SELECT onnx_predict('cache_shapes', '{5.1,3.5,1.4,0.2}') AS label;
+SELECT onnx_run('cache_shapes', '{"float_input": [[5.1, 3.5, 1.4, 0.2]]}') IS NOT NULL AS ran;
+SELECT shapes, pool_bytes > 0 AS buffers FROM onnx_cache_stats() WHERE model = 'cache_shapes';
 SELECT onnx_cache_clear() AS freed;
 SELECT count(*) FROM onnx_cache_stats();
 SELECT onnx_drop_model('cache_m');
 SELECT onnx_drop_model('cache_cnn');
+SELECT onnx_drop_model('cache_shapes');

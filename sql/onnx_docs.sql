@@ -161,77 +161,83 @@ SELECT model, cached, misses, bytes > 0 AS sized, providers, threads,
        providers_requested, fallback_reason
   FROM onnx_cache_stats() WHERE model = 'iris_rf';
 
--- example 34
+-- example 34 (output varies)
+\o /dev/null
+SELECT model, hits, shapes, pg_size_pretty(pool_bytes) AS buffers
+  FROM onnx_cache_stats() ORDER BY pool_bytes DESC NULLS LAST;
+\o
+
+-- example 35
 SELECT DISTINCT provider FROM onnx_model_placement('small_cnn');
 -- unoptimized, the nodes are the stored ones (onnx_model_nodes)
 SET onnx.graph_optimization_level = 'disable';
 SELECT * FROM onnx_model_placement('iris_rf');
 RESET onnx.graph_optimization_level;
 
--- example 35
+-- example 36
 SELECT onnx_cache_clear() >= 0 AS cleared;
 
--- example 36
+-- example 37
 SET onnx.providers = 'cpu';
 SHOW onnx.providers;
 RESET onnx.providers;
 
--- example 37
+-- example 38
 \set VERBOSITY terse
 SET onnx.providers = 'cuda,cpu';
 SELECT onnx_predict('iris_rf', '{5.1,3.5,1.4,0.2}');
 RESET onnx.providers;
 \set VERBOSITY default
 
--- example 38
+-- example 39
 SET onnx.provider_fallback = 'error';
 SHOW onnx.provider_fallback;
 RESET onnx.provider_fallback;
 
--- example 39
+-- example 40
 SET onnx.cuda_device_id = 0;
 SHOW onnx.cuda_device_id;
 RESET onnx.cuda_device_id;
 
--- example 40
+-- example 41
 SHOW onnx.cuda_memory_limit;
 
--- example 41
+-- example 42
 SET onnx.cuda_fp16 = on;
 SHOW onnx.cuda_fp16;
 RESET onnx.cuda_fp16;
 
--- example 42
+-- example 43
 SET onnx.intra_op_threads = 2;
 SHOW onnx.intra_op_threads;
 RESET onnx.intra_op_threads;
 
--- example 43
+-- example 44
 SET onnx.graph_optimization_level = 'basic';
 SHOW onnx.graph_optimization_level;
 RESET onnx.graph_optimization_level;
 
--- example 44
+-- example 45
 SET onnx.session_cache_size = '64MB';
 SHOW onnx.session_cache_size;
 RESET onnx.session_cache_size;
 
--- example 45
+-- example 46
 SHOW onnx.max_model_size;
 
--- example 46
+-- example 47
 SHOW onnx.max_run_memory;
 
--- example 47
+-- example 48
 SHOW onnx.auto_batch;
 
--- example 48
+-- example 49
 SHOW onnx.batch_size;
 
--- example 49
+-- example 50
 SHOW onnx.track_stats;
 
--- example 51
+-- example 52
 SET onnx.progress_interval = 0;
 \set VERBOSITY terse
 SELECT onnx_load_model('scratch', onnx_export_model('iris_rf'));
@@ -239,7 +245,7 @@ SELECT onnx_load_model('scratch', onnx_export_model('iris_rf'));
 RESET onnx.progress_interval;
 SELECT onnx_drop_model('scratch');
 
--- example 52
+-- example 53
 \set VERBOSITY terse
 SELECT onnx_predict('no_such_model', '{1,2,3,4}');
 SELECT onnx_predict('iris_rf', '{1,2}');

@@ -408,8 +408,8 @@ onnx_cache_stats(PG_FUNCTION_ARGS)
 	hash_seq_init(&seq, cache_hash);
 	while ((e = hash_seq_search(&seq)) != NULL)
 	{
-		Datum		values[12];
-		bool		nulls[12] = {0};
+		Datum		values[14];
+		bool		nulls[14] = {0};
 
 		values[0] = CStringGetTextDatum(e->name);
 		values[1] = Int64GetDatum(e->version);
@@ -432,6 +432,17 @@ onnx_cache_stats(PG_FUNCTION_ARGS)
 			values[11] = CStringGetTextDatum(e->fallback_reason);
 		else
 			nulls[11] = true;
+		/* what the runs of a live session left: input shapes, buffers */
+		if (e->session)
+		{
+			values[12] = Int32GetDatum(ox_session_shape_count(e->session));
+			values[13] = Int64GetDatum((int64) ox_session_buffer_bytes(e->session));
+		}
+		else
+		{
+			nulls[12] = true;
+			nulls[13] = true;
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

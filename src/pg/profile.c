@@ -18,6 +18,11 @@
  * again before returning or raising an error.  The engine records the main
  * graph only: a node with subgraphs (If, Loop, Scan) counts their time as
  * its own.  Times of several runs are averaged.
+ *
+ * With the CUDA provider, the nodes placed on the device run as partition
+ * nodes (op CudaPartition): one row each, provider 'cuda', named after the
+ * nodes it ran ("cuda partition of 12 nodes: conv1..relu5"), timed as one;
+ * onnx_model_placement lists them one by one.
  */
 #include "onnx_pg.h"
 
@@ -41,6 +46,7 @@ typedef struct ProfileRow
 	char	   *name;
 	char	   *op;
 	char	   *fused_from;
+	const char *provider;		/* a static string of the engine's */
 	double		ms;
 	ox_dtype	dtype;
 	int			rank;
@@ -177,7 +183,15 @@ profile_runs(ProfileInput *pi, int runs, int *n_rows)
 				if (p->op_type == NULL)
 					continue;	/* not executed */
 				row = &rows[n++];
-				row->name = safe_strdup(p->name);
+				if (p->partition_nodes > 0)
+					row->name = psprintf("%s partition of %d node%s: %s%s%s", p->provider,
+										 p->partition_nodes, p->partition_nodes == 1 ? "" : "s",
+										 safe_strdup(p->partition_first),
+										 p->partition_nodes > 1 ? ".." : "",
+										 p->partition_nodes > 1 ? safe_strdup(p->partition_last) : "");
+				else
+					row->name = safe_strdup(p->name);
+				row->provider = p->provider && strcmp(p->provider, "cuda") == 0 ? "cuda" : "cpu";
 				row->op = safe_strdup(p->op_type);
 				row->fused_from = safe_strdup(p->fused_from);
 				row->ms = p->ms;
@@ -334,8 +348,7 @@ onnx_profile(PG_FUNCTION_ARGS)
 		values[0] = Int32GetDatum(j + 1);
 		values[1] = CStringGetTextDatum(r->name);
 		values[2] = CStringGetTextDatum(r->op);
-		/* the engine has one provider today; see ox_node_profile */
-		values[3] = CStringGetTextDatum("cpu");
+		values[3] = CStringGetTextDatum(r->provider);
 		values[4] = Float8GetDatum(r->ms);
 		values[5] = Float8GetDatum(total > 0 ? 100.0 * r->ms / total : 0);
 		if (r->rank >= 0 && r->dtype != OX_UNDEFINED)

@@ -74,6 +74,10 @@ struct ox_session
 	bool	   *target_keep;	/* per main-graph value: a target, never released */
 	int64_t		alloc_events;	/* output buffers (re)allocated, to refresh stats lazily */
 	int64_t		stats_events;	/* alloc_events when stats were last computed */
+	/* distinct input shape signatures of successful runs (session.c) */
+	uint64_t	shape_sigs[OX_MAX_SHAPE_SIGNATURES];
+	int			n_shape_sigs;
+	int			last_shape_sig; /* index of the last run's, checked first */
 	bool		profiling;
 	ox_node_profile *profile;	/* one per main-graph node */
 	int			n_profile;

@@ -4,6 +4,7 @@
  *	  flow kernels.
  */
 #include "runtime/exec.h"
+#include "runtime/placement.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -336,6 +337,8 @@ record_profile(ox_node_profile *np, const ox_node *node, ox_value **outs, struct
 	np->name = node->name;
 	np->op_type = node->op_type;
 	np->fused_from = node->fused_from;
+	np->provider = ox_node_provider(node, &np->partition_nodes, &np->partition_first,
+									&np->partition_last);
 	np->ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 	np->out_bytes = 0;
 	np->out_rank = -1;

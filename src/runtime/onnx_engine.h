@@ -149,6 +149,26 @@ typedef struct ox_session_stats
 
 void		ox_session_get_stats(const ox_session *s, ox_session_stats *out);
 
+/*
+ * Input shapes.  The engine plans once per graph and keeps its buffers
+ * across runs, growing them when a run needs more; these say how varied
+ * the runs were and what that left behind.
+ *
+ * ox_session_shape_count: the distinct input shape signatures (element
+ * types and dimensions of the inputs; lengths of sequences and maps) of the
+ * session's successful runs, e.g. the batch sizes it ran, counted up to
+ * OX_MAX_SHAPE_SIGNATURES, which then means "at least that many".  Costs a
+ * run a hash of its input dimensions and, when the shape repeats the last
+ * one, a compare.
+ *
+ * ox_session_buffer_bytes: bytes of tensor buffers the session holds
+ * between runs (its buffer pool and the values kept from the last run);
+ * computed on each call, O(values).
+ */
+#define OX_MAX_SHAPE_SIGNATURES 64
+int			ox_session_shape_count(const ox_session *s);
+size_t		ox_session_buffer_bytes(const ox_session *s);
+
 /* per-node profile of the last run of the main graph (when profiling is on) */
 typedef struct ox_node_profile
 {
@@ -160,6 +180,11 @@ typedef struct ox_node_profile
 	int			out_rank;
 	int64_t		out_dims[OX_MAX_RANK];
 	size_t		out_bytes;		/* bytes of all tensor outputs */
+	/* where it ran: "cpu", or "cuda" for a CUDA partition node */
+	const char *provider;
+	int			partition_nodes;	/* nodes the partition ran; 0 for other nodes */
+	const char *partition_first;	/* names of the partition's first and last node */
+	const char *partition_last;
 } ox_node_profile;
 
 void		ox_session_set_profiling(ox_session *s, bool on);

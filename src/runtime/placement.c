@@ -23,6 +23,17 @@ ox_node_is_partition(const ox_node *n)
 	return !n->dead && strcmp(n->domain, OX_PARTITION_DOMAIN) == 0 && ox_attr_graph(n, "body") != NULL;
 }
 
+const char *
+ox_node_provider(const ox_node *n, int *n_inner, const char **first, const char **last)
+{
+	const ox_graph *body = ox_node_is_partition(n) ? ox_attr_graph(n, "body") : NULL;
+
+	*n_inner = body ? body->n_nodes : 0;
+	*first = body && body->n_nodes > 0 ? body->nodes[0].name : NULL;
+	*last = body && body->n_nodes > 0 ? body->nodes[body->n_nodes - 1].name : NULL;
+	return body ? "cuda" : "cpu";
+}
+
 bool
 ox_graph_is_partition_body(const ox_graph *g)
 {

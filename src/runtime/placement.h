@@ -49,6 +49,14 @@ ox_code		ox_cuda_partition_model(ox_model *m, int *n_partitions, ox_status *st);
 
 /* whether n is a partition node made by ox_place_partitions */
 bool		ox_node_is_partition(const ox_node *n);
+/*
+ * Where a main-graph node runs: "cpu", or for a partition node its device
+ * provider ("cuda": the only provider that makes partitions), with the
+ * number of nodes in its body and the names of the first and last of them
+ * (n_inner = 0 and NULL names for other nodes).
+ */
+const char *ox_node_provider(const ox_node *n, int *n_inner, const char **first,
+							 const char **last);
 /* whether g is the body of a partition node */
 bool		ox_graph_is_partition_body(const ox_graph *g);
 

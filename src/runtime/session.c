@@ -442,8 +442,8 @@ check_input(const ox_value_def *def, const ox_value *v, ox_status *st)
 	return OX_OK;
 }
 
-static void
-refresh_memory_stats(ox_session *s)
+size_t
+ox_session_buffer_bytes(const ox_session *s)
 {
 	size_t		bytes = s->pool.bytes;
 
@@ -457,6 +457,14 @@ refresh_memory_stats(ox_session *s)
 			if (!plan->env.borrowed[v] && plan->env.vals[v].tensor.owns)
 				bytes += plan->env.vals[v].tensor.capacity;
 	}
+	return bytes;
+}
+
+static void
+refresh_memory_stats(ox_session *s)
+{
+	size_t		bytes = ox_session_buffer_bytes(s);
+
 	s->stats.tensor_bytes = bytes;
 	if (bytes > s->stats.peak_tensor_bytes)
 		s->stats.peak_tensor_bytes = bytes;
@@ -472,13 +480,78 @@ ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st)
 	return run_main(s, inputs, NULL, NULL, st);
 }
 
+/* ---- input shape signatures -------------------------------------------- */
+
+#define OX_SIG_SEED 0xcbf29ce484222325ULL
+
+static inline uint64_t
+sig_mix(uint64_t h, uint64_t v)
+{
+	return (h ^ v) * 0x100000001b3ULL;	/* FNV-1a, a word at a time */
+}
+
+static uint64_t
+tensor_sig(uint64_t h, const ox_tensor *t)
+{
+	h = sig_mix(h, ((uint64_t) t->dtype << 8) | (uint64_t) t->rank);
+	for (int d = 0; d < t->rank; d++)
+		h = sig_mix(h, (uint64_t) t->dims[d]);
+	return h;
+}
+
+static uint64_t
+values_sig(const ox_session *s, const ox_value *inputs)
+{
+	uint64_t	h = OX_SIG_SEED;
+
+	for (int i = 0; i < s->n_feeds; i++)
+	{
+		const ox_value *v = &inputs[i];
+
+		h = sig_mix(h, (uint64_t) v->kind);
+		if (v->kind == OX_VALUE_TENSOR)
+			h = tensor_sig(h, &v->tensor);
+		else if (v->kind == OX_VALUE_SEQUENCE)
+			h = sig_mix(h, (uint64_t) v->seq_len);
+		else if (v->kind == OX_VALUE_MAP)
+			h = tensor_sig(h, &v->map_keys);
+	}
+	return h;
+}
+
+/* remember a run's signature: the last one first, then the (bounded) set */
+static void
+note_shape(ox_session *s, uint64_t sig)
+{
+	if (s->n_shape_sigs > 0 && s->shape_sigs[s->last_shape_sig] == sig)
+		return;
+	for (int i = 0; i < s->n_shape_sigs; i++)
+		if (s->shape_sigs[i] == sig)
+		{
+			s->last_shape_sig = i;
+			return;
+		}
+	if (s->n_shape_sigs < OX_MAX_SHAPE_SIGNATURES)
+	{
+		s->last_shape_sig = s->n_shape_sigs;
+		s->shape_sigs[s->n_shape_sigs++] = sig;
+	}
+}
+
+int
+ox_session_shape_count(const ox_session *s)
+{
+	return s->n_shape_sigs;
+}
+
 /* after a successful run: statistics, and outputs that are inputs copied */
 static ox_code
-finish_run(ox_session *s, ox_status *st)
+finish_run(ox_session *s, uint64_t sig, ox_status *st)
 {
 	ox_env	   *env = &s->main->env;
 
 	s->stats.runs++;
+	note_shape(s, sig);
 	if (s->alloc_events != s->stats_events)
 		refresh_memory_stats(s);
 	/* graph outputs that are inputs: copy them, the caller's memory may go */
@@ -534,7 +607,7 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 	}
 	if (rc != OX_OK)
 		return rc;
-	return finish_run(s, st);
+	return finish_run(s, values_sig(s, inputs), st);
 }
 
 const ox_value *
@@ -702,7 +775,8 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	}
 	if (rc != OX_OK)
 		return rc;
-	return finish_run(s, st);
+	/* the signature values_sig gives a single tensor input */
+	return finish_run(s, tensor_sig(sig_mix(OX_SIG_SEED, (uint64_t) OX_VALUE_TENSOR), input), st);
 }
 
 const ox_value *

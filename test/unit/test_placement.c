@@ -164,6 +164,21 @@ test_partitions(void)
 		/* P1: inputs b and s, output d */
 		CHECK(p1->n_inputs == 2 && p1->n_outputs == 1 && strcmp(g->values[p1->outputs[0]].name, "d") == 0);
 	}
+	if (g->n_nodes == 4)
+	{
+		/* what onnx_profile reports per executed node */
+		int			inner = -1;
+		const char *first = "x",
+				   *last = "x";
+
+		CHECK(strcmp(ox_node_provider(&g->nodes[0], &inner, &first, &last), "cuda") == 0);
+		CHECK(inner == 2 && first && strcmp(first, "mm") == 0 && last && strcmp(last, "relu") == 0);
+		CHECK(strcmp(ox_node_provider(&g->nodes[2], &inner, &first, &last), "cuda") == 0);
+		CHECK(inner == 2 && first && strcmp(first, "reshape") == 0 && last && strcmp(last, "add") == 0);
+		CHECK(strcmp(ox_node_provider(&g->nodes[1], &inner, &first, &last), "cpu") == 0);
+		CHECK(inner == 0 && first == NULL && last == NULL);
+		CHECK(strcmp(ox_node_provider(&g->nodes[3], &inner, &first, &last), "cpu") == 0 && inner == 0);
+	}
 	ox_model_free(m);
 }
 
