@@ -534,8 +534,13 @@ put_row(ReturnSetInfo *rsinfo, Oid dbid, const char *name, const StatCounters *c
 	values[2] = Int64GetDatum(c->calls);
 	values[3] = Int64GetDatum(c->rows);
 	values[4] = Float8GetDatum(c->total_ms);
+	/*
+	 * Sampled runs all count the same estimate, and a sum of equal terms
+	 * divided back can round one ulp above the term: never show a mean
+	 * above the maximum.
+	 */
 	if (c->calls > 0)
-		values[5] = Float8GetDatum(c->total_ms / c->calls);
+		values[5] = Float8GetDatum(Min(c->total_ms / c->calls, c->max_ms));
 	else
 		nulls[5] = true;
 	values[6] = Float8GetDatum(c->max_ms);
