@@ -71,13 +71,15 @@ SELECT misses AS misses_before FROM onnx_cache_stats() WHERE model = 'base' \gse
 SET onnx.max_run_memory = '2MB';
 SELECT onnx_predict('base', '{1,2,3,4}');
 SELECT misses - :misses_before AS sessions_rebuilt FROM onnx_cache_stats() WHERE model = 'base';
--- Intermediate tensors: ConstantOfShape [1024, 1024] makes 4 MB.  The
--- engine does not enforce max_run_memory inside a run yet (see
--- docs/reliability.md), so this still succeeds; once it does, this becomes
--- an ERROR (54000) and this expected output must change.
+-- Tensors made inside a run count too: ConstantOfShape [1024, 1024] makes
+-- 4 MB from an input of two numbers, refused before it is allocated; [512,
+-- 512] (1 MB) fits.
 SELECT onnx_load_model_file('cos', :'bad' || 'ok_constant_of_shape.onnx');
 SELECT jsonb_array_length(onnx_run('cos', '{"S": [1024, 1024]}') -> 'Y') AS rows;
+:sqlstate
+SELECT jsonb_array_length(onnx_run('cos', '{"S": [512, 512]}') -> 'Y') AS rows;
 RESET onnx.max_run_memory;
+SELECT jsonb_array_length(onnx_run('cos', '{"S": [1024, 1024]}') -> 'Y') AS rows;
 
 -- ---- only superusers change the limits ----
 CREATE ROLE onnx_limits_user;

@@ -71,6 +71,14 @@ struct ox_kernel_ctx
 	bool		(*should_abort) (void *arg);
 	void	   *abort_arg;
 	int64_t    *alloc_events;	/* executor counter of buffer (re)allocations, or NULL */
+	/*
+	 * Bytes of output buffers the run has newly allocated, and the limit on
+	 * them (max_run_memory; 0 = none): an output that would pass the limit
+	 * fails before it is allocated.  Buffers reused from earlier runs or
+	 * from released values do not count again.
+	 */
+	size_t	   *run_new_bytes;
+	size_t		run_memory_limit;
 };
 
 /* input i as a tensor, or NULL when omitted (or not a tensor) */

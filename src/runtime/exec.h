@@ -73,6 +73,7 @@ struct ox_session
 	bool	   *target_nodes;	/* per main-graph node: needed */
 	bool	   *target_keep;	/* per main-graph value: a target, never released */
 	int64_t		alloc_events;	/* output buffers (re)allocated, to refresh stats lazily */
+	size_t		run_new_bytes;	/* output buffers newly allocated by the run in progress */
 	int64_t		stats_events;	/* alloc_events when stats were last computed */
 	/* distinct input shape signatures of successful runs (session.c) */
 	uint64_t	shape_sigs[OX_MAX_SHAPE_SIGNATURES];

@@ -398,6 +398,10 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const 
 	ctx.should_abort = s->opts.should_abort;
 	ctx.abort_arg = s->opts.abort_arg;
 	ctx.alloc_events = &s->alloc_events;
+	if (!parent)
+		s->run_new_bytes = 0;	/* a new top-level run (subgraphs add to it) */
+	ctx.run_new_bytes = &s->run_new_bytes;
+	ctx.run_memory_limit = s->opts.max_run_memory;
 
 	for (int k = 0; k < g->n_nodes; k++)
 	{

@@ -28,13 +28,35 @@ ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *d
 		if (n > 0)
 			ctx->supply_buffer(ctx->exec, &v->tensor, (size_t) n * ox_dtype_size(dt));
 	}
+	if (ctx->run_memory_limit && ctx->run_new_bytes && dt != OX_STRING)
+	{
+		int64_t		n = ox_shape_numel(rank, dims);
+		size_t		need = n > 0 ? (size_t) n * ox_dtype_size(dt) : 0;
+
+		/* only an allocation counts: a buffer big enough is reused */
+		if (n > 0 && (!v->tensor.data || v->tensor.capacity < need) &&
+			(need > ctx->run_memory_limit ||
+			 *ctx->run_new_bytes > ctx->run_memory_limit - need))
+		{
+			ox_fail(ctx->st, OX_LIMIT_EXCEEDED,
+					"output %d needs %zu bytes, which would make this run hold more than "
+					"max_run_memory (%zu bytes; it has allocated %zu)",
+					i, need, ctx->run_memory_limit, *ctx->run_new_bytes);
+			return NULL;
+		}
+	}
 	{
 		void	   *before = v->tensor.data;
 
 		if (ox_tensor_alloc(&v->tensor, dt, rank, dims, ctx->st) != OX_OK)
 			return NULL;
-		if (v->tensor.data != before && ctx->alloc_events)
-			(*ctx->alloc_events)++;
+		if (v->tensor.data != before)
+		{
+			if (ctx->alloc_events)
+				(*ctx->alloc_events)++;
+			if (ctx->run_new_bytes && v->tensor.owns)
+				*ctx->run_new_bytes += v->tensor.capacity;
+		}
 	}
 	return &v->tensor;
 }
