@@ -92,27 +92,6 @@ dw_load512(const float *p, int64_t s, __m512i idx_even, __m512i idx_gather)
 }
 
 __attribute__((target("avx512f,fma")))
-static inline __m512
-dw_act512(const nn_activation *act, __m512 v)
-{
-	switch (act->kind)
-	{
-		case NN_ACT_RELU:
-			return _mm512_max_ps(_mm512_setzero_ps(), v);
-		case NN_ACT_LEAKY_RELU:
-			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
-									  v, _mm512_set1_ps(act->p0));
-		case NN_ACT_CLIP:
-			return _mm512_min_ps(_mm512_set1_ps(act->p1), _mm512_max_ps(_mm512_set1_ps(act->p0), v));
-		case NN_ACT_HARD_SIGMOID:
-			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
-			return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
-		default:
-			return v;
-	}
-}
-
-__attribute__((target("avx512f,fma")))
 static void
 dw_channel_avx512(const dw_job *j, const float *xp, const float *wc, float bias, const float *zc,
 				  float *yc)
@@ -161,7 +140,7 @@ dw_channel_avx512(const dw_job *j, const float *xp, const float *wc, float bias,
 
 			if (zc)
 				v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, zc + oo[q]));
-			_mm512_mask_storeu_ps(yc + oo[q], m, dw_act512(act, v));
+			_mm512_mask_storeu_ps(yc + oo[q], m, nn_act_avx512(act, v));
 		}
 	}
 }

@@ -27,6 +27,8 @@
 #include "kernels/cpu/nn.h"
 #include "kernels/cpu/fused_act.h"
 
+#include <immintrin.h>
+
 typedef enum nn_isa
 {
 	NN_ISA_NONE = 0,
@@ -181,5 +183,31 @@ ox_code		nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_
 /* depthwise path (conv_depthwise.c): one input channel per group */
 ox_code		nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
 								  const float *w, const nn_conv_epi *epi, float *y, ox_status *st);
+
+/*
+ * The fused activation on 16 floats, for the AVX-512 paths' epilogues.  The
+ * comparisons keep the scalar definitions' NaN behaviour (fused_act.c):
+ * max(a, b) returns b unless a > b.
+ */
+__attribute__((target("avx512f")))
+static inline __m512
+nn_act_avx512(const nn_activation *act, __m512 v)
+{
+	switch (act->kind)
+	{
+		case NN_ACT_RELU:
+			return _mm512_max_ps(_mm512_setzero_ps(), v);
+		case NN_ACT_LEAKY_RELU:
+			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
+									  v, _mm512_set1_ps(act->p0));
+		case NN_ACT_CLIP:
+			return _mm512_min_ps(_mm512_set1_ps(act->p1), _mm512_max_ps(_mm512_set1_ps(act->p0), v));
+		case NN_ACT_HARD_SIGMOID:
+			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
+			return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
+		default:
+			return v;
+	}
+}
 
 #endif							/* OX_KERNELS_CPU_CONV_FAST_H */

@@ -380,36 +380,8 @@ act_in_registers(const nn_activation *act)
 		act->kind == NN_ACT_CLIP || act->kind == NN_ACT_HARD_SIGMOID;
 }
 
-/*
- * The comparisons below keep the scalar definitions' NaN behaviour
- * (fused_act.c): max(a, b) returns b unless a > b.
- */
-__attribute__((target("avx512f,fma")))
-static inline __m512
-act_avx512(const nn_activation *act, __m512 v)
-{
-	switch (act->kind)
-	{
-		case NN_ACT_RELU:
-			return _mm512_max_ps(_mm512_setzero_ps(), v);
-		case NN_ACT_LEAKY_RELU:
-			{
-				__mmask16	neg = _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ);
-
-				return _mm512_mask_mul_ps(v, neg, v, _mm512_set1_ps(act->p0));
-			}
-		case NN_ACT_CLIP:
-			v = _mm512_max_ps(_mm512_set1_ps(act->p0), v);
-			return _mm512_min_ps(_mm512_set1_ps(act->p1), v);
-		case NN_ACT_HARD_SIGMOID:
-			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
-			v = _mm512_max_ps(_mm512_setzero_ps(), v);
-			return _mm512_min_ps(_mm512_set1_ps(1.0f), v);
-		default:
-			return v;
-	}
-}
-
+/* (the AVX-512 activation is nn_act_avx512, conv_fast.h; the comparisons
+ * below keep the same NaN behaviour) */
 __attribute__((target("avx2,fma")))
 static inline __m256
 act_avx2(const nn_activation *act, __m256 v)
@@ -499,7 +471,7 @@ uk512_##NV(const uk_args *u) \
 					t = _mm512_add_ps(t, _mm512_maskz_loadu_ps(m, u->e->z + r * u->e->ldz + 16 * v)); \
 				if (u->e->bias) \
 					t = _mm512_add_ps(t, _mm512_set1_ps(u->e->bias[r])); \
-				t = act_avx512(u->e->act, t); \
+				t = nn_act_avx512(u->e->act, t); \
 			} \
 			_mm512_mask_storeu_ps(cr + 16 * v, m, t); \
 		} \

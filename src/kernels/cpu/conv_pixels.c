@@ -189,27 +189,6 @@ nn_conv_px_tile(int64_t kc, const float *w, const float *b, float *acc, bool acc
 		px_tile(kc, w, b, acc, accumulate, NULL, false);
 }
 
-__attribute__((target("avx512f")))
-static inline __m512
-px_act(const nn_activation *act, __m512 v)
-{
-	switch (act->kind)
-	{
-		case NN_ACT_RELU:
-			return _mm512_max_ps(_mm512_setzero_ps(), v);
-		case NN_ACT_LEAKY_RELU:
-			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
-									  v, _mm512_set1_ps(act->p0));
-		case NN_ACT_CLIP:
-			return _mm512_min_ps(_mm512_set1_ps(act->p1), _mm512_max_ps(_mm512_set1_ps(act->p0), v));
-		case NN_ACT_HARD_SIGMOID:
-			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
-			return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
-		default:
-			return v;
-	}
-}
-
 /* y rows of channels [m0, m0 + nch) from the staging tile (pixel-major, CB wide) */
 __attribute__((target("avx512f")))
 static void
@@ -243,7 +222,7 @@ px_epilogue(const px_job *j, int64_t m0, int64_t nch, const float *acc)
 				v = _mm512_add_ps(v, bias);
 				if (zr)
 					v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, zr + p));
-				_mm512_mask_storeu_ps(yr + p, m, px_act(act, v));
+				_mm512_mask_storeu_ps(yr + p, m, nn_act_avx512(act, v));
 			}
 			if (act_after)
 				nn_activation_apply_row_f32(act, yr, npix);

@@ -194,27 +194,6 @@ output_1d(const __m512 *m, __m512 *o)
 										  _mm512_fmadd_ps(_mm512_set1_ps(8.0f), m[3], m12)), m[5]);
 }
 
-__attribute__((target("avx512f")))
-static inline __m512
-act512(const nn_activation *act, __m512 v)
-{
-	switch (act->kind)
-	{
-		case NN_ACT_RELU:
-			return _mm512_max_ps(_mm512_setzero_ps(), v);
-		case NN_ACT_LEAKY_RELU:
-			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
-									  v, _mm512_set1_ps(act->p0));
-		case NN_ACT_CLIP:
-			return _mm512_min_ps(_mm512_set1_ps(act->p1), _mm512_max_ps(_mm512_set1_ps(act->p0), v));
-		case NN_ACT_HARD_SIGMOID:
-			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
-			return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
-		default:
-			return v;
-	}
-}
-
 static inline __mmask16
 lanes(int64_t n)
 {
@@ -469,7 +448,7 @@ output_transform(const wino_job *j, int64_t mch, int64_t mrow, int64_t mrows, in
 						v = direct_lanes(j, n, mch, oh, ow0 + 16 * k, bad, v);
 					if (zc)
 						v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(mk, zc + oh * OW + ow0 + 16 * k));
-					_mm512_mask_storeu_ps(dst, mk, act512(act, v));
+					_mm512_mask_storeu_ps(dst, mk, nn_act_avx512(act, v));
 				}
 				if (act_after)
 					nn_activation_apply_row_f32(act, yc + oh * OW + ow0, valid);
