@@ -80,6 +80,17 @@ SELECT jsonb_array_length(onnx_run('cos', '{"S": [1024, 1024]}') -> 'Y') AS rows
 SELECT jsonb_array_length(onnx_run('cos', '{"S": [512, 512]}') -> 'Y') AS rows;
 RESET onnx.max_run_memory;
 SELECT jsonb_array_length(onnx_run('cos', '{"S": [1024, 1024]}') -> 'Y') AS rows;
+-- Workspaces count as well: a double Conv of a 64x64 image with a 33x33
+-- kernel unrolls the image into 8.9 MB of columns (im2col) while its
+-- inputs and output take 48 kB; refused under 2 MB before the allocation.
+SELECT onnx_load_model_file('conv_d', :'bad' || 'ok_conv_double.onnx');
+SELECT jsonb_build_object('X', to_jsonb(array_fill(1::float8, ARRAY[1, 1, 64, 64])),
+                          'W', to_jsonb(array_fill(1::float8, ARRAY[1, 1, 33, 33]))) AS conv_in \gset
+SET onnx.max_run_memory = '2MB';
+SELECT onnx_run('conv_d', :'conv_in') -> 'Y' -> 0 -> 0 -> 0 -> 0 AS y;
+:sqlstate
+RESET onnx.max_run_memory;
+SELECT onnx_run('conv_d', :'conv_in') -> 'Y' -> 0 -> 0 -> 0 -> 0 AS y;
 
 -- ---- only superusers change the limits ----
 CREATE ROLE onnx_limits_user;

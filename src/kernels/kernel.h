@@ -79,6 +79,8 @@ struct ox_kernel_ctx
 	 */
 	size_t	   *run_new_bytes;
 	size_t		run_memory_limit;
+	/* workspace the running kernel has reserved (ox_workspace_reserve) */
+	size_t		ws_bytes;
 };
 
 /* input i as a tensor, or NULL when omitted (or not a tensor) */
@@ -114,6 +116,34 @@ ox_tensor  *ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank,
 						  const int64_t *dims);
 /* output i as a raw value to fill (sequences, maps, optionals) */
 ox_value   *ox_out_value(ox_kernel_ctx *ctx, int i);
+
+/*
+ * Workspace.  Buffers a kernel allocates for itself during a run (im2col
+ * columns, staging copies, index tables, sequence items) count against
+ * max_run_memory together with the output tensors the run has allocated:
+ * ox_workspace_reserve fails with OX_LIMIT_EXCEEDED, before anything is
+ * allocated, when those outputs plus the workspace the running kernel has
+ * reserved so far plus `bytes` would pass the limit.  A kernel's workspace
+ * is transient: its reservations end when it returns, so the sum over one
+ * kernel bounds what it holds at any moment (an upper bound: buffers freed
+ * early still count until the kernel returns).  Outside a run (session
+ * creation, unit tests) and on worker threads nothing is counted: their
+ * per-thread buffers are sized by cache blocks and the model's weights.
+ *
+ * ox_workspace_alloc: reserve, then malloc (a non-NULL pointer even for 0
+ * bytes); NULL with st set when refused or out of memory.  Free with free().
+ * The first error stays in st (ox_fail keeps it), so a caller's own
+ * out-of-memory message after a NULL does not hide the limit.
+ * ox_workspace_alloc_n: the same for n elements of esize bytes, refusing
+ * negative n and overflowing products.
+ */
+ox_code		ox_workspace_reserve(size_t bytes, ox_status *st, const char *what);
+void	   *ox_workspace_alloc(size_t bytes, ox_status *st, const char *what);
+void	   *ox_workspace_alloc_n(int64_t n, size_t esize, ox_status *st, const char *what);
+/* zeroed, like calloc(n, esize); free with free() */
+void	   *ox_workspace_calloc(size_t n, size_t esize, ox_status *st, const char *what);
+/* 64-byte aligned (ox_aligned_alloc); free with ox_aligned_free() */
+void	   *ox_workspace_aligned(size_t bytes, ox_status *st, const char *what);
 
 /*
  * The context of the kernel running on this thread, or NULL (worker threads,

@@ -422,6 +422,7 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const 
 		ctx.out = env->out_ptrs[k];
 		ctx.n_out = node->n_outputs;
 		ctx.state = p->states[k];
+		ctx.ws_bytes = 0;
 		{
 			ox_kernel_ctx *outer = ox_kernel_current();
 

@@ -5,6 +5,8 @@
  */
 #include "kernels/kernel.h"
 
+#include <stdlib.h>
+
 ox_tensor *
 ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *dims)
 {
@@ -59,6 +61,83 @@ ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *d
 		}
 	}
 	return &v->tensor;
+}
+
+ox_code
+ox_workspace_reserve(size_t bytes, ox_status *st, const char *what)
+{
+	ox_kernel_ctx *ctx = ox_kernel_current();
+	size_t		held;
+
+	if (!ctx || !ctx->run_memory_limit || !ctx->run_new_bytes)
+		return OX_OK;
+	held = *ctx->run_new_bytes + ctx->ws_bytes;
+	if (bytes > ctx->run_memory_limit || held > ctx->run_memory_limit - bytes)
+		return ox_fail(st ? st : ctx->st, OX_LIMIT_EXCEEDED,
+					   "%s: a workspace of %zu bytes would make this run hold more than "
+					   "max_run_memory (%zu bytes; it holds %zu in outputs and %zu in workspace)",
+					   what, bytes, ctx->run_memory_limit, *ctx->run_new_bytes, ctx->ws_bytes);
+	ctx->ws_bytes += bytes;
+	return OX_OK;
+}
+
+void *
+ox_workspace_alloc(size_t bytes, ox_status *st, const char *what)
+{
+	void	   *p;
+
+	if (ox_workspace_reserve(bytes, st, what) != OX_OK)
+		return NULL;
+	p = malloc(bytes > 0 ? bytes : 1);
+	if (!p)
+		ox_fail(st, OX_OUT_OF_MEMORY, "%s: could not allocate %zu bytes", what, bytes);
+	return p;
+}
+
+void *
+ox_workspace_alloc_n(int64_t n, size_t esize, ox_status *st, const char *what)
+{
+	size_t		bytes;
+
+	if (n < 0 || __builtin_mul_overflow((size_t) n, esize, &bytes) || bytes > SIZE_MAX / 2)
+	{
+		ox_fail(st, OX_LIMIT_EXCEEDED, "%s: a buffer of %lld elements is too large",
+				what, (long long) n);
+		return NULL;
+	}
+	return ox_workspace_alloc(bytes, st, what);
+}
+
+void *
+ox_workspace_calloc(size_t n, size_t esize, ox_status *st, const char *what)
+{
+	size_t		bytes;
+	void	   *p;
+
+	if (__builtin_mul_overflow(n, esize, &bytes) || bytes > SIZE_MAX / 2)
+	{
+		ox_fail(st, OX_LIMIT_EXCEEDED, "%s: a buffer of %zu elements is too large", what, n);
+		return NULL;
+	}
+	if (ox_workspace_reserve(bytes, st, what) != OX_OK)
+		return NULL;
+	p = calloc(n > 0 ? n : 1, esize > 0 ? esize : 1);
+	if (!p)
+		ox_fail(st, OX_OUT_OF_MEMORY, "%s: could not allocate %zu bytes", what, bytes);
+	return p;
+}
+
+void *
+ox_workspace_aligned(size_t bytes, ox_status *st, const char *what)
+{
+	void	   *p;
+
+	if (ox_workspace_reserve(bytes, st, what) != OX_OK)
+		return NULL;
+	p = ox_aligned_alloc(bytes > 0 ? bytes : 64);
+	if (!p)
+		ox_fail(st, OX_OUT_OF_MEMORY, "%s: could not allocate %zu bytes", what, bytes);
+	return p;
 }
 
 ox_value *

@@ -317,6 +317,10 @@ def main():
     emit("ok_gather", "valid: Gather(X float [N], I int64 [K])", m)
     m = model([h.make_node("ConstantOfShape", ["S"], ["Y"])], [vi("S", I64, ["R"])], [vi("Y", F, None)])
     emit("ok_constant_of_shape", "valid: ConstantOfShape(S int64 [R])", m)
+    # double: the portable path, which unrolls the whole image (im2col) as a workspace
+    m = model([h.make_node("Conv", ["X", "W"], ["Y"])], [vi("X", D, [1, 1, "H", "W_"]), vi("W", D, [1, 1, "K", "K"])],
+              [vi("Y", D, None)])
+    emit("ok_conv_double", "valid: Conv(X double [1, 1, H, W], W double [1, 1, K, K]), weights as an input", m)
     m = model([h.make_node("Div", ["A", "B"], ["Y"])], [vi("A", I64, ["N"]), vi("B", I64, ["N"])], [vi("Y", I64, None)])
     emit("ok_div_int64", "valid: Div of int64 A [N] and B [N]", m)
     m = model([h.make_node("Cast", ["X"], ["Y"], to=I32)], [vi("X", F, ["N"])], [vi("Y", I32, None)])

@@ -403,7 +403,7 @@ softmax_family(ox_kernel_ctx *ctx, sm_kind kind)
 	if (x->dtype == OX_FLOAT16 || x->dtype == OX_BFLOAT16)
 	{
 		/* compute in float: input then output in one buffer */
-		tmp = ox_aligned_alloc((size_t) numel * 2 * sizeof(float));
+		tmp = ox_workspace_aligned((size_t) numel * 2 * sizeof(float), ctx->st, "Softmax");
 		if (!tmp)
 			return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s could not allocate %lld floats",
 						   node->op_type, (long long) numel);

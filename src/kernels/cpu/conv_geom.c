@@ -32,6 +32,8 @@ nn_scratch(int64_t n, size_t esize, ox_status *st, const char *what)
 				what, (long long) n);
 		return NULL;
 	}
+	if (ox_workspace_reserve(bytes, st, what) != OX_OK)
+		return NULL;
 	/* a non-NULL pointer even for empty buffers keeps callers simple */
 	p = ox_aligned_alloc(bytes > 0 ? bytes : 64);
 	if (!p)

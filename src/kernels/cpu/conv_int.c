@@ -433,7 +433,7 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 	/* kernel-row quads may read up to kx4 bytes past a row: slack at the end */
 	uint8_t    *img = nn_scratch(hp * wp * (kxq ? c : c4) + kx4 + 64, 1, ctx->st, op);
 	uint8_t    *res = img ? nn_scratch(p * m, esize, ctx->st, op) : NULL;
-	int64_t    *row_off = res ? malloc(sizeof(int64_t) * (size_t) (p + taps)) : NULL;
+	int64_t    *row_off = res ? ox_workspace_alloc(sizeof(int64_t) * (size_t) (p + taps), ctx->st, "ConvInteger") : NULL;
 	int64_t    *tap_off = row_off ? row_off + p : NULL;
 	ox_code		rc = OX_OK;
 

@@ -307,7 +307,7 @@ nn_qlinear_matmul_run(ox_kernel_ctx *ctx)
 		if (qgemm_fits(a, b, la, lb) && na == 1)
 		{
 			ox_qgemm_epi ep;
-			float	   *mult = malloc(sizeof(float) * (size_t) (n + 1));
+			float	   *mult = ox_workspace_alloc(sizeof(float) * (size_t) (n + 1), ctx->st, "QLinearMatMul");
 			double		sa = ox_tensor_get_double(as, 0);
 			ox_code		rc;
 

@@ -163,10 +163,10 @@ loss_run(ox_kernel_ctx *ctx)
 	if (!out)
 		return ctx->st->code;
 
-	xd = malloc((size_t) (nx > 0 ? nx : 1) * sizeof(double));
-	ld = malloc((size_t) (N * D > 0 ? N * D : 1) * sizeof(double));
-	tmp = malloc((size_t) (D > 0 ? 2 * D : 1) * sizeof(double));
-	wd = malloc((size_t) (C > 0 ? C : 1) * sizeof(double));
+	xd = ox_workspace_alloc((size_t) (nx > 0 ? nx : 1) * sizeof(double), ctx->st, "Loss");
+	ld = ox_workspace_alloc((size_t) (N * D > 0 ? N * D : 1) * sizeof(double), ctx->st, "Loss");
+	tmp = ox_workspace_alloc((size_t) (D > 0 ? 2 * D : 1) * sizeof(double), ctx->st, "Loss");
+	wd = ox_workspace_alloc((size_t) (C > 0 ? C : 1) * sizeof(double), ctx->st, "Loss");
 	if (!xd || !ld || !tmp || !wd)
 	{
 		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate work buffers", ls->op);

@@ -96,7 +96,7 @@ linear_classifier_run(ox_kernel_ctx *ctx)
 					 op, (long long) lab.n, (long long) k_count);
 		goto done;
 	}
-	scores = malloc(sizeof(float) * (size_t) (rows * k_count + 1));
+	scores = ox_workspace_alloc(sizeof(float) * (size_t) (rows * k_count + 1), ctx->st, "LinearClassifier");
 	if (!scores)
 	{
 		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate scores", op);

@@ -229,7 +229,7 @@ ml_cast_map_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_INVALID_MODEL, "%s: max_map is %lld", op, (long long) max_map);
 	width = dense ? n : max_map;
 	keys = m->map_keys.data;
-	pos = malloc(sizeof(int64_t) * (size_t) (n > 0 ? n : 1));
+	pos = ox_workspace_alloc(sizeof(int64_t) * (size_t) (n > 0 ? n : 1), ctx->st, "CastMap");
 	if (!pos)
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate %lld positions", op, (long long) n);
 	for (int64_t i = 0; i < n; i++)

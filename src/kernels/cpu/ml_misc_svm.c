@@ -327,7 +327,7 @@ ml_svm_classifier_run(ox_kernel_ctx *ctx)
 			extra = s->post == ML_POST_NONE ? 2 : 0;
 	}
 	nbuf = (size_t) (rows * cols + s->vector_count + pairs + 3 * k * k + 2 * k + 2 + width);
-	buf = malloc(sizeof(float) * nbuf);
+	buf = ox_workspace_alloc(sizeof(float) * nbuf, ctx->st, "SVMClassifier");
 	votes = malloc(sizeof(int64_t) * (size_t) (k + 1));
 	if (!buf || !votes)
 	{
@@ -507,7 +507,7 @@ ml_svm_regressor_run(ox_kernel_ctx *ctx)
 	if (cols != s->feature_count)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: input has %lld features, the model %lld",
 					   op, (long long) cols, (long long) s->feature_count);
-	xf = malloc(sizeof(float) * (size_t) (rows * cols + 1));
+	xf = ox_workspace_alloc(sizeof(float) * (size_t) (rows * cols + 1), ctx->st, "SVMRegressor");
 	if (!xf)
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate features", op);
 	if (ml_to_float(op, x, xf, rows * cols, ctx->st) != OX_OK)

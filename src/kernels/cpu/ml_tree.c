@@ -759,7 +759,7 @@ tree_run(ox_kernel_ctx *ctx)
 			job.label_i64 = labels->data;
 		else if (rows > 0)
 		{
-			job.label_idx = malloc(sizeof(int64_t) * (size_t) rows);
+			job.label_idx = ox_workspace_alloc(sizeof(int64_t) * (size_t) rows, ctx->st, "TreeEnsemble");
 			if (!job.label_idx)
 				return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate %lld labels", op, (long long) rows);
 		}

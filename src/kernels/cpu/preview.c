@@ -31,7 +31,7 @@ preview_to_float(ox_kernel_ctx *ctx, const char *op, const ox_tensor *t)
 		ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "%s: tensor size overflows", op);
 		return NULL;
 	}
-	f = ox_aligned_alloc((size_t) (n > 0 ? n : 1) * sizeof(float));
+	f = ox_workspace_aligned((size_t) (n > 0 ? n : 1) * sizeof(float), ctx->st, "preview");
 	if (!f)
 	{
 		ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate %lld floats", op, (long long) n);

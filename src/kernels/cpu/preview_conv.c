@@ -191,7 +191,7 @@ preview_causal_conv_run(ox_kernel_ctx *ctx)
 	if (rows == 0)
 		return OX_OK;
 
-	padded = ox_aligned_alloc((size_t) (rows * width > 0 ? rows * width : 1) * sizeof(float));
+	padded = ox_workspace_aligned((size_t) (rows * width > 0 ? rows * width : 1) * sizeof(float), ctx->st, "CausalConv");
 	if (!padded)
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "CausalConvWithState: could not allocate %lld floats",
 					   (long long) (rows * width));
@@ -215,7 +215,7 @@ preview_causal_conv_run(ox_kernel_ctx *ctx)
 		goto fail;
 	if (x->dtype == OX_FLOAT)
 		yf = y->data;
-	else if (!(yf = ox_aligned_alloc((size_t) (rows * len > 0 ? rows * len : 1) * sizeof(float))))
+	else if (!(yf = ox_workspace_aligned((size_t) (rows * len > 0 ? rows * len : 1) * sizeof(float), ctx->st, "CausalConv")))
 	{
 		ox_fail(ctx->st, OX_OUT_OF_MEMORY, "CausalConvWithState: could not allocate the output buffer");
 		goto fail;

@@ -353,7 +353,7 @@ flex_apply_mod(ox_kernel_ctx *ctx, const ox_graph *g, const char *name, void *bu
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "FlexAttention: %s needs a subgraph runner", name);
 	if (precision != buf_dt)
 	{
-		tmp = ox_aligned_alloc((size_t) (n > 0 ? n : 1) * ox_dtype_size(precision));
+		tmp = ox_workspace_aligned((size_t) (n > 0 ? n : 1) * ox_dtype_size(precision), ctx->st, "FlexAttention");
 		if (!tmp)
 			return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "FlexAttention: could not allocate the %s input", name);
 		if (n > 0 && (rc = ox_convert_elements(tmp, precision, buf, buf_dt, n, ctx->st)) != OX_OK)
@@ -440,8 +440,8 @@ preview_flex_attention_run(ox_kernel_ctx *ctx)
 	scale = fs->has_scale ? fs->scale : (float) (1.0 / sqrt((double) (s.head > 0 ? s.head : 1)));
 	sqrt_scale = sqrtf(scale);
 
-	if (!(scores = ox_aligned_alloc((size_t) (n_scores > 0 ? n_scores : 1) * ws)) ||
-		!(yw = ox_aligned_alloc((size_t) (n_y > 0 ? n_y : 1) * ws)))
+	if (!(scores = ox_workspace_aligned((size_t) (n_scores > 0 ? n_scores : 1) * ws, ctx->st, "FlexAttention")) ||
+		!(yw = ox_workspace_aligned((size_t) (n_y > 0 ? n_y : 1) * ws, ctx->st, "FlexAttention")))
 		goto oom;
 
 	/* Q, K and V in the working type */
@@ -465,9 +465,9 @@ preview_flex_attention_run(ox_kernel_ctx *ctx)
 					nk = ox_tensor_numel(k),
 					nv = ox_tensor_numel(v);
 
-		if (!(qw = ox_aligned_alloc((size_t) (nq > 0 ? nq : 1) * ws)) ||
-			!(kw = ox_aligned_alloc((size_t) (nk > 0 ? nk : 1) * ws)) ||
-			!(vw = ox_aligned_alloc((size_t) (nv > 0 ? nv : 1) * ws)))
+		if (!(qw = ox_workspace_aligned((size_t) (nq > 0 ? nq : 1) * ws, ctx->st, "FlexAttention")) ||
+			!(kw = ox_workspace_aligned((size_t) (nk > 0 ? nk : 1) * ws, ctx->st, "FlexAttention")) ||
+			!(vw = ox_workspace_aligned((size_t) (nv > 0 ? nv : 1) * ws, ctx->st, "FlexAttention")))
 			goto oom;
 		if ((nq > 0 && ox_convert_elements(qw, OX_DOUBLE, q->data, dt, nq, ctx->st) != OX_OK) ||
 			(nk > 0 && ox_convert_elements(kw, OX_DOUBLE, k->data, dt, nk, ctx->st) != OX_OK) ||

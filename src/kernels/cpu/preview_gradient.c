@@ -180,8 +180,8 @@ gradient_run(ox_kernel_ctx *ctx)
 		if (cnt_ != n && cnt_ != 1) \
 		{ rc = ox_fail(ctx->st, OX_UNSUPPORTED, "Gradient: values of different shapes are not supported"); goto done; } \
 		b[v].n = cnt_; \
-		b[v].val = calloc(cnt_ + 1, sizeof(double)); \
-		b[v].grad = calloc(n + 1, sizeof(double)); \
+		b[v].val = ox_workspace_calloc(cnt_ + 1, sizeof(double), ctx->st, "Gradient"); \
+		b[v].grad = ox_workspace_calloc(n + 1, sizeof(double), ctx->st, "Gradient"); \
 		if (!b[v].val || !b[v].grad) \
 		{ rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Gradient: out of memory"); goto done; } \
 		for (int64_t i_ = 0; i_ < cnt_; i_++) \
@@ -220,8 +220,8 @@ gradient_run(ox_kernel_ctx *ctx)
 			in[i] = &b[v];
 		}
 		b[out].n = n;
-		b[out].val = calloc(n + 1, sizeof(double));
-		b[out].grad = calloc(n + 1, sizeof(double));
+		b[out].val = ox_workspace_calloc(n + 1, sizeof(double), ctx->st, "Gradient");
+		b[out].grad = ox_workspace_calloc(n + 1, sizeof(double), ctx->st, "Gradient");
 		if (!b[out].val || !b[out].grad)
 		{
 			rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Gradient: out of memory");

@@ -344,7 +344,7 @@ preview_linear_attention_run(ox_kernel_ctx *ctx)
 	/* float32 state, starting from past_state or zeros */
 	if (present->dtype == OX_FLOAT)
 		state_buf = present->data;
-	else if (!(state_buf = ox_aligned_alloc((size_t) (state_n > 0 ? state_n : 1) * sizeof(float))))
+	else if (!(state_buf = ox_workspace_aligned((size_t) (state_n > 0 ? state_n : 1) * sizeof(float), ctx->st, "LinearAttention")))
 		goto oom;
 	if (state_n > 0)
 	{
@@ -359,9 +359,9 @@ preview_linear_attention_run(ox_kernel_ctx *ctx)
 	}
 	if (y->dtype == OX_FLOAT)
 		y_buf = y->data;
-	else if (!(y_buf = ox_aligned_alloc((size_t) (y_n > 0 ? y_n : 1) * sizeof(float))))
+	else if (!(y_buf = ox_workspace_aligned((size_t) (y_n > 0 ? y_n : 1) * sizeof(float), ctx->st, "LinearAttention")))
 		goto oom;
-	if (!(scratch = ox_aligned_alloc((size_t) (tasks * job.dv > 0 ? tasks * job.dv : 1) * sizeof(float))))
+	if (!(scratch = ox_workspace_aligned((size_t) (tasks * job.dv > 0 ? tasks * job.dv : 1) * sizeof(float), ctx->st, "LinearAttention")))
 		goto oom;
 
 	job.as = as;

@@ -934,7 +934,7 @@ ox_qgemm_rows(ox_kernel_ctx *ctx, int64_t M, const void *A, ox_dtype adt, int64_
 	/* rows must be unsigned and padded to whole quads */
 	if (flip || w->k % 4 != 0)
 	{
-		apack = ox_aligned_alloc((size_t) (M * kp));
+		apack = ox_workspace_aligned((size_t) (M * kp), st, "int8 GEMM");
 		if (!apack)
 			return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory for %lld x %lld activations",
 						   (long long) M, (long long) kp);
@@ -955,7 +955,7 @@ ox_qgemm_rows(ox_kernel_ctx *ctx, int64_t M, const void *A, ox_dtype adt, int64_
 	}
 	if (w->has_zp)
 	{
-		asum = malloc(sizeof(int32_t) * (size_t) M);
+		asum = ox_workspace_alloc(sizeof(int32_t) * (size_t) M, st, "int8 GEMM");
 		if (!asum)
 		{
 			ox_aligned_free(apack);
@@ -998,7 +998,7 @@ ox_qgemm_rows_gather(ox_kernel_ctx *ctx, int64_t M, const uint8_t *base, const i
 	ga.qpt = quads_per_tap;
 	if (w->has_zp)
 	{
-		asum = malloc(sizeof(int32_t) * (size_t) M);
+		asum = ox_workspace_alloc(sizeof(int32_t) * (size_t) M, st, "int8 GEMM");
 		if (!asum)
 			return ox_fail(st, OX_OUT_OF_MEMORY, "int8 GEMM: out of memory");
 		for (int64_t m = 0; m < M; m++)

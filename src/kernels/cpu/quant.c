@@ -388,7 +388,7 @@ quant_params(ox_kernel_ctx *ctx, const ox_tensor *scale, const ox_tensor *zp,
 			 float **scale_out, int32_t **zp_out)
 {
 	int64_t		n = ox_tensor_numel(scale);
-	void	   *block = malloc((size_t) n * (sizeof(float) + sizeof(int32_t)) + 1);
+	void	   *block = ox_workspace_alloc((size_t) n * (sizeof(float) + sizeof(int32_t)) + 1, ctx->st, "QuantizeLinear");
 
 	*scale_out = block;
 	*zp_out = NULL;
@@ -530,7 +530,7 @@ quantize_run(ox_kernel_ctx *ctx)
 						s->precision != OX_UNDEFINED))
 	{
 		/* narrow inputs run through float32; the precision attribute rounds x and scale too */
-		staged = malloc(sizeof(float) * (size_t) n);
+		staged = ox_workspace_alloc(sizeof(float) * (size_t) n, ctx->st, "QuantizeLinear");
 		if (!staged)
 			rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory staging %lld elements",
 						 op, (long long) n);
@@ -621,7 +621,7 @@ dequantize_run(ox_kernel_ctx *ctx)
 	rc = quant_params(ctx, scale, zp, &sc, &zps);
 	if (rc == OX_OK && out_dt != OX_FLOAT)
 	{
-		staged = malloc(sizeof(float) * (size_t) n);
+		staged = ox_workspace_alloc(sizeof(float) * (size_t) n, ctx->st, "DequantizeLinear");
 		if (!staged)
 			rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory staging %lld elements",
 						 op, (long long) n);

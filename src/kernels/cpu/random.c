@@ -370,7 +370,7 @@ multinomial_run(ox_kernel_ctx *ctx)
 	dims[1] = samples;
 	if (ox_shape_numel(2, dims) < 0 || ox_tensor_numel(x) < 0)
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "Multinomial: output too large");
-	if (!(cdf = malloc(sizeof(double) * K)))
+	if (!(cdf = ox_workspace_alloc(sizeof(double) * K, ctx->st, "Multinomial")))
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Multinomial: out of memory");
 	if (!(y = ox_out_tensor(ctx, 0, (ox_dtype) dt, 2, dims)))
 	{

@@ -642,13 +642,13 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 	int64_t    *trows;
 	ox_code		rc = OX_OK;
 
-	xp = malloc((size_t) (nrows * gh) * esz + 1);
-	gates = malloc((size_t) (d->batch * gh) * esz + 1);
-	h = malloc((size_t) (d->batch * hs) * esz + 1);
-	c = malloc((size_t) (d->batch * hs) * esz + 1);
+	xp = ox_workspace_alloc((size_t) (nrows * gh) * esz + 1, ctx->st, "RNN");
+	gates = ox_workspace_alloc((size_t) (d->batch * gh) * esz + 1, ctx->st, "RNN");
+	h = ox_workspace_alloc((size_t) (d->batch * hs) * esz + 1, ctx->st, "RNN");
+	c = ox_workspace_alloc((size_t) (d->batch * hs) * esz + 1, ctx->st, "RNN");
 	/* calloc: rows outside their sequence still enter the second GRU product */
-	rh = calloc((size_t) (d->batch * hs) + 1, esz);
-	rows = malloc(sizeof(int64_t) * (size_t) (3 * d->batch + 1));
+	rh = ox_workspace_calloc((size_t) (d->batch * hs) + 1, esz, ctx->st, "RNN");
+	rows = ox_workspace_alloc(sizeof(int64_t) * (size_t) (3 * d->batch + 1), ctx->st, "RNN");
 	if (!xp || !gates || !h || !c || !rh || !rows)
 	{
 		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory for %lld x %lld workspace",

@@ -104,8 +104,8 @@ fft_plan_init(fft_plan *p, int64_t n, ox_status *st, const char *op)
 	memset(p, 0, sizeof(*p));
 	p->n = n;
 	p->pow2 = n > 0 && (n & (n - 1)) == 0;
-	p->cs = malloc((size_t) (n > 0 ? n : 1) * sizeof(double));
-	p->sn = malloc((size_t) (n > 0 ? n : 1) * sizeof(double));
+	p->cs = ox_workspace_alloc((size_t) (n > 0 ? n : 1) * sizeof(double), st, op);
+	p->sn = ox_workspace_alloc((size_t) (n > 0 ? n : 1) * sizeof(double), st, op);
 	if (!p->cs || !p->sn)
 	{
 		free(p->cs);

@@ -120,7 +120,7 @@ signal_det_run(ox_kernel_ctx *ctx)
 		return ctx->st->code;
 	if (batch == 0)
 		return OX_OK;
-	if (!(out = malloc((size_t) batch * sizeof(double))))
+	if (!(out = ox_workspace_alloc((size_t) batch * sizeof(double), ctx->st, "Det")))
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Det: could not allocate %lld results", (long long) batch);
 	memset(&j, 0, sizeof(j));
 	j.x = x;

@@ -108,7 +108,7 @@ signal_window_run(ox_kernel_ctx *ctx)
 		return ctx->st->code;
 	if (size == 0)
 		return OX_OK;
-	if (!(v = malloc((size_t) size * sizeof(double))))
+	if (!(v = ox_workspace_alloc((size_t) size * sizeof(double), ctx->st, "window")))
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate %lld values", op, (long long) size);
 	denom = (double) (ws->periodic ? size : size - 1);
 	for (int64_t i = 0; i < size; i++)
@@ -232,8 +232,8 @@ signal_mel_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "MelWeightMatrix: output size overflows");
 
 	/* the bin of each band edge; every one must land inside the spectrum */
-	edge = malloc((size_t) (mel_bins + 2) * sizeof(int64_t));
-	w = calloc((size_t) (spec_bins * mel_bins), sizeof(double));
+	edge = ox_workspace_alloc((size_t) (mel_bins + 2) * sizeof(int64_t), ctx->st, "MelWeightMatrix");
+	w = ox_workspace_calloc((size_t) (spec_bins * mel_bins), sizeof(double), ctx->st, "MelWeightMatrix");
 	if (!edge || !w)
 	{
 		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "MelWeightMatrix: could not allocate the matrix");

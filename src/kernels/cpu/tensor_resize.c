@@ -448,7 +448,7 @@ resize_nearest(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox
 	for (int k = 0; k < n_plans && rc == OX_OK; k++)
 	{
 		const axis_plan *p = &plans[k];
-		int64_t    *m = malloc(sizeof(int64_t) * (p->out ? p->out : 1));
+		int64_t    *m = ox_workspace_alloc(sizeof(int64_t) * (p->out ? p->out : 1), ctx->st, "Resize");
 
 		if (!m)
 		{
@@ -556,7 +556,7 @@ resize_interp(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox_
 	int			r = x->rank;
 	int64_t		dims[OX_MAX_RANK];
 	int64_t		n = ox_tensor_numel(x);
-	double	   *cur = malloc(sizeof(double) * (n ? n : 1));
+	double	   *cur = ox_workspace_alloc(sizeof(double) * (n ? n : 1), ctx->st, "Resize");
 	ox_code		rc = OX_OK;
 
 	if (!cur)
@@ -580,10 +580,10 @@ resize_interp(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox_
 		for (int i = p->axis + 1; i < r; i++)
 			inner *= dims[i];
 		nn = outer * p->out * inner;
-		next = malloc(sizeof(double) * (nn ? nn : 1));
-		coef = malloc(sizeof(double) * MAX_TAPS * (p->out ? p->out : 1));
-		starts = malloc(sizeof(int64_t) * (p->out ? p->out : 1));
-		ntaps = malloc(sizeof(int) * (p->out ? p->out : 1));
+		next = ox_workspace_alloc(sizeof(double) * (nn ? nn : 1), ctx->st, "Resize");
+		coef = ox_workspace_alloc(sizeof(double) * MAX_TAPS * (p->out ? p->out : 1), ctx->st, "Resize");
+		starts = ox_workspace_alloc(sizeof(int64_t) * (p->out ? p->out : 1), ctx->st, "Resize");
+		ntaps = ox_workspace_alloc(sizeof(int) * (p->out ? p->out : 1), ctx->st, "Resize");
 		if (!next || !coef || !starts || !ntaps)
 		{
 			free(next);
@@ -936,7 +936,7 @@ oxt_col2im_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Col2Im: unsupported type %s", ox_dtype_name(x->dtype));
 	if (!(out = ox_out_tensor(ctx, 0, x->dtype, nd + 2, dims)))
 		return ctx->st->code;
-	if (!(acc = calloc(total ? total : 1, sizeof(double))))
+	if (!(acc = ox_workspace_calloc(total ? total : 1, sizeof(double), ctx->st, "Col2Im")))
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Col2Im: could not allocate a work buffer");
 	for (int64_t nc = 0; nc < N * C; nc++)
 		for (int64_t b = 0; b < B; b++)

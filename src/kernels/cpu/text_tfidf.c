@@ -423,8 +423,8 @@ ox_text_tfidf_run(ox_kernel_ctx *ctx)
 		memset(out, 0, sizeof(float) * (size_t) ox_tensor_numel(y));
 	if (C <= 0 || rows <= 0)
 		return OX_OK;
-	keys = malloc(sizeof(int64_t) * C);
-	counts = malloc(sizeof(int64_t) * s->n_indexes);
+	keys = ox_workspace_alloc(sizeof(int64_t) * C, ctx->st, "TfIdfVectorizer");
+	counts = ox_workspace_alloc(sizeof(int64_t) * s->n_indexes, ctx->st, "TfIdfVectorizer");
 	if (!keys || !counts)
 	{
 		free(keys);

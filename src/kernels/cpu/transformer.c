@@ -304,7 +304,7 @@ attn_load_mask(ox_kernel_ctx *ctx, const ox_tensor *m, const attn_shape *s, attn
 	n = ox_tensor_numel(m);
 	if (n < 0)
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "Attention: attn_mask size overflows");
-	out->data = ox_aligned_alloc((size_t) n * sizeof(float));
+	out->data = ox_workspace_aligned((size_t) n * sizeof(float), ctx->st, "Attention");
 	if (!out->data)
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Attention: could not allocate the mask");
 	if (m->dtype == OX_BOOL)
@@ -490,7 +490,7 @@ attn_as_float(ox_kernel_ctx *ctx, const ox_tensor *t, bool *owned)
 	*owned = false;
 	if (t->dtype == OX_FLOAT)
 		return t->data;
-	f = ox_aligned_alloc((size_t) n * sizeof(float));
+	f = ox_workspace_aligned((size_t) n * sizeof(float), ctx->st, "Attention");
 	if (!f)
 	{
 		ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Attention: could not allocate %lld floats", (long long) n);
@@ -509,7 +509,7 @@ attn_as_float(ox_kernel_ctx *ctx, const ox_tensor *t, bool *owned)
 static float *
 attn_scratch(ox_kernel_ctx *ctx, int64_t n)
 {
-	float	   *f = ox_aligned_alloc((size_t) n * sizeof(float));
+	float	   *f = ox_workspace_aligned((size_t) n * sizeof(float), ctx->st, "Attention");
 
 	if (!f)
 		ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Attention: could not allocate %lld floats", (long long) n);

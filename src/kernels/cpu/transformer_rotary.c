@@ -132,7 +132,7 @@ rope_as_float(ox_kernel_ctx *ctx, const ox_tensor *t, bool *owned)
 	*owned = false;
 	if (t->dtype == OX_FLOAT)
 		return t->data;
-	if (!(f = ox_aligned_alloc((size_t) n * sizeof(float))))
+	if (!(f = ox_workspace_aligned((size_t) n * sizeof(float), ctx->st, "RotaryEmbedding")))
 	{
 		ox_fail(ctx->st, OX_OUT_OF_MEMORY, "RotaryEmbedding: could not allocate %lld floats", (long long) n);
 		return NULL;
@@ -261,7 +261,7 @@ transformer_rotary_run(ox_kernel_ctx *ctx)
 		goto fail;
 	if (x->dtype == OX_FLOAT)
 		yf = y->data;
-	else if (!(yf = ox_aligned_alloc((size_t) n * sizeof(float))))
+	else if (!(yf = ox_workspace_aligned((size_t) n * sizeof(float), ctx->st, "RotaryEmbedding")))
 	{
 		ox_fail(ctx->st, OX_OUT_OF_MEMORY, "RotaryEmbedding: could not allocate %lld floats", (long long) n);
 		goto fail;

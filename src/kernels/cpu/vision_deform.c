@@ -327,16 +327,16 @@ ox_vision_deform_conv_run(ox_kernel_ctx *ctx)
 	wrow = icg * g.K;
 	dbl = x->dtype == OX_DOUBLE;
 	if (dbl)
-		cols_d = malloc(sizeof(double) * (cols_n > 0 ? cols_n : 1));
+		cols_d = ox_workspace_alloc(sizeof(double) * (cols_n > 0 ? cols_n : 1), ctx->st, "DeformConv");
 	else
 	{
-		cols_f = malloc(sizeof(float) * (cols_n > 0 ? cols_n : 1));
+		cols_f = ox_workspace_alloc(sizeof(float) * (cols_n > 0 ? cols_n : 1), ctx->st, "DeformConv");
 		if (x->dtype != OX_FLOAT)
 		{
 			int64_t		nw = ox_tensor_numel(w);
 
-			w_f = malloc(sizeof(float) * (nw > 0 ? nw : 1));
-			y_f = malloc(sizeof(float) * g.OC * g.S);
+			w_f = ox_workspace_alloc(sizeof(float) * (nw > 0 ? nw : 1), ctx->st, "DeformConv");
+			y_f = ox_workspace_alloc(sizeof(float) * g.OC * g.S, ctx->st, "DeformConv");
 			if (w_f)
 				for (int64_t i = 0; i < nw; i++)
 					w_f[i] = (float) ox_vision_load(w->data, w->dtype, i);

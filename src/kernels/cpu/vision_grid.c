@@ -281,8 +281,8 @@ ox_vision_grid_sample_run(ox_kernel_ctx *ctx)
 	in_strides[r - 1] = 1;
 	for (int i = r - 2; i >= 0; i--)
 		in_strides[i] = in_strides[i + 1] * x->dims[3 + i];
-	combo_off = malloc(sizeof(int64_t) * combos);
-	combo_w = malloc(sizeof(double) * combos);
+	combo_off = ox_workspace_alloc(sizeof(int64_t) * combos, ctx->st, "GridSample");
+	combo_w = ox_workspace_alloc(sizeof(double) * combos, ctx->st, "GridSample");
 	if (!combo_off || !combo_w)
 	{
 		free(combo_off);

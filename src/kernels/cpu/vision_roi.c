@@ -179,9 +179,9 @@ ox_vision_nms_run(ox_kernel_ctx *ctx)
 	C = scores->dims[1];
 	if (max_out > 0 && NB > 0 && B > 0 && C > 0)
 	{
-		bx = malloc(sizeof(nms_box) * NB);
-		cand = malloc(sizeof(nms_cand) * NB);
-		sel = malloc(sizeof(int64_t) * NB);
+		bx = ox_workspace_alloc(sizeof(nms_box) * NB, ctx->st, "NonMaxSuppression");
+		cand = ox_workspace_alloc(sizeof(nms_cand) * NB, ctx->st, "NonMaxSuppression");
+		sel = ox_workspace_alloc(sizeof(int64_t) * NB, ctx->st, "NonMaxSuppression");
 		if (!bx || !cand || !sel)
 		{
 			rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "NonMaxSuppression: out of memory");
