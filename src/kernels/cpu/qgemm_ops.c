@@ -20,6 +20,7 @@
 #include "kernels/cpu/nn.h"
 #include "kernels/cpu/qgemm.h"
 
+#include <immintrin.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -422,7 +423,20 @@ NAME##_body(const T *restrict a, const T *restrict b, T *restrict y, int64_t n, 
 __attribute__((target("avx512f,avx512bw,avx512vl"))) static void \
 NAME##_avx512(const T *a, const T *b, T *y, int64_t n, float ka, float kb, float k0) \
 { \
-	NAME##_body(a, b, y, n, ka, kb, k0); \
+	__m512		vka = _mm512_set1_ps(ka), vkb = _mm512_set1_ps(kb), vk0 = _mm512_set1_ps(k0); \
+	__m512		lo = _mm512_set1_ps(LO), hi = _mm512_set1_ps(HI); \
+	int64_t		i = 0; \
+	/* clamped in float first, so the conversion never overflows; it rounds \
+	 * to nearest even (MXCSR), as nearbyintf does in the body below */ \
+	for (; i + 16 <= n; i += 16) \
+	{ \
+		__m512		fa = _mm512_cvtepi32_ps(WIDEN(_mm_loadu_si128((const __m128i *) (a + i)))); \
+		__m512		fb = _mm512_cvtepi32_ps(WIDEN(_mm_loadu_si128((const __m128i *) (b + i)))); \
+		__m512		f = _mm512_add_ps(_mm512_fmadd_ps(fa, vka, _mm512_mul_ps(fb, vkb)), vk0); \
+		f = _mm512_min_ps(_mm512_max_ps(f, lo), hi); \
+		_mm_storeu_si128((__m128i *) (y + i), _mm512_cvtepi32_epi8(_mm512_cvtps_epi32(f))); \
+	} \
+	NAME##_body(a + i, b + i, y + i, n - i, ka, kb, k0); \
 } \
 __attribute__((target("avx2,fma"))) static void \
 NAME##_avx2(const T *a, const T *b, T *y, int64_t n, float ka, float kb, float k0) \
@@ -446,8 +460,12 @@ NAME(const T *a, const T *b, T *y, int64_t n, float ka, float kb, float k0) \
 		NAME##_body(a, b, y, n, ka, kb, k0); \
 }
 
+#define WIDEN _mm512_cvtepu8_epi32
 QADD_SAME(qadd_same_u8, uint8_t, 0.0f, 255.0f)
+#undef WIDEN
+#define WIDEN _mm512_cvtepi8_epi32
 QADD_SAME(qadd_same_i8, int8_t, -128.0f, 127.0f)
+#undef WIDEN
 
 typedef struct bcast_iter
 {
