@@ -819,5 +819,7 @@ const ox_kernel_def ox_kernels_conv[] = {
 	{"", "ConvTranspose", 1, conv_prepare, conv_transpose_run, conv_free},
 	{"", "ConvInteger", 10, nn_conv_int_prepare, nn_conv_integer_run, nn_conv_int_free},
 	{"", "QLinearConv", 10, nn_conv_int_prepare, nn_qlinear_conv_run, nn_conv_int_free},
+	/* onnxruntime's contrib form, with the channels_last attribute */
+	{"com.microsoft", "QLinearConv", 1, nn_conv_int_prepare, nn_qlinear_conv_run, nn_conv_int_free},
 };
 const int	ox_kernels_conv_count = OX_KERNEL_COUNT(ox_kernels_conv);

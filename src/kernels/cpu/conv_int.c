@@ -12,6 +12,11 @@
  * is added and the sum requantized with x_scale * w_scale[c] / y_scale,
  * rounding half to even and saturating.
  *
+ * com.microsoft QLinearConv with channels_last=1 (what the layout pass
+ * makes of 2-D, group-1 convolutions, see passes/layout_nhwc.c) takes X as
+ * [N, H, W, C] and writes Y as [N, OH, OW, M]: the gathered path computes
+ * channels-last anyway, so both transposes around it disappear.
+ *
  * The sums are exact int32 arithmetic; only QLinearConv's requantization
  * is float (like onnxruntime's), which can differ from a double reference
  * by one unit when a product lands within float rounding of a .5 tie.
@@ -35,6 +40,7 @@ typedef struct conv_int_state
 	ox_qgemm_weights nhwc;
 	bool		have_nhwc;
 	bool		kxq;			/* its reduction order: kernel-row quads */
+	bool		channels_last;	/* X [N, H, W, C] and Y [N, OH, OW, M] */
 } conv_int_state;
 
 static bool
@@ -165,6 +171,10 @@ nn_conv_int_prepare(ox_prepare_ctx *pc)
 	pc->state = s;
 	rc = nn_window_parse(pc->node, &s->win, false, pc->st);
 	s->group = ox_attr_int(pc->node, "group", 1);
+	s->channels_last = ql && ox_attr_int(pc->node, "channels_last", 0) != 0;
+	if (rc == OX_OK && s->channels_last && s->group != 1)
+		rc = ox_fail(pc->st, OX_UNSUPPORTED, "%s: channels_last needs group 1, not %lld",
+					 pc->node->op_type, (long long) s->group);
 	if (rc == OX_OK && s->group < 1)
 		rc = ox_fail(pc->st, OX_INVALID_ARGUMENT, "%s: group is %lld, expected at least 1",
 					 pc->node->op_type, (long long) s->group);
@@ -408,6 +418,39 @@ unroll_2d(conv_int_state *s, const nn_conv_shape *cs, const ox_tensor *x, int64_
 }
 
 /*
+ * One channels-last image [H, W, C] into the padded buffer of the gathered
+ * path: pixels of c4 bytes (c4 > 0), or, for kernel-row quads (c4 == 0),
+ * planes [C, hp, wp].  The borders keep the caller's padding value.
+ */
+static void
+fill_from_nhwc(uint8_t *img, const uint8_t *x, const nn_geom *g, int64_t c, int64_t c4,
+			   int64_t hp, int64_t wp, uint8_t flip)
+{
+	for (int64_t ih = 0; ih < g->in[1]; ih++)
+	{
+		const uint8_t *sr = x + ih * g->in[2] * c;
+
+		if (c4 == 0)
+		{
+			for (int64_t iw = 0; iw < g->in[2]; iw++)
+				for (int64_t ci = 0; ci < c; ci++)
+					img[(ci * hp + ih + g->pb[1]) * wp + g->pb[2] + iw] = sr[iw * c + ci] ^ flip;
+			continue;
+		}
+		{
+			uint8_t    *dr = img + ((ih + g->pb[1]) * wp + g->pb[2]) * c4;
+
+			if (c4 == c && !flip)
+				memcpy(dr, sr, (size_t) (g->in[2] * c));
+			else
+				for (int64_t iw = 0; iw < g->in[2]; iw++)
+					for (int64_t ci = 0; ci < c; ci++)
+						dr[iw * c4 + ci] = sr[iw * c + ci] ^ flip;
+		}
+	}
+}
+
+/*
  * Group-1 1-D/2-D convolutions as a rows product without im2col: the image
  * is transposed once into a padded channels-last buffer (channels padded to
  * a multiple of 4), every output position then reads its window straight
@@ -417,7 +460,7 @@ unroll_2d(conv_int_state *s, const nn_conv_shape *cs, const ox_tensor *x, int64_
 static ox_code
 conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const ox_tensor *x,
 			  int32_t zx, uint8_t pad, const ox_qgemm_weights *w, bool kxq,
-			  const ox_qgemm_epi *ep, ox_tensor *y)
+			  const ox_qgemm_epi *ep, bool channels_last, ox_tensor *y)
 {
 	const nn_geom *g = &cs->g;
 	int64_t		c = cs->c,
@@ -432,7 +475,8 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 	uint8_t		flip = x->dtype == OX_INT8 ? 0x80 : 0;
 	/* kernel-row quads may read up to kx4 bytes past a row: slack at the end */
 	uint8_t    *img = nn_scratch(hp * wp * (kxq ? c : c4) + kx4 + 64, 1, ctx->st, op);
-	uint8_t    *res = img ? nn_scratch(p * m, esize, ctx->st, op) : NULL;
+	/* channels-last output: the product is written in place */
+	uint8_t    *res = !img ? NULL : channels_last ? img : nn_scratch(p * m, esize, ctx->st, op);
 	int64_t    *row_off = res ? ox_workspace_alloc(sizeof(int64_t) * (size_t) (p + taps), ctx->st, "ConvInteger") : NULL;
 	int64_t    *tap_off = row_off ? row_off + p : NULL;
 	ox_code		rc = OX_OK;
@@ -440,7 +484,8 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 	if (!row_off)
 	{
 		ox_aligned_free(img);
-		ox_aligned_free(res);
+		if (res != img)
+			ox_aligned_free(res);
 		return res ? ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op) : ctx->st->code;
 	}
 	for (int64_t oy = 0, i = 0; oy < g->out[1]; oy++)
@@ -461,7 +506,10 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 		}
 		/* pad with the zero point (flipped like the data); padding entries meet zero weights */
 		memset(img, pad ^ flip, (size_t) (hp * wp * (kxq ? c : c4) + kx4));
-		if (kxq)
+		if (channels_last)
+			fill_from_nhwc(img, (const uint8_t *) x->data + n * c * g->in_size, g, c, kxq ? 0 : c4,
+						   hp, wp, flip);
+		else if (kxq)
 			for (int64_t ci = 0; ci < c; ci++)
 				for (int64_t ih = 0; ih < g->in[1]; ih++)
 				{
@@ -476,9 +524,10 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 				ox_qgemm_transpose_u8(xi + ih * g->in[2], c, g->in[2], g->in_size,
 									  img + ((ih + g->pb[1]) * wp + g->pb[2]) * c4, c4, flip);
 		rc = ox_qgemm_rows_gather(ctx, p, img, row_off, tap_off, taps, kxq ? kx4 / 4 : c4 / 4,
-								  x->dtype == OX_INT8 ? zx + 128 : zx, w, ep, res, m, ctx->st);
-		if (rc != OX_OK)
-			break;
+								  x->dtype == OX_INT8 ? zx + 128 : zx, w, ep,
+								  channels_last ? (void *) yi : (void *) res, m, ctx->st);
+		if (rc != OX_OK || channels_last)
+			continue;
 		if (esize == 1)
 			ox_qgemm_transpose_u8(res, p, m, m, (uint8_t *) yi, p, 0);
 		else
@@ -488,7 +537,8 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 	}
 	free(row_off);
 	ox_aligned_free(img);
-	ox_aligned_free(res);
+	if (res != img)
+		ox_aligned_free(res);
 	return rc;
 }
 
@@ -541,11 +591,13 @@ conv_int_compute(ox_kernel_ctx *ctx, const char *op, conv_int_state *s, const nn
 		ep.mult = mult;
 		ep.ibias = ibias;
 		ep.y_zp = yzp;
-		rc = conv_gathered(ctx, op, cs, x, zx, pad, wn, kxq, &ep, y);
+		rc = conv_gathered(ctx, op, cs, x, zx, pad, wn, kxq, &ep, s->channels_last, y);
 		if (wn == &tmp)
 			ox_qgemm_weights_free(&tmp);
 		return rc;
 	}
+	if (s->channels_last)
+		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s: channels_last needs a 2-D convolution of group 1", op);
 	if (s->packed && w->data == s->packed_src && s->n_packed == cs->group &&
 		(wzp ? wzp->data : NULL) == s->packed_zp_src)
 		packed = s->packed;
@@ -652,6 +704,8 @@ nn_qlinear_conv_run(ox_kernel_ctx *ctx)
 	const ox_tensor *yzp = ox_in_tensor(ctx, 7);
 	const ox_tensor *b = ox_in_tensor(ctx, 8);
 	nn_conv_shape cs;
+	ox_tensor	xv;
+	const ox_tensor *x_nchw = x;
 	double		xscale,
 				yscale;
 	ox_dtype	ydt;
@@ -664,7 +718,27 @@ nn_qlinear_conv_run(ox_kernel_ctx *ctx)
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
 	OX_TRY(check_quant_inputs(op, x, w, ctx->st));
-	OX_TRY(nn_conv_check(&s->win, s->group, op, x, w, NULL, &cs, ctx->st));
+	if (s->channels_last)
+	{
+		/* check the shapes as NCHW: only the dims are read */
+		if (x->rank != 4)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: channels_last X has shape %s, expected [N, H, W, C]",
+						   op, nn_shape(x, buf));
+		xv = *x;
+		xv.dims[1] = x->dims[3];
+		xv.dims[2] = x->dims[1];
+		xv.dims[3] = x->dims[2];
+		x_nchw = &xv;
+	}
+	OX_TRY(nn_conv_check(&s->win, s->group, op, x_nchw, w, NULL, &cs, ctx->st));
+	if (s->channels_last)
+	{
+		int64_t		m = cs.y_dims[1];
+
+		cs.y_dims[1] = cs.y_dims[2];
+		cs.y_dims[2] = cs.y_dims[3];
+		cs.y_dims[3] = m;
+	}
 	if (!xs || !ws || !ys)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: x_scale, w_scale and y_scale are required", op);
 	OX_TRY(check_param(op, "x_scale", xs, cs.m, false, OX_FLOAT, true, ctx->st));

@@ -4,6 +4,7 @@
  */
 #include "model/passes/passes.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static const ox_pass passes[] = {
@@ -15,6 +16,7 @@ static const ox_pass passes[] = {
 	{"fuse_activation", 2, ox_pass_fuse_activation},
 	{"fuse_transformer", 2, ox_pass_fuse_transformer},
 	{"fuse_conv_add", 2, ox_pass_fuse_conv_add},
+	{"layout_nhwc", 3, ox_pass_layout_nhwc},
 };
 
 /* a few rounds reach the fixed point on real models; more would only hide a bug */
@@ -101,6 +103,57 @@ ox_graph_sole_consumer(const ox_graph *g, int v)
 		}
 	}
 	return found;
+}
+
+/* make sure the model imports domain (version 1), so that a saved model says so */
+static ox_code
+import_domain(ox_model *m, const char *domain, ox_status *st)
+{
+	ox_opset   *o;
+
+	if (ox_model_opset(m, domain) >= 1)
+		return OX_OK;
+	o = ox_arena_alloc(&m->arena, sizeof(ox_opset) * (size_t) (m->n_opsets + 1));
+	if (!o)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not add an opset import");
+	if (m->n_opsets)
+		memcpy(o, m->opsets, sizeof(ox_opset) * (size_t) m->n_opsets);
+	o[m->n_opsets].domain = domain;
+	o[m->n_opsets].version = 1;
+	m->opsets = o;
+	m->n_opsets++;
+	return OX_OK;
+}
+
+int
+ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domain,
+				 const char *name, const int *in, int n_in, const int *out, int n_out,
+				 const char *fused_from, ox_status *st)
+{
+	ox_node    *n;
+
+	if (domain[0] != '\0' && import_domain(pc->model, domain, st) != OX_OK)
+		return -1;
+	n = ox_graph_add_node(g, st);
+	if (!n)
+		return -1;
+	n->op_type = op;
+	n->domain = domain;
+	n->name = name;
+	n->opset = domain[0] ? 1 : (int) ox_model_opset(pc->model, "");
+	n->fused_from = fused_from;
+	n->inputs = malloc(sizeof(int) * (size_t) (n_in + 1));
+	n->outputs = malloc(sizeof(int) * (size_t) (n_out + 1));
+	if (!n->inputs || !n->outputs)
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a node");
+		return -1;
+	}
+	memcpy(n->inputs, in, sizeof(int) * (size_t) n_in);
+	n->n_inputs = n_in;
+	memcpy(n->outputs, out, sizeof(int) * (size_t) n_out);
+	n->n_outputs = n_out;
+	return (int) (n - g->nodes);
 }
 
 const ox_tensor *

@@ -31,6 +31,8 @@ typedef struct ox_pass_ctx
 	/* the session's abort callback (NULL: none): polled between passes */
 	bool		(*should_abort) (void *arg);
 	void	   *abort_arg;
+	/* every node runs on the CPU: layout passes may use CPU-only kernels */
+	bool		cpu_layout;
 } ox_pass_ctx;
 
 /* true, with st set to OX_CANCELED, when the optimization is to stop */
@@ -57,12 +59,21 @@ ox_code		ox_pass_qdq_fuse(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_layout_nhwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 
 /* helpers shared by passes */
 /* replace every use of value `from` by `to` (node inputs, graph outputs keep names) */
 void		ox_graph_replace_uses(ox_graph *g, int from, int to);
 /* the single node consuming value v, or -1 when it has 0 or >1 consumers */
 int			ox_graph_sole_consumer(const ox_graph *g, int v);
+/*
+ * A new node (op in domain, "" for ai.onnx; a domain is added to the
+ * model's opset imports at version 1); returns its index, or -1 with st
+ * set.  Node pointers taken before are invalid afterwards.
+ */
+int			ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domain,
+							 const char *name, const int *in, int n_in, const int *out, int n_out,
+							 const char *fused_from, ox_status *st);
 /* constant tensor behind node input i, or NULL */
 const ox_tensor *ox_node_const_input(const ox_graph *g, const ox_node *n, int i);
 

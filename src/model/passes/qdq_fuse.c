@@ -217,55 +217,12 @@ zp_or_zero(ox_pass_ctx *pc, ox_graph *g, const qp *p, ox_status *st)
 	return new_init(pc, g, "qdq_zero_point", p->dt, 0, NULL, &d, st);
 }
 
-/* make sure the model imports com.microsoft, so that a saved model says so */
-static ox_code
-import_ms(ox_model *m, ox_status *st)
-{
-	ox_opset   *o;
-
-	if (ox_model_opset(m, MS_DOMAIN) >= 1)
-		return OX_OK;
-	o = ox_arena_alloc(&m->arena, sizeof(ox_opset) * (size_t) (m->n_opsets + 1));
-	if (!o)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "could not add an opset import");
-	if (m->n_opsets)
-		memcpy(o, m->opsets, sizeof(ox_opset) * (size_t) m->n_opsets);
-	o[m->n_opsets].domain = MS_DOMAIN;
-	o[m->n_opsets].version = 1;
-	m->opsets = o;
-	m->n_opsets++;
-	return OX_OK;
-}
-
 /* a new node; returns its index (node pointers taken before are invalid) */
 static int
 add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domain, const char *name,
 		 const int *in, int n_in, int out, const char *fused_from, ox_status *st)
 {
-	ox_node    *n;
-
-	if (domain[0] != '\0' && import_ms(pc->model, st) != OX_OK)
-		return -1;
-	n = ox_graph_add_node(g, st);
-	if (!n)
-		return -1;
-	n->op_type = op;
-	n->domain = domain;
-	n->name = name;
-	n->opset = domain[0] ? 1 : (int) ox_model_opset(pc->model, "");
-	n->fused_from = fused_from;
-	n->inputs = malloc(sizeof(int) * (size_t) (n_in + 1));
-	n->outputs = malloc(sizeof(int));
-	if (!n->inputs || !n->outputs)
-	{
-		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a node");
-		return -1;
-	}
-	memcpy(n->inputs, in, sizeof(int) * (size_t) n_in);
-	n->n_inputs = n_in;
-	n->outputs[0] = out;
-	n->n_outputs = 1;
-	return (int) (n - g->nodes);
+	return ox_pass_add_node(pc, g, op, domain, name, in, n_in, &out, 1, fused_from, st);
 }
 
 static ox_code
