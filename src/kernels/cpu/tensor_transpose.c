@@ -265,8 +265,12 @@ oxt_strided_copy(ox_kernel_ctx *ctx, void *dst, const ox_tensor *src, int64_t of
 		}
 		return job.rc;
 	}
+	/*
+	 * A last dim of 2 or 3 (NCHW -> NHWC of an RGB image) takes the blocked
+	 * path too: as rows it would be one call per pixel.
+	 */
 	if (r >= 2 && job.strides[r - 2] == 1 && job.strides[r - 1] != 1 &&
-		job.dims[r - 2] >= 4 && job.dims[r - 1] >= 4 && job.es <= 8 &&
+		job.dims[r - 2] >= 4 && job.dims[r - 1] >= 2 && job.es <= 8 &&
 		(job.es & (job.es - 1)) == 0)
 	{
 		int64_t		bands = (job.dims[r - 2] + TILE - 1) / TILE;
