@@ -216,8 +216,11 @@ build/bench_inquery/engine_rate: bench/inquery/engine_rate.c build/libox.a
 	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIBS)
 
 # quantized models (issue 6): ours int8 vs our fp32 vs onnxruntime, CPU time
-bench-quant: build/libox_capi.so
-	$(TEST_PYTHON) bench/quant/run.py $(BENCH_ARGS)
+build/oxquant: bench/quant/oxquant.c build/libox.a
+	$(CC) $(TOOL_CFLAGS) -o $@ $< $(TOOL_LIBS)
+
+bench-quant: build/libox_capi.so build/oxquant
+	$(TEST_PYTHON) bench/quant/run.py --oxquant build/oxquant $(BENCH_ARGS)
 
 .PHONY: bench bench-quick bench-sql bench-inquery bench-quant
 

@@ -451,6 +451,35 @@ fill_from_nhwc(uint8_t *img, const uint8_t *x, const nn_geom *g, int64_t c, int6
 }
 
 /*
+ * One image (NCHW, or NHWC when channels_last) into the gathered path's
+ * padded buffer: pixels of c4 bytes, or planes for kernel-row quads (kxq).
+ * Padding takes the zero point (flipped like the data), and meets zero
+ * weights.
+ */
+static void
+fill_image(uint8_t *img, const uint8_t *xi, const nn_geom *g, int64_t c, int64_t c4, int64_t kx4,
+		   int64_t hp, int64_t wp, uint8_t pad, uint8_t flip, bool kxq, bool channels_last)
+{
+	memset(img, pad, (size_t) (hp * wp * (kxq ? c : c4) + kx4));
+	if (channels_last)
+		fill_from_nhwc(img, xi, g, c, kxq ? 0 : c4, hp, wp, flip);
+	else if (kxq)
+		for (int64_t ci = 0; ci < c; ci++)
+			for (int64_t ih = 0; ih < g->in[1]; ih++)
+			{
+				const uint8_t *sr = xi + ci * g->in_size + ih * g->in[2];
+				uint8_t    *dr = img + (ci * hp + ih + g->pb[1]) * wp + g->pb[2];
+
+				for (int64_t iw = 0; iw < g->in[2]; iw++)
+					dr[iw] = sr[iw] ^ flip;
+			}
+	else
+		for (int64_t ih = 0; ih < g->in[1]; ih++)
+			ox_qgemm_transpose_u8(xi + ih * g->in[2], c, g->in[2], g->in_size,
+								  img + ((ih + g->pb[1]) * wp + g->pb[2]) * c4, c4, flip);
+}
+
+/*
  * Group-1 1-D/2-D convolutions as a rows product without im2col: the image
  * is transposed once into a padded channels-last buffer (channels padded to
  * a multiple of 4), every output position then reads its window straight
@@ -473,20 +502,27 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 	int			taps = (int) (kxq ? c * g->k[1] : g->k[1] * g->k[2]);
 	size_t		esize = ep->kind == OX_QG_OUT_Q8 ? 1 : 4;
 	uint8_t		flip = x->dtype == OX_INT8 ? 0x80 : 0;
-	/* kernel-row quads may read up to kx4 bytes past a row: slack at the end */
-	uint8_t    *img = nn_scratch(hp * wp * (kxq ? c : c4) + kx4 + 64, 1, ctx->st, op);
+	/*
+	 * A channels-last image without padding whose pixels are whole quads is
+	 * read where it is (the gather reads 4 bytes at a time, never past a
+	 * pixel); otherwise it is copied into a padded buffer, where kernel-row
+	 * quads may read up to kx4 bytes past a row: slack at the end.
+	 */
+	bool		direct = channels_last && !kxq && c4 == c && !flip && hp == g->in[1] && wp == g->in[2];
+	uint8_t    *img = direct ? NULL : nn_scratch(hp * wp * (kxq ? c : c4) + kx4 + 64, 1, ctx->st, op);
+	bool		have_img = direct || img;
 	/* channels-last output: the product is written in place */
-	uint8_t    *res = !img ? NULL : channels_last ? img : nn_scratch(p * m, esize, ctx->st, op);
-	int64_t    *row_off = res ? ox_workspace_alloc(sizeof(int64_t) * (size_t) (p + taps), ctx->st, "ConvInteger") : NULL;
+	uint8_t    *res = !have_img ? NULL : channels_last ? NULL : nn_scratch(p * m, esize, ctx->st, op);
+	int64_t    *row_off = have_img && (channels_last || res) ?
+		ox_workspace_alloc(sizeof(int64_t) * (size_t) (p + taps), ctx->st, "ConvInteger") : NULL;
 	int64_t    *tap_off = row_off ? row_off + p : NULL;
 	ox_code		rc = OX_OK;
 
 	if (!row_off)
 	{
 		ox_aligned_free(img);
-		if (res != img)
-			ox_aligned_free(res);
-		return res ? ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op) : ctx->st->code;
+		ox_aligned_free(res);
+		return ctx->st->code != OX_OK ? ctx->st->code : ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op);
 	}
 	for (int64_t oy = 0, i = 0; oy < g->out[1]; oy++)
 		for (int64_t ox = 0; ox < g->out[2]; ox++, i++)
@@ -504,26 +540,9 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 			rc = ox_fail(ctx->st, OX_CANCELED, "%s: canceled", op);
 			break;
 		}
-		/* pad with the zero point (flipped like the data); padding entries meet zero weights */
-		memset(img, pad ^ flip, (size_t) (hp * wp * (kxq ? c : c4) + kx4));
-		if (channels_last)
-			fill_from_nhwc(img, (const uint8_t *) x->data + n * c * g->in_size, g, c, kxq ? 0 : c4,
-						   hp, wp, flip);
-		else if (kxq)
-			for (int64_t ci = 0; ci < c; ci++)
-				for (int64_t ih = 0; ih < g->in[1]; ih++)
-				{
-					const uint8_t *sr = xi + ci * g->in_size + ih * g->in[2];
-					uint8_t    *dr = img + (ci * hp + ih + g->pb[1]) * wp + g->pb[2];
-
-					for (int64_t iw = 0; iw < g->in[2]; iw++)
-						dr[iw] = sr[iw] ^ flip;
-				}
-		else
-			for (int64_t ih = 0; ih < g->in[1]; ih++)
-				ox_qgemm_transpose_u8(xi + ih * g->in[2], c, g->in[2], g->in_size,
-									  img + ((ih + g->pb[1]) * wp + g->pb[2]) * c4, c4, flip);
-		rc = ox_qgemm_rows_gather(ctx, p, img, row_off, tap_off, taps, kxq ? kx4 / 4 : c4 / 4,
+		if (!direct)
+			fill_image(img, xi, g, c, c4, kx4, hp, wp, pad ^ flip, flip, kxq, channels_last);
+		rc = ox_qgemm_rows_gather(ctx, p, direct ? xi : img, row_off, tap_off, taps, kxq ? kx4 / 4 : c4 / 4,
 								  x->dtype == OX_INT8 ? zx + 128 : zx, w, ep,
 								  channels_last ? (void *) yi : (void *) res, m, ctx->st);
 		if (rc != OX_OK || channels_last)
@@ -537,8 +556,7 @@ conv_gathered(ox_kernel_ctx *ctx, const char *op, const nn_conv_shape *cs, const
 	}
 	free(row_off);
 	ox_aligned_free(img);
-	if (res != img)
-		ox_aligned_free(res);
+	ox_aligned_free(res);
 	return rc;
 }
 
