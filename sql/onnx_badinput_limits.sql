@@ -92,6 +92,16 @@ SELECT onnx_run('conv_d', :'conv_in') -> 'Y' -> 0 -> 0 -> 0 -> 0 AS y;
 RESET onnx.max_run_memory;
 SELECT onnx_run('conv_d', :'conv_in') -> 'Y' -> 0 -> 0 -> 0 -> 0 AS y;
 
+-- Sequences hold copies: four of a 512 kB tensor make 2 MB, refused under
+-- 2 MB (the run also holds the tensor); 128 kB ones fit.
+SELECT onnx_load_model_file('seq4', :'bad' || 'ok_sequence_copies.onnx');
+SET onnx.max_run_memory = '2MB';
+SELECT onnx_run('seq4', '{"S": [256, 512]}') -> 'N' AS n;
+:sqlstate
+SELECT onnx_run('seq4', '{"S": [128, 256]}') -> 'N' AS n;
+RESET onnx.max_run_memory;
+SELECT onnx_run('seq4', '{"S": [256, 512]}') -> 'N' AS n;
+
 -- ---- only superusers change the limits ----
 CREATE ROLE onnx_limits_user;
 GRANT USAGE ON SCHEMA public TO onnx_limits_user;

@@ -116,6 +116,14 @@ ox_tensor  *ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank,
 						  const int64_t *dims);
 /* output i as a raw value to fill (sequences, maps, optionals) */
 ox_value   *ox_out_value(ox_kernel_ctx *ctx, int i);
+/*
+ * Executor check after a kernel: an output that is a sequence or a map
+ * (built from copies, outside ox_out_tensor) must fit in max_run_memory
+ * next to what the run has allocated.  It is counted as held, not added
+ * to the run's total: a Loop that rebuilds a growing sequence every
+ * iteration frees the previous one, and only the live one matters.
+ */
+ox_code		ox_check_output_values(ox_kernel_ctx *ctx);
 
 /*
  * Workspace.  Buffers a kernel allocates for itself during a run (im2col

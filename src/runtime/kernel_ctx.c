@@ -140,6 +140,54 @@ ox_workspace_aligned(size_t bytes, ox_status *st, const char *what)
 	return p;
 }
 
+/* bytes of the tensors a value holds (a sequence's items, a map's two tensors) */
+static size_t
+value_bytes(const ox_value *v, int depth)
+{
+	size_t		sum = 0;
+
+	switch (v->kind)
+	{
+		case OX_VALUE_TENSOR:
+			return v->tensor.data ? v->tensor.capacity : 0;
+		case OX_VALUE_MAP:
+			return v->map_keys.capacity + v->map_values.capacity;
+		case OX_VALUE_SEQUENCE:
+			/* sequences of sequences are bounded by the loader; stop anyway */
+			if (depth > 8)
+				return 0;
+			for (int i = 0; i < v->seq_len; i++)
+				sum += value_bytes(&v->seq_items[i], depth + 1);
+			return sum;
+		default:
+			return 0;
+	}
+}
+
+ox_code
+ox_check_output_values(ox_kernel_ctx *ctx)
+{
+	if (!ctx->run_memory_limit || !ctx->run_new_bytes)
+		return OX_OK;
+	for (int i = 0; i < ctx->n_out; i++)
+	{
+		const ox_value *v = ctx->out[i];
+		size_t		bytes;
+
+		if (!v || v->kind == OX_VALUE_TENSOR)
+			continue;
+		bytes = value_bytes(v, 0);
+		if (bytes > ctx->run_memory_limit ||
+			*ctx->run_new_bytes > ctx->run_memory_limit - bytes)
+			return ox_fail(ctx->st, OX_LIMIT_EXCEEDED,
+						   "output %d is a %s holding %zu bytes, which would make this run hold more than "
+						   "max_run_memory (%zu bytes; it has allocated %zu)",
+						   i, v->kind == OX_VALUE_MAP ? "map" : "sequence", bytes,
+						   ctx->run_memory_limit, *ctx->run_new_bytes);
+	}
+	return OX_OK;
+}
+
 ox_value *
 ox_out_value(ox_kernel_ctx *ctx, int i)
 {

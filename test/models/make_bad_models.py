@@ -317,6 +317,11 @@ def main():
     emit("ok_gather", "valid: Gather(X float [N], I int64 [K])", m)
     m = model([h.make_node("ConstantOfShape", ["S"], ["Y"])], [vi("S", I64, ["R"])], [vi("Y", F, None)])
     emit("ok_constant_of_shape", "valid: ConstantOfShape(S int64 [R])", m)
+    m = model([h.make_node("ConstantOfShape", ["S"], ["Y"]),
+               h.make_node("SequenceConstruct", ["Y", "Y", "Y", "Y"], ["Q"]),
+               h.make_node("SequenceLength", ["Q"], ["N"])],
+              [vi("S", I64, ["R"])], [vi("N", I64, [])])
+    emit("ok_sequence_copies", "valid: a sequence of four copies of ConstantOfShape(S int64 [R]), its length", m)
     # double: the portable path, which unrolls the whole image (im2col) as a workspace
     m = model([h.make_node("Conv", ["X", "W"], ["Y"])], [vi("X", D, [1, 1, "H", "W_"]), vi("W", D, [1, 1, "K", "K"])],
               [vi("Y", D, None)])
