@@ -93,6 +93,8 @@ main(int argc, char **argv)
 	long		max_samples = 1L << 30;
 	const char *ops[32];
 	char	   *opbuf = NULL;
+	const char *excl[64];
+	char	   *exbuf = NULL;
 	int			argi;
 	FILE	   *out;
 
@@ -139,6 +141,14 @@ main(int argc, char **argv)
 			o.op_types = ops;
 			for (char *t = strtok(opbuf, ","); t && o.n_op_types < 32; t = strtok(NULL, ","))
 				ops[o.n_op_types++] = t;
+			argi++;
+		}
+		else if (strcmp(a, "--exclude") == 0)
+		{
+			exbuf = strdup(v);
+			o.exclude = excl;
+			for (char *t = strtok(exbuf, ","); t && o.n_exclude < 64; t = strtok(NULL, ","))
+				excl[o.n_exclude++] = t;
 			argi++;
 		}
 		else
@@ -228,6 +238,7 @@ main(int argc, char **argv)
 	free(names);
 	free(ranges);
 	free(opbuf);
+	free(exbuf);
 	free(src);
 	free(pbytes);
 	free(qbytes);
