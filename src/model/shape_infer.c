@@ -63,6 +63,23 @@ dim_unknown(void)
 	return d;
 }
 
+/*
+ * Checked arithmetic on dimensions and attribute values (fuzzed models give
+ * any int64): false on overflow, and the caller leaves the dimension
+ * unknown (inference never fails a load).
+ */
+static bool
+dim_mul(int64_t a, int64_t b, int64_t *out)
+{
+	return !__builtin_mul_overflow(a, b, out);
+}
+
+static bool
+dim_add(int64_t a, int64_t b, int64_t *out)
+{
+	return !__builtin_add_overflow(a, b, out);
+}
+
 /* set output o's tensor type unless something better is declared */
 static void
 set_out(ox_model *m, ox_graph *g, const ox_node *n, int o, ox_dtype elem, const dims_buf *b)
@@ -336,20 +353,25 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 				{
 					int64_t		in = a.d[2 + i].value;
 					int64_t		k = kernel[i];
-					int64_t		ek = (k - 1) * dil[i] + 1;
+					int64_t		ek = 0,
+								pad = 0,
+								span = 0,
+								v;
 
 					if (in < 0 || k <= 0 || strides[i] <= 0)
 						out.d[2 + i] = dim_unknown();
 					else if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0)
-						out.d[2 + i] = dim_known((in + strides[i] - 1) / strides[i]);
+						out.d[2 + i] = dim_add(in, strides[i] - 1, &v) ? dim_known(v / strides[i]) : dim_unknown();
 					else
 					{
-						int64_t		span = in + (strcmp(auto_pad, "VALID") == 0 ? 0 : pads[i] + pads[i + sp]) - ek;
+						bool		ok = dim_mul(k - 1, dil[i], &ek) && dim_add(ek, 1, &ek);
 
-						if (span < 0)
-							out.d[2 + i] = dim_unknown();
-						else
-							out.d[2 + i] = dim_known((ceil_mode ? (span + strides[i] - 1) : span) / strides[i] + 1);
+						if (strcmp(auto_pad, "VALID") != 0)
+							ok = ok && dim_add(pads[i], pads[i + sp], &pad);
+						ok = ok && dim_add(in, pad, &span) && !__builtin_sub_overflow(span, ek, &span) &&
+							span >= 0 && (!ceil_mode || dim_add(span, strides[i] - 1, &span)) &&
+							dim_add(span / strides[i], 1, &v);
+						out.d[2 + i] = ok ? dim_known(v) : dim_unknown();
 					}
 				}
 			}
@@ -379,9 +401,7 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 				{
 					int			side = i < axis ? 0 : 1;
 
-					if (p[side] >= 0 && a.d[i].value >= 0)
-						p[side] *= a.d[i].value;
-					else
+					if (p[side] < 0 || a.d[i].value < 0 || !dim_mul(p[side], a.d[i].value, &p[side]))
 						p[side] = -1;
 				}
 				out.d[0] = p[0] >= 0 ? dim_known(p[0]) : (axis == 1 ? a.d[0] : dim_unknown());
@@ -413,9 +433,7 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 					}
 					else
 						out.d[i] = dim_known(shape[i]);
-					if (known >= 0 && out.d[i].value >= 0)
-						known *= out.d[i].value;
-					else
+					if (known < 0 || out.d[i].value < 0 || !dim_mul(known, out.d[i].value, &known))
 						known = -1;
 				}
 				if (infer_at >= 0 && known > 0 && a.rank >= 0)
@@ -423,7 +441,8 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 					int64_t		total = 1;
 
 					for (int i = 0; i < a.rank && total >= 0; i++)
-						total = a.d[i].value >= 0 ? total * a.d[i].value : -1;
+						if (a.d[i].value < 0 || !dim_mul(total, a.d[i].value, &total))
+							total = -1;
 					if (total >= 0 && total % known == 0)
 						out.d[infer_at] = dim_known(total / known);
 				}
@@ -457,10 +476,9 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 			for (int i = 0; i < n->n_inputs && sum >= 0; i++)
 			{
 				from_type(&b, in_type(g, n, i));
-				if (b.rank != a.rank || axis < 0 || axis >= a.rank || b.d[axis].value < 0)
+				if (b.rank != a.rank || axis < 0 || axis >= a.rank || b.d[axis].value < 0 ||
+					!dim_add(sum, b.d[axis].value, &sum))
 					sum = -1;
-				else
-					sum += b.d[axis].value;
 			}
 			if (axis >= 0 && axis < a.rank)
 				out.d[axis] = sum >= 0 ? dim_known(sum) : dim_unknown();

@@ -356,7 +356,10 @@ operand_reduce(ein_run *r, ein_operand *o, const bool *keep)
 		inner *= o->dims[i];
 	if (!(d = nn_scratch(outer, r->es, r->st, "Einsum")))
 		return r->st->code;
-	for (int64_t i = 0; i < outer; i++)
+	/* sums over an empty axis are 0; o (empty) may have no data to offset from */
+	if (inner == 0 && outer > 0)
+		memset(d, 0, (size_t) outer * r->es);
+	for (int64_t i = 0; i < outer && inner > 0; i++)
 	{
 		if (r->dbl)
 		{
@@ -508,7 +511,10 @@ contract(ein_run *r, ein_operand *a, ein_operand *b, const bool *keep)
 	}
 	if (!(y = nn_scratch(nb * m * n, r->es, r->st, "Einsum")))
 		return r->st->code;
-	for (int64_t i = 0; i < nb; i++)
+	/* an empty reduced axis gives 0; an empty operand may have no data to offset from */
+	if (k == 0 && nb * m * n > 0)
+		memset(y, 0, (size_t) (nb * m * n) * r->es);
+	for (int64_t i = 0; i < nb && k > 0 && m * n > 0; i++)
 	{
 		if (r->dbl)
 			nn_dgemm(ta, tb, m, n, k, 1.0, (const double *) a->data + i * m * k, ta ? m : k,

@@ -303,7 +303,9 @@ ml_tree_build_legacy(const ox_node *node, bool classifier, ml_tree_ensemble *e, 
 		else
 			return ox_fail(st, OX_UNSUPPORTED, "%s: aggregate_function \"%s\" is not supported", op, agg);
 	}
-	OX_TRY(ml_parse_post_transform(node, &e->post, st));
+	/* the class labels are allocated by now: free them on failure */
+	if ((rc = ml_parse_post_transform(node, &e->post, st)) != OX_OK)
+		goto fail;
 
 	if ((rc = ml_attr_reals(node, "base_values", "base_values_as_tensor", &e->base, &e->n_base, st)) != OX_OK)
 		goto fail;

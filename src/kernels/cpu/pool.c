@@ -112,6 +112,9 @@ typedef struct pool_job
 	int64_t		channels;		/* C, for the Indices base */
 } pool_job;
 
+/* the base pool_run gives the loops for an empty X (never read) */
+static const double pool_no_data[1];
+
 #define TAP_IN(g, ax, o, k) ((o) * (g)->s[ax] - (g)->pb[ax] + (k) * (g)->d[ax])
 
 /*
@@ -431,7 +434,12 @@ pool_run(ox_kernel_ctx *ctx)
 		return ctx->st->code;
 	job.g = &g;
 	job.s = s;
-	job.x = x->data;
+	/*
+	 * An empty X (a spatial extent of 0, padded to a non-empty output) has
+	 * no data pointer: no window has a tap inside it, so nothing is read,
+	 * but the per-plane offsets (all 0) need a non-NULL base.
+	 */
+	job.x = x->data ? x->data : (const void *) pool_no_data;
 	job.y = y->data;
 	job.ind = ind ? ind->data : NULL;
 	job.channels = x->dims[1];
@@ -583,6 +591,14 @@ global_pool_common(ox_kernel_ctx *ctx, pool_kind kind)
 	if (kind == POOL_MAX && job.size == 0 && planes > 0)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: X has shape %s, an empty spatial extent",
 					   op, nn_shape(x, buf));
+	if (planes == 0)
+		return OX_OK;			/* empty output */
+	if (job.size == 0)
+	{
+		/* an empty spatial extent (X has no data): the mean and Lp norm of nothing are 0 */
+		memset(y->data, 0, (size_t) planes * ox_dtype_size(y->dtype));
+		return OX_OK;
+	}
 	if (x->dtype == OX_FLOAT16)
 	{
 		fx = nn_to_float(x, ctx->st);
@@ -673,6 +689,14 @@ max_roi_pool_run(ox_kernel_ctx *ctx)
 	}
 	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 4, y_dims)))
 		return ctx->st->code;
+	if (ox_tensor_numel(y) == 0)
+		return OX_OK;
+	if (ox_tensor_numel(x) == 0)
+	{
+		/* H or W is 0 (N is checked above): every bin is empty, so 0 */
+		memset(y->data, 0, sizeof(float) * (size_t) ox_tensor_numel(y));
+		return OX_OK;
+	}
 	for (int64_t r = 0; r < nroi; r++)
 	{
 		const float *roi = (const float *) rois->data + r * 5;

@@ -100,7 +100,9 @@ reduce_prepare(ox_prepare_ctx *pc)
 			return ox_fail(pc->st, OX_INVALID_MODEL, "%s: too many axes (%d)", node->op_type, n);
 		}
 		s->n_axes = n;
-		memcpy(s->axes, a, sizeof(int64_t) * n);
+		/* a is NULL when the attribute is absent (n 0) */
+		if (n > 0)
+			memcpy(s->axes, a, sizeof(int64_t) * n);
 	}
 	pc->state = s;
 	return OX_OK;

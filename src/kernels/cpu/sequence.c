@@ -181,6 +181,9 @@ copy_range(const ox_tensor *x, int axis, int64_t start, int64_t count, bool keep
 	for (int d = axis + 1; d < x->rank; d++)
 		inner *= x->dims[d];
 	OX_TRY(ox_tensor_alloc(out, x->dtype, rank, dims, st));
+	/* empty rows: an empty tensor has no data to offset from */
+	if (count * inner == 0)
+		return OX_OK;
 	for (int64_t o = 0; o < outer; o++)
 		memcpy((char *) out->data + o * count * inner * es,
 			   (char *) x->data + (o * x->dims[axis] + start) * inner * es, count * inner * es);
@@ -332,6 +335,12 @@ concat_from_sequence_run(ox_kernel_ctx *ctx)
 		const ox_tensor *t = &seq->seq_items[i].tensor;
 		int64_t		c = new_axis ? 1 : t->dims[axis];
 
+		/* an empty item adds nothing and has no data to offset from */
+		if (c * inner == 0)
+		{
+			off += c;
+			continue;
+		}
 		for (int64_t o = 0; o < outer; o++)
 			memcpy((char *) out->data + (o * total + off) * inner * es,
 				   (char *) t->data + o * c * inner * es, c * inner * es);

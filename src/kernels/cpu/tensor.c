@@ -313,7 +313,9 @@ oxt_axis_prepare(ox_prepare_ctx *pc)
 			return ox_fail(pc->st, OX_INVALID_MODEL, "Transpose: perm has more than %d entries",
 						   OX_MAX_RANK);
 		}
-		memcpy(c->perm, perm, sizeof(int64_t) * c->n_perm);
+		/* perm is NULL when the attribute is absent (n_perm 0) */
+		if (c->n_perm > 0)
+			memcpy(c->perm, perm, sizeof(int64_t) * c->n_perm);
 	}
 	pc->state = c;
 	return OX_OK;
@@ -362,7 +364,8 @@ oxt_reshape_run(ox_kernel_ctx *ctx)
 		if (na > OX_MAX_RANK)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Reshape: shape has %d entries, at most %d allowed",
 						   na, OX_MAX_RANK);
-		memcpy(shape, a, sizeof(int64_t) * na);
+		if (na > 0)
+			memcpy(shape, a, sizeof(int64_t) * na);
 		n = na;
 	}
 	else
@@ -452,7 +455,8 @@ read_axes(ox_kernel_ctx *ctx, int64_t *axes, int *n, bool *given)
 		*given = ox_node_attr(ctx->node, "axes") != NULL;
 		if (na > OXT_MAX_VIEW_RANK)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: too many axes (%d)", ctx->node->op_type, na);
-		memcpy(axes, a, sizeof(int64_t) * na);
+		if (na > 0)
+			memcpy(axes, a, sizeof(int64_t) * na);
 		*n = na;
 		return OX_OK;
 	}

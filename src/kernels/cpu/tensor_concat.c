@@ -141,6 +141,9 @@ oxt_concat_run(ox_kernel_ctx *ctx)
 	split_dims(out, axis, &outer, &inner);
 	for (int i = 0; i < n; i++)
 		block[i] = ins[i]->dims[axis] * inner;
+	/* an empty output: the inputs are all empty and have no data to offset from */
+	if (ox_tensor_numel(out) == 0)
+		goto done;
 	if (first->dtype == OX_STRING)
 	{
 		ox_string  *d = out->data;
@@ -390,7 +393,8 @@ oxt_pad_run(ox_kernel_ctx *ctx)
 		nraw = ox_attr_ints(ctx->node, ctx->node->opset < 2 ? "paddings" : "pads", &a);
 		if (nraw > 2 * OX_MAX_RANK)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Pad: too many pads (%d)", nraw);
-		memcpy(raw, a, sizeof(int64_t) * nraw);
+		if (nraw > 0)
+			memcpy(raw, a, sizeof(int64_t) * nraw);
 		if (x->dtype == OX_STRING)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Pad: string input needs opset 11 or later");
 		OX_TRY(ox_convert_elements(cval_buf, x->dtype, &v, OX_FLOAT, 1, ctx->st));
@@ -603,6 +607,9 @@ oxt_compress_run(ox_kernel_ctx *ctx)
 	dims[axis_attr ? axis : 0] = kept;
 	if (!(out = ox_out_tensor(ctx, 0, x->dtype, rank, dims)))
 		return ctx->st->code;
+	/* an empty output (nothing kept, or empty slices) has no data to offset from */
+	if (ox_tensor_numel(out) == 0)
+		return OX_OK;
 	es = ox_dtype_size(x->dtype);
 	d = out->data;
 	for (int64_t o = 0; o < outer; o++)
@@ -723,7 +730,8 @@ oxt_reverse_sequence_run(ox_kernel_ctx *ctx)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 						   "ReverseSequence: sequence_lens[%lld] = %lld is outside [0, %lld]",
 						   (long long) b, (long long) len, (long long) nt);
-		for (int64_t t = 0; t < nt; t++)
+		/* (empty slices, inner 0: X and the output have no data to offset from) */
+		for (int64_t t = 0; t < nt && inner > 0; t++)
 		{
 			int64_t		src_t = t < len ? len - 1 - t : t;
 			int64_t		di = batch_axis == 0 ? b * nt + t : t * nb + b;

@@ -99,6 +99,9 @@ oxt_gather_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "Gather: output has too many elements");
 	if (!(out = ox_out_tensor(ctx, 0, x->dtype, r, dims)))
 		return ctx->st->code;
+	/* an empty output (X or the indices empty) has no data to offset from */
+	if (ox_tensor_numel(out) == 0)
+		return OX_OK;
 	es = ox_dtype_size(x->dtype);
 	d = out->data;
 	if (x->dtype != OX_STRING && inner == 1 && es == 4)
@@ -287,6 +290,9 @@ oxt_gather_nd_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "GatherND: output has too many elements");
 	if (!(out = ox_out_tensor(ctx, 0, x->dtype, r, dims)))
 		return ctx->st->code;
+	/* an empty output (no tuples, or empty slices) has no data to offset from */
+	if (ox_tensor_numel(out) == 0)
+		return OX_OK;
 	es = ox_dtype_size(x->dtype);
 	for (int64_t bi = 0; bi < batches; bi++)
 		for (int64_t j = 0; j < per_batch; j++)
@@ -565,6 +571,9 @@ oxt_scatter_nd_run(ox_kernel_ctx *ctx)
 		}
 	OX_TRY(oxt_output_copy(ctx, 0, x, x->rank, x->dims));
 	out = &ctx->out[0]->tensor;
+	/* empty slices: nothing to scatter, and no data to offset from */
+	if (ox_tensor_numel(out) == 0 || slice == 0)
+		return OX_OK;
 	oxt_strides(x->rank, x->dims, xs);
 	es = ox_dtype_size(x->dtype);
 	for (int64_t t = 0; t < tuples; t++)

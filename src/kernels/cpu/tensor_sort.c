@@ -252,7 +252,8 @@ oxt_unique_run(ox_kernel_ctx *ctx)
 		u.n = ox_tensor_numel(x);
 		r = 1;
 	}
-	if (u.n > 0 && !(buf = malloc(sizeof(int64_t) * 6 * u.n)))
+	/* (never NULL, even for an empty X: the work arrays are offsets into it) */
+	if (!(buf = malloc(sizeof(int64_t) * 6 * (u.n > 0 ? u.n : 1))))
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Unique: could not allocate work space");
 	order = buf;
 	tmp = buf + u.n;
@@ -313,7 +314,8 @@ oxt_unique_run(ox_kernel_ctx *ctx)
 
 		OX_DATA(t_idx, int64_t)[p] = first[g];
 		OX_DATA(t_cnt, int64_t)[p] = count[g];
-		for (int64_t o = 0; o < u.outer && rc == OX_OK; o++)
+		/* empty slices (inner 0): Y is empty and X has no data to offset from */
+		for (int64_t o = 0; o < u.outer && u.inner > 0 && rc == OX_OK; o++)
 			rc = oxt_copy_elems(ctx, x->dtype,
 								(char *) y->data + (size_t) ((o * groups + p) * u.inner) * u.es,
 								u.data + (size_t) ((o * u.n + first[g]) * u.inner) * u.es, u.inner);
