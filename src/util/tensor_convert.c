@@ -560,7 +560,8 @@ ox_convert_elements_ex(void *dst, ox_dtype dst_dt, const void *src, ox_dtype src
 	{
 		if (src_dt == OX_STRING)
 			return ox_fail(st, OX_INTERNAL, "string copy through numeric conversion");
-		memcpy(dst, src, (size_t) n * ox_dtype_size(src_dt));
+		if (n > 0)
+			memcpy(dst, src, (size_t) n * ox_dtype_size(src_dt));
 		return OX_OK;
 	}
 	switch (src_dt)

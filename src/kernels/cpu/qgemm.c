@@ -792,7 +792,8 @@ rows_task(const rows_job *j, rows_kernel_fn kern, rows_gkernel_fn gkern, bool fu
 		{
 			int			mr = (int) (m_end - m < OX_QG_ROWS_MR ? m_end - m : OX_QG_ROWS_MR);
 
-			const uint8_t *a = j->a + m * j->lda;
+			/* the gathered path has no A: its rows come from ga */
+			const uint8_t *a = j->a ? j->a + m * j->lda : NULL;
 			int64_t		lda = j->lda;
 
 			if (j->ga && !fused)

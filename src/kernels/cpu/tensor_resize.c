@@ -169,7 +169,8 @@ oxt_resize_prepare(ox_prepare_ctx *pc)
 				goto fail;
 			}
 			s->n_axes = na;
-			memcpy(s->axes, axes, sizeof(int64_t) * na);
+			if (na > 0)
+				memcpy(s->axes, axes, sizeof(int64_t) * na);
 		}
 		if (s->antialias && s->mode == RESIZE_NEAREST)
 		{
@@ -188,7 +189,8 @@ oxt_resize_prepare(ox_prepare_ctx *pc)
 			goto fail;
 		}
 		s->n_attr_scales = n;
-		memcpy(s->attr_scales, f, sizeof(float) * n);
+		if (n > 0)
+			memcpy(s->attr_scales, f, sizeof(float) * n);
 	}
 	pc->state = s;
 	return OX_OK;

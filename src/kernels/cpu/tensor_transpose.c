@@ -590,7 +590,8 @@ slice_param(ox_kernel_ctx *ctx, int input, const char *name, int64_t *out, int *
 		if (na > OX_MAX_RANK)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Slice: %s has %d entries, at most %d allowed",
 						   name, na, OX_MAX_RANK);
-		memcpy(out, a, sizeof(int64_t) * na);
+		if (na > 0)
+			memcpy(out, a, sizeof(int64_t) * na);
 		*n = na;
 		return OX_OK;
 	}

@@ -175,6 +175,9 @@ gs_dim_taps(const gs_state *s, double g, int64_t len, bool as_float, int64_t *id
 		else if (s->padding == GS_PAD_REFLECTION)
 			x = gs_reflect(x, lo, hi);
 	}
+	/* an infinite coordinate can end as NaN (inf * 0, reflected inf): like a NaN one */
+	if (isnan(x))
+		return -1;
 	/* far outside the image every tap is a zero pixel: keep casts defined */
 	if (x < -10.0)
 		x = -10.0;
