@@ -106,7 +106,7 @@ sequence_insert_run(ox_kernel_ctx *ctx)
 static ox_code
 sequence_at_run(ox_kernel_ctx *ctx)
 {
-	int64_t		pos;
+	int64_t		pos = 0;		/* set by read_position; gcc cannot tell */
 	ox_value   *out;
 
 	OX_TRY(need_sequence(ctx, 0, "SequenceAt"));

@@ -584,19 +584,13 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 		}
 		else
 		{
-			/* c = beta*c + sum_k x[k] * B[k, :]: vectorizes over n as written */
+			/* sum_k x[k] * B[k, :], the column sums held in registers */
+			if (j->avx512)
+				ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, s, e, buf);
+			else
+				ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, s, e, buf);
 			for (int64_t n = s; n < e; n++)
-				c[n] = j->beta == 0.0f ? 0.0f : j->beta * c[n];
-			for (int64_t k = 0; k < j->K; k++)
-			{
-				float		a = j->alpha * j->x[k];
-				const float *b = j->B + k * j->ldb;
-
-				if (a == 0.0f)
-					continue;
-				for (int64_t n = s; n < e; n++)
-					c[n] += a * b[n];
-			}
+				c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * c[n] : 0.0f);
 		}
 		if (j->bias)
 			for (int64_t n = s; n < e; n++)

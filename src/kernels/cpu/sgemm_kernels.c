@@ -396,3 +396,77 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
 		out[n - n0] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7] + tail;
 	}
 }
+
+/*
+ * The other GEMV orientation: out[n - n0] = sum_k x[k] * B[k, n] for n in
+ * [n0, n1), B row-major with rows ldb apart.  Eight (AVX-512) or four
+ * (AVX2) vectors of columns stay in registers for the whole reduction, so
+ * the only memory traffic is B itself, read once row after row.  Zero
+ * entries of x (the ReLU before most such products) skip their row of B.
+ */
+#define AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, NV, W) \
+	do { \
+		VEC			acc[NV]; \
+		for (int v = 0; v < NV; v++) \
+			acc[v] = ZERO(); \
+		for (int64_t k = 0; k < K; k++) \
+		{ \
+			const float *b = B + k * ldb + n; \
+			VEC			xv; \
+			if (x[k] == 0.0f) \
+				continue; \
+			xv = SET1(x[k]); \
+			for (int v = 0; v < NV; v++) \
+				acc[v] = FMA(xv, LOAD(b + v * W), acc[v]); \
+		} \
+		for (int v = 0; v < NV; v++) \
+			STORE(out + (n - n0) + v * W, acc[v]); \
+	} while (0)
+
+__attribute__((target("avx512f")))
+void
+ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
+						  int64_t n1, float *out)
+{
+	int64_t		n = n0;
+
+	for (; n + 128 <= n1; n += 128)
+		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
+						_mm512_storeu_ps, 8, 16);
+	for (; n + 16 <= n1; n += 16)
+		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
+						_mm512_storeu_ps, 1, 16);
+	if (n < n1)
+	{
+		__mmask16	m = (__mmask16) ((1u << (n1 - n)) - 1);
+		__m512		acc = _mm512_setzero_ps();
+
+		for (int64_t k = 0; k < K; k++)
+			if (x[k] != 0.0f)
+				acc = _mm512_fmadd_ps(_mm512_set1_ps(x[k]), _mm512_maskz_loadu_ps(m, B + k * ldb + n), acc);
+		_mm512_mask_storeu_ps(out + (n - n0), m, acc);
+	}
+}
+
+__attribute__((target("avx2,fma")))
+void
+ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
+						int64_t n1, float *out)
+{
+	int64_t		n = n0;
+
+	for (; n + 64 <= n1; n += 64)
+		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
+						_mm256_storeu_ps, 8, 8);
+	for (; n + 8 <= n1; n += 8)
+		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
+						_mm256_storeu_ps, 1, 8);
+	for (; n < n1; n++)
+	{
+		float		s = 0.0f;
+
+		for (int64_t k = 0; k < K; k++)
+			s += x[k] * B[k * ldb + n];
+		out[n - n0] = s;
+	}
+}
