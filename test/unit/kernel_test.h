@@ -337,7 +337,8 @@ kt_expect_values(int i, ox_dtype dt, int rank, const int64_t *dims, const void *
 	memset(&w, 0, sizeof(w));
 	w.dtype = dt;
 	w.rank = rank;
-	memcpy(w.dims, dims, sizeof(int64_t) * rank);
+	if (rank > 0)
+		memcpy(w.dims, dims, sizeof(int64_t) * rank);
 	w.data = (void *) want;
 	for (int64_t k = 0; k < ox_tensor_numel(&w); k++)
 	{

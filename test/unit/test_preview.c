@@ -1833,6 +1833,8 @@ optimizer_cases(void)
 	static const float r = 0.1f;
 	static const int64_t t = 1;
 	static const double rd = 0.1;
+	/* room for the mis-shaped inputs of the error cases (kt_input reads numel of them) */
+	static const double rd16[16] = {0.1};
 	static const float x[4] = {1, 2, 3, 4};
 	static const int64_t d2[] = {2};
 	static const int64_t d3[] = {3};
@@ -1893,10 +1895,10 @@ optimizer_cases(void)
 		{
 			kt_begin("Adagrad", "ai.onnx.preview.training", 1);
 			kt.label = bad[i].label;
-			kt_input(bad[i].rdt, 0, NULL, &rd);
-			kt_input(bad[i].tdt, 0, NULL, &rd);
+			kt_input(bad[i].rdt, 0, NULL, rd16);
+			kt_input(bad[i].tdt, 0, NULL, rd16);
 			kt_input(OX_FLOAT, 1, d2, x);
-			kt_input(bad[i].gdt, 1, bad[i].gd, &rd);
+			kt_input(bad[i].gdt, 1, bad[i].gd, rd16);
 			for (int j = 4; j < bad[i].n_in; j++)
 				kt_input(OX_FLOAT, 1, d2, x);
 			kt_run(P_TABLE, bad[i].n_out);

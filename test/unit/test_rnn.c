@@ -1632,10 +1632,16 @@ static void (*const generated_cases[])(void) = {
 
 /* ---- hand-written cases ------------------------------------------------- */
 
-static const float ones[64] = {
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1
-};
+/* enough ones for the largest (mis)shaped input of these cases: kt_input reads numel of them */
+#define N_ONES 4096
+static float ones[N_ONES];
+
+static void
+fill_ones(void)
+{
+	for (int i = 0; i < N_ONES; i++)
+		ones[i] = 1.0f;
+}
 
 /*
  * LSTM, seq 2, batch 1, input 2, hidden 2, forward, with every input
@@ -1661,6 +1667,7 @@ lstm_inputs(const lstm_shapes *s, ox_dtype wdt, const int32_t *lens, int64_t n_l
 {
 	int64_t		ldims[1] = {n_lens};
 
+	fill_ones();
 	kt_input(OX_FLOAT, s->x_rank, s->x, ones);
 	kt_input(wdt, 3, s->w, ones);
 	kt_input(OX_FLOAT, 3, s->r, ones);
@@ -1695,7 +1702,8 @@ test_shape_errors(void)
 	lstm_shapes s;
 	static const int32_t len_long[1] = {3};
 	static const int32_t len_neg[1] = {-1};
-	static const int32_t len_ok[1] = {2};
+	/* two int32 slots: read as one int64 (2) by the int64 case */
+	static const int32_t len_ok[2] = {2, 0};
 
 	/* the valid setup runs */
 	kt_begin("LSTM", "", 14);
