@@ -24,7 +24,6 @@ void *
 nn_scratch(int64_t n, size_t esize, ox_status *st, const char *what)
 {
 	size_t		bytes = nn_bytes(n, esize);
-	void	   *p;
 
 	if (n < 0 || (n > 0 && bytes == 0))
 	{
@@ -32,13 +31,8 @@ nn_scratch(int64_t n, size_t esize, ox_status *st, const char *what)
 				what, (long long) n);
 		return NULL;
 	}
-	if (ox_workspace_reserve(bytes, st, what) != OX_OK)
-		return NULL;
-	/* a non-NULL pointer even for empty buffers keeps callers simple */
-	p = ox_aligned_alloc(bytes > 0 ? bytes : 64);
-	if (!p)
-		ox_fail(st, OX_OUT_OF_MEMORY, "%s: could not allocate %zu bytes", what, bytes);
-	return p;
+	/* counted against max_run_memory; non-NULL even for empty buffers */
+	return ox_workspace_aligned(bytes, st, what);
 }
 
 float *
