@@ -574,6 +574,22 @@ finish_run(ox_session *s, uint64_t sig, ox_status *st)
 	return OX_OK;
 }
 
+/*
+ * A caller's empty tensor may come with no data at all; kernels compute
+ * offsets from every tensor's data, and an offset (even 0) from NULL is
+ * undefined behaviour, so such a view gets this instead.  Nothing is ever
+ * read or written through it: the tensor has no elements.
+ */
+static _Alignas(64) uint8_t empty_tensor_data[64];
+
+static void *
+view_data(const ox_tensor *t)
+{
+	if (!t->data && t->dtype != OX_STRING && ox_tensor_numel(t) == 0)
+		return empty_tensor_data;
+	return t->data;
+}
+
 static ox_code
 run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *keep, ox_status *st)
 {
@@ -589,6 +605,8 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 		if (!env->borrowed[id])
 			ox_value_release(&env->vals[id]);
 		env->vals[id] = inputs[i];
+		if (env->vals[id].kind == OX_VALUE_TENSOR)
+			env->vals[id].tensor.data = view_data(&inputs[i].tensor);
 		env->vals[id].tensor.owns = false;
 		env->vals[id].tensor.capacity = 0;
 		env->vals[id].seq_cap = 0;
@@ -760,7 +778,7 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	slot->dtype = input->dtype;
 	slot->rank = input->rank;
 	memcpy(slot->dims, input->dims, sizeof(int64_t) * (size_t) input->rank);
-	slot->data = input->data;
+	slot->data = view_data(input);
 	slot->owns = false;
 	slot->capacity = 0;
 	env->borrowed[id] = true;
