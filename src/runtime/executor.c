@@ -433,7 +433,7 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const 
 		/* a helper deep in a kernel may have failed without the kernel noticing */
 		if (rc == OX_OK && st->code != OX_OK)
 			rc = st->code;
-		if (rc == OX_OK)
+		if (rc == OX_OK && ctx.run_memory_limit)
 			rc = ox_check_output_values(&ctx);
 		if (rc != OX_OK)
 		{
