@@ -12,7 +12,8 @@
 static ox_code
 need_sequence(ox_kernel_ctx *ctx, int i, const char *op)
 {
-	if (!ctx->in[i] || ctx->in[i]->kind != OX_VALUE_SEQUENCE)
+	/* a node may have fewer inputs than the operator needs */
+	if (i >= ctx->n_in || !ctx->in[i] || ctx->in[i]->kind != OX_VALUE_SEQUENCE)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: input %d must be a sequence", op, i);
 	return OX_OK;
 }
