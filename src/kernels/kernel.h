@@ -127,7 +127,7 @@ ox_code		ox_check_output_values(ox_kernel_ctx *ctx);
 
 /*
  * Workspace.  Buffers a kernel allocates for itself during a run (im2col
- * columns, staging copies, index tables, sequence items) count against
+ * columns, staging copies, index tables) count against
  * max_run_memory together with the output tensors the run has allocated:
  * ox_workspace_reserve fails with OX_LIMIT_EXCEEDED, before anything is
  * allocated, when those outputs plus the workspace the running kernel has
@@ -142,12 +142,9 @@ ox_code		ox_check_output_values(ox_kernel_ctx *ctx);
  * bytes); NULL with st set when refused or out of memory.  Free with free().
  * The first error stays in st (ox_fail keeps it), so a caller's own
  * out-of-memory message after a NULL does not hide the limit.
- * ox_workspace_alloc_n: the same for n elements of esize bytes, refusing
- * negative n and overflowing products.
  */
 ox_code		ox_workspace_reserve(size_t bytes, ox_status *st, const char *what);
 void	   *ox_workspace_alloc(size_t bytes, ox_status *st, const char *what);
-void	   *ox_workspace_alloc_n(int64_t n, size_t esize, ox_status *st, const char *what);
 /* zeroed, like calloc(n, esize); free with free() */
 void	   *ox_workspace_calloc(size_t n, size_t esize, ox_status *st, const char *what);
 /* 64-byte aligned (ox_aligned_alloc); free with ox_aligned_free() */

@@ -95,20 +95,6 @@ ox_workspace_alloc(size_t bytes, ox_status *st, const char *what)
 }
 
 void *
-ox_workspace_alloc_n(int64_t n, size_t esize, ox_status *st, const char *what)
-{
-	size_t		bytes;
-
-	if (n < 0 || __builtin_mul_overflow((size_t) n, esize, &bytes) || bytes > SIZE_MAX / 2)
-	{
-		ox_fail(st, OX_LIMIT_EXCEEDED, "%s: a buffer of %lld elements is too large",
-				what, (long long) n);
-		return NULL;
-	}
-	return ox_workspace_alloc(bytes, st, what);
-}
-
-void *
 ox_workspace_calloc(size_t n, size_t esize, ox_status *st, const char *what)
 {
 	size_t		bytes;

@@ -208,27 +208,6 @@ input_task(void *arg, int64_t begin, int64_t end)
 	}
 }
 
-__attribute__((target("avx512f")))
-static inline __m512
-w2_act(const nn_activation *act, __m512 v)
-{
-	switch (act->kind)
-	{
-		case NN_ACT_RELU:
-			return _mm512_max_ps(_mm512_setzero_ps(), v);
-		case NN_ACT_LEAKY_RELU:
-			return _mm512_mask_mul_ps(v, _mm512_cmp_ps_mask(v, _mm512_setzero_ps(), _CMP_NGE_UQ),
-									  v, _mm512_set1_ps(act->p0));
-		case NN_ACT_CLIP:
-			return _mm512_min_ps(_mm512_set1_ps(act->p1), _mm512_max_ps(_mm512_set1_ps(act->p0), v));
-		case NN_ACT_HARD_SIGMOID:
-			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
-			return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
-		default:
-			return v;
-	}
-}
-
 /*
  * Infinities and NaN spread over a whole tile through the transforms:
  * outputs (lanes = channels mc + lane) that come out non-finite are
@@ -338,7 +317,7 @@ output_block(const w2_job *j, int64_t m0, int64_t nch, const float *s)
 							if (j->epi->z)
 								val = _mm512_add_ps(val, _mm512_mask_i32gather_ps(_mm512_setzero_ps(), cm, chan,
 																				  j->epi->z + base + oh * OW + ow, 4));
-							_mm512_mask_i32scatter_ps(j->y + base + oh * OW + ow, cm, chan, w2_act(act, val), 4);
+							_mm512_mask_i32scatter_ps(j->y + base + oh * OW + ow, cm, chan, nn_act_avx512(act, val), 4);
 						}
 				}
 	}

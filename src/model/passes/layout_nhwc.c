@@ -129,41 +129,29 @@ new_value(ox_pass_ctx *pc, ox_graph *g, const char *prefix, int from, const int6
 	return id;
 }
 
-static ox_attr *
-perm_attr(ox_pass_ctx *pc, const int64_t *perm, ox_status *st)
-{
-	ox_attr    *a = ox_arena_alloc(&pc->model->arena, sizeof(ox_attr));
-	int64_t    *p = ox_arena_alloc(&pc->model->arena, sizeof(int64_t) * 4);
-
-	if (!a || !p)
-	{
-		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate an attribute");
-		return NULL;
-	}
-	memset(a, 0, sizeof(*a));
-	memcpy(p, perm, sizeof(int64_t) * 4);
-	a->name = "perm";
-	a->type = OX_ATTR_INTS;
-	a->n = 4;
-	a->ints = p;
-	return a;
-}
-
 /* Transpose(in) -> out with perm; returns the node index or -1 */
 static int
 add_transpose(ox_pass_ctx *pc, ox_graph *g, int in, int out, const int64_t *perm, ox_status *st)
 {
-	ox_attr    *a = perm_attr(pc, perm, st);
+	int64_t    *p = ox_arena_alloc(&pc->model->arena, sizeof(int64_t) * 4);
+	ox_attr		a;
 	int			k;
 
-	if (!a)
+	if (!p)
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate an attribute");
 		return -1;
+	}
+	memcpy(p, perm, sizeof(int64_t) * 4);
+	memset(&a, 0, sizeof(a));
+	a.name = "perm";
+	a.type = OX_ATTR_INTS;
+	a.n = 4;
+	a.ints = p;
 	k = ox_pass_add_node(pc, g, "Transpose", "", ox_model_unique_name(pc->model, "layout_transpose"),
 						 &in, 1, &out, 1, "layout_nhwc", st);
-	if (k < 0)
+	if (k < 0 || ox_pass_set_attrs(pc, g, k, NULL, 0, &a, 1, st) != OX_OK)
 		return -1;
-	g->nodes[k].attrs = a;
-	g->nodes[k].n_attrs = 1;
 	g->values[out].producer = k;
 	g->values[out].producer_slot = 0;
 	return k;
@@ -233,24 +221,17 @@ retarget_output(ox_pass_ctx *pc, ox_graph *g, int k, int elem_from, ox_status *s
 	return OX_OK;
 }
 
-/* a copy of node k's attributes plus one int attribute */
+/* node k's attributes plus one int attribute */
 static ox_code
 add_int_attr(ox_pass_ctx *pc, ox_graph *g, int k, const char *name, int64_t value, ox_status *st)
 {
-	ox_node    *n = &g->nodes[k];
-	ox_attr    *a = ox_arena_alloc(&pc->model->arena, sizeof(ox_attr) * (size_t) (n->n_attrs + 1));
+	ox_attr		a;
 
-	if (!a)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate attributes");
-	if (n->n_attrs)
-		memcpy(a, n->attrs, sizeof(ox_attr) * (size_t) n->n_attrs);
-	memset(&a[n->n_attrs], 0, sizeof(ox_attr));
-	a[n->n_attrs].name = name;
-	a[n->n_attrs].type = OX_ATTR_INT;
-	a[n->n_attrs].i = value;
-	n->attrs = a;
-	n->n_attrs++;
-	return OX_OK;
+	memset(&a, 0, sizeof(a));
+	a.name = name;
+	a.type = OX_ATTR_INT;
+	a.i = value;
+	return ox_pass_set_attrs(pc, g, k, g->nodes[k].attrs, g->nodes[k].n_attrs, &a, 1, st);
 }
 
 /* step 1: a QLinearConv the channels-last kernel serves */

@@ -156,6 +156,23 @@ ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domai
 	return (int) (n - g->nodes);
 }
 
+ox_code
+ox_pass_set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr *copy, int n_copy,
+				  const ox_attr *extra, int n_extra, ox_status *st)
+{
+	ox_attr    *a = ox_arena_alloc(&pc->model->arena, sizeof(ox_attr) * (size_t) (n_copy + n_extra + 1));
+
+	if (!a)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate attributes");
+	if (n_copy)
+		memcpy(a, copy, sizeof(ox_attr) * (size_t) n_copy);
+	if (n_extra)
+		memcpy(a + n_copy, extra, sizeof(ox_attr) * (size_t) n_extra);
+	g->nodes[node].attrs = a;
+	g->nodes[node].n_attrs = n_copy + n_extra;
+	return OX_OK;
+}
+
 const ox_tensor *
 ox_node_const_input(const ox_graph *g, const ox_node *n, int i)
 {

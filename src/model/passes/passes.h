@@ -74,6 +74,9 @@ int			ox_graph_sole_consumer(const ox_graph *g, int v);
 int			ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domain,
 							 const char *name, const int *in, int n_in, const int *out, int n_out,
 							 const char *fused_from, ox_status *st);
+/* node's attributes := copy[0..n_copy) then extra[0..n_extra), in the model's arena */
+ox_code		ox_pass_set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr *copy, int n_copy,
+							  const ox_attr *extra, int n_extra, ox_status *st);
 /* constant tensor behind node input i, or NULL */
 const ox_tensor *ox_node_const_input(const ox_graph *g, const ox_node *n, int i);
 

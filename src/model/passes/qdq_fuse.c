@@ -225,23 +225,6 @@ add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domain, const
 	return ox_pass_add_node(pc, g, op, domain, name, in, n_in, &out, 1, fused_from, st);
 }
 
-static ox_code
-set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr *copy, int n_copy,
-		  const ox_attr *extra, int n_extra, ox_status *st)
-{
-	ox_attr    *a = ox_arena_alloc(&pc->model->arena, sizeof(ox_attr) * (size_t) (n_copy + n_extra + 1));
-
-	if (!a)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate attributes");
-	if (n_copy)
-		memcpy(a, copy, sizeof(ox_attr) * (size_t) n_copy);
-	if (n_extra)
-		memcpy(a + n_copy, extra, sizeof(ox_attr) * (size_t) n_extra);
-	g->nodes[node].attrs = a;
-	g->nodes[node].n_attrs = n_copy + n_extra;
-	return OX_OK;
-}
-
 /*
  * int32 bias at the product's scale: round(value[c] / (x_scale * w_scale[c])),
  * value being a float constant or a DequantizeLinear of one.
@@ -354,7 +337,7 @@ fuse_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	}
 	node = add_node(pc, g, "QLinearConv", "", name, in, bias >= 0 ? 9 : 8, out,
 					"DequantizeLinear+Conv+QuantizeLinear", st);
-	if (node < 0 || set_attrs(pc, g, node, attrs, n_attrs, NULL, 0, st) != OX_OK)
+	if (node < 0 || ox_pass_set_attrs(pc, g, node, attrs, n_attrs, NULL, 0, st) != OX_OK)
 		return st->code;
 	g->nodes[k].dead = true;
 	g->nodes[y.node].dead = true;
@@ -396,7 +379,7 @@ emit_qgemm(ox_pass_ctx *pc, ox_graph *g, int k, const qp *a, const qp *b, bool t
 		n_in = y->zp >= 0 ? 9 : 8;
 	}
 	node = add_node(pc, g, "QGemm", MS_DOMAIN, name, in, n_in, out, fused_from, st);
-	if (node < 0 || set_attrs(pc, g, node, NULL, 0, extra, 2, st) != OX_OK)
+	if (node < 0 || ox_pass_set_attrs(pc, g, node, NULL, 0, extra, 2, st) != OX_OK)
 		return st->code;
 	g->nodes[k].dead = true;
 	if (y)
@@ -496,7 +479,7 @@ fuse_qlinear_matmul(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		extra[0].type = OX_ATTR_INT;
 		extra[0].i = 0;
 		node = add_node(pc, g, "QGemm", MS_DOMAIN, name, in, 9, out, "QLinearMatMul", st);
-		if (node < 0 || set_attrs(pc, g, node, NULL, 0, extra, 1, st) != OX_OK)
+		if (node < 0 || ox_pass_set_attrs(pc, g, node, NULL, 0, extra, 1, st) != OX_OK)
 			return st->code;
 		g->nodes[k].dead = true;
 		pc->changes++;
@@ -569,7 +552,7 @@ fuse_gap(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	extra[0].i = 0;
 	node = add_node(pc, g, "QLinearGlobalAveragePool", MS_DOMAIN, g->nodes[k].name, in, 5,
 					g->nodes[y.node].outputs[0], "DequantizeLinear+GlobalAveragePool+QuantizeLinear", st);
-	if (node < 0 || set_attrs(pc, g, node, NULL, 0, extra, 1, st) != OX_OK)
+	if (node < 0 || ox_pass_set_attrs(pc, g, node, NULL, 0, extra, 1, st) != OX_OK)
 		return st->code;
 	g->nodes[k].dead = true;
 	g->nodes[y.node].dead = true;
