@@ -6,7 +6,8 @@
 SET client_min_messages = warning;
 SELECT count(onnx_drop_model(m, if_exists => true)) >= 0 AS ready
   FROM unnest(ARRAY['q_mlp', 'q_cnn', 'q_mlp_dyn', 'q_mlp_pc', 'q_mlp_u8', 'q_mlp_st',
-                    'q_mlp_qop', 'q_mlp_ent', 'q_mlp_json', 'q_cnn_st', 'q_cnn_dyn', 'q_x']) m;
+                    'q_mlp_qop', 'q_mlp_ent', 'q_mlp_json', 'q_cnn_st', 'q_cnn_dyn', 'q_mlp_rows',
+                    'q_x']) m;
 DROP TABLE IF EXISTS q_rows, q_imgs;
 RESET client_min_messages;
 
@@ -53,6 +54,20 @@ SELECT lineage->'op_types' AS op_types, lineage->'exclude_nodes' AS exclude_node
 -- a CNN: ConvInteger
 SELECT nodes_quantized, quantized_ops FROM onnx_quantize_dynamic('q_cnn', 'q_cnn_dyn');
 SELECT rows, mean_abs_diff < 0.05 AS close FROM onnx_quantize_report('q_cnn_dyn', 'SELECT f FROM q_imgs');
+-- per-row activations: one scale and zero point per row, in standard operators
+-- (no DynamicQuantizeLinear), which the session runs as one fused kernel per product
+SELECT nodes_quantized, quantized_ops
+  FROM onnx_quantize_dynamic('q_mlp', 'q_mlp_rows', per_channel => true, per_row_activations => true);
+SELECT lineage->>'per_row_activations' AS per_row_activations,
+       lineage->>'per_channel' AS per_channel
+  FROM onnx_models WHERE name = 'q_mlp_rows';
+SELECT op_histogram ? 'ReduceMin' AS row_ranges, op_histogram ? 'DynamicQuantizeLinear' AS per_tensor,
+       op_histogram->'MatMulInteger' AS products
+  FROM onnx_model_info('q_mlp_rows');
+SELECT op_type, count(*) FROM onnx_model_placement('q_mlp_rows')
+  WHERE op_type LIKE '%Quantize%' OR op_type LIKE '%Integer%' GROUP BY op_type;
+SELECT rows, mean_abs_diff < 0.01 AS close, argmax_agreement >= 0.95 AS agrees
+  FROM onnx_quantize_report('q_mlp_rows', 'SELECT f FROM q_rows');
 
 -- ---- static ------------------------------------------------------------------------
 
@@ -116,6 +131,7 @@ SELECT * FROM onnx_quantize_static('q_mlp', 'q_x', 'SELECT f FROM q_rows', activ
 SELECT * FROM onnx_quantize_dynamic('q_mlp', 'q_x', op_types => ARRAY['Softmax']);
 SELECT * FROM onnx_quantize_dynamic('q_mlp', 'q_x', op_types => ARRAY['Conv']);
 SELECT * FROM onnx_quantize_dynamic('q_mlp', 'q_x', op_types => ARRAY['Gemm', NULL]);
+SELECT * FROM onnx_quantize_dynamic('q_mlp', 'q_x', per_row_activations => NULL);
 SELECT * FROM onnx_quantize_static('q_mlp', 'q_x', 'SELECT f FROM q_rows', percentile => 0);
 SELECT * FROM onnx_quantize_static('q_mlp', 'q_x', 'SELECT f FROM q_rows', batch_size => 0);
 SELECT * FROM onnx_quantize_static('q_mlp', 'q_x', 'SELECT f FROM q_rows', max_rows => 0);
@@ -148,6 +164,7 @@ SELECT rows, mean_abs_diff, argmax_agreement
 SET client_min_messages = warning;
 SELECT count(onnx_drop_model(m, if_exists => true)) AS dropped
   FROM unnest(ARRAY['q_mlp', 'q_cnn', 'q_mlp_dyn', 'q_mlp_pc', 'q_mlp_u8', 'q_mlp_st',
-                    'q_mlp_qop', 'q_mlp_ent', 'q_mlp_json', 'q_cnn_st', 'q_cnn_dyn', 'q_x']) m;
+                    'q_mlp_qop', 'q_mlp_ent', 'q_mlp_json', 'q_cnn_st', 'q_cnn_dyn', 'q_mlp_rows',
+                    'q_x']) m;
 DROP TABLE q_rows, q_imgs;
 RESET client_min_messages;

@@ -16,7 +16,8 @@
  *	  Options: --per-channel 0|1, --weight-type int8|uint8,
  *	  --activation-type uint8|int8, --format qdq|qoperator,
  *	  --method minmax|percentile|entropy, --percentile P, --reduce-range,
- *	  --symmetric-activations, --op-types A,B,C, --samples N.
+ *	  --symmetric-activations, --per-row-activations (dynamic),
+ *	  --op-types A,B,C, --samples N.
  */
 #include "model/quantize.h"
 #include "runtime/onnx_engine.h"
@@ -133,6 +134,8 @@ main(int argc, char **argv)
 			max_samples = atol(v), argi++;
 		else if (strcmp(a, "--reduce-range") == 0)
 			o.reduce_range = true;
+		else if (strcmp(a, "--per-row-activations") == 0)
+			o.per_row_activations = true;
 		else if (strcmp(a, "--symmetric-activations") == 0)
 			o.symmetric_activations = true;
 		else if (strcmp(a, "--op-types") == 0)

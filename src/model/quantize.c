@@ -30,7 +30,8 @@ static const char *const quantized_ops[] = {
 	"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear", "QLinearConv",
 	"QLinearMatMul", "MatMulInteger", "ConvInteger", "QLinearAdd", "QGemm",
 	"DynamicQuantizeMatMul", "MatMulIntegerToFloat", "QLinearGlobalAveragePool",
-	"QLinearAveragePool", "QLinearLeakyRelu", "QLinearMul", "QLinearConcat", "QAttention"
+	"QLinearAveragePool", "QLinearLeakyRelu", "QLinearMul", "QLinearConcat", "QAttention",
+	"DynamicQuantizeMatMulRows"
 };
 
 void
@@ -71,6 +72,9 @@ ox_quant_check_options(const ox_quant_options *o, ox_status *st)
 	if (o->activation_type != OX_INT8 && o->activation_type != OX_UINT8)
 		return ox_fail(st, OX_INVALID_ARGUMENT, "activation type must be int8 or uint8, not %s",
 					   ox_dtype_name(o->activation_type));
+	if (o->per_row_activations && o->mode != OX_QUANT_DYNAMIC)
+		return ox_fail(st, OX_INVALID_ARGUMENT,
+					   "per-row activations are a dynamic quantization setting: static quantization calibrates one range per tensor");
 	for (int i = 0; i < o->n_op_types; i++)
 	{
 		bool		ok = o->mode == OX_QUANT_DYNAMIC ?
@@ -242,6 +246,25 @@ qz_attr_int(qz *z, int node, const char *name, int64_t v)
 	a->name = name;
 	a->type = OX_ATTR_INT;
 	a->i = v;
+	return OX_OK;
+}
+
+ox_code
+qz_attr_ints(qz *z, int node, const char *name, const int64_t *v, int n)
+{
+	int64_t    *list = ox_arena_alloc(&z->m->arena, sizeof(int64_t) * (size_t) n);
+	ox_attr    *a = list ? grow_attrs(z, node) : NULL;
+
+	if (!list)
+		return ox_fail(z->st, OX_OUT_OF_MEMORY, "could not allocate an attribute");
+	if (!a)
+		return z->st->code;
+	memcpy(list, v, sizeof(int64_t) * (size_t) n);
+	memset(a, 0, sizeof(*a));
+	a->name = name;
+	a->type = OX_ATTR_INTS;
+	a->ints = list;
+	a->n = n;
 	return OX_OK;
 }
 
@@ -720,6 +743,7 @@ qz_free(qz *z)
 	free(z->params);
 	free(z->qval);
 	free(z->dyn);
+	free(z->dyn_rows);
 }
 
 static ox_code
@@ -806,14 +830,15 @@ ox_quantize(ox_model *m, const ox_quant_options *o, const char *const *names,
 	}
 	z.qval = malloc(sizeof(int) * ((size_t) z.n_values + 1));
 	z.dyn = malloc(sizeof(int) * ((size_t) z.n_values + 1));
+	z.dyn_rows = malloc(sizeof(int) * ((size_t) z.n_values + 1));
 	z.params = calloc((size_t) z.n_values + 1, sizeof(qz_params));
-	if (!z.qval || !z.dyn || !z.params)
+	if (!z.qval || !z.dyn || !z.dyn_rows || !z.params)
 	{
 		rc = ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate the quantization plan");
 		goto done;
 	}
 	for (int v = 0; v < z.n_values; v++)
-		z.qval[v] = z.dyn[v] = -1;
+		z.qval[v] = z.dyn[v] = z.dyn_rows[v] = -1;
 
 	if (o->mode == OX_QUANT_STATIC)
 	{

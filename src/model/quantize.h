@@ -46,6 +46,13 @@ typedef enum ox_quant_format
 	OX_QUANT_QOPERATOR
 } ox_quant_format;
 
+/*
+ * The smallest scale of per-row quantization: a row whose range is below
+ * 255 times this (all zeros, in practice) quantizes to zeros instead of
+ * dividing by zero.
+ */
+#define OX_ROWQ_MIN_SCALE 1e-30f
+
 typedef struct ox_quant_options
 {
 	ox_quant_mode mode;
@@ -56,6 +63,14 @@ typedef struct ox_quant_options
 	bool		reduce_range;	/* weights in 7 bits */
 	bool		symmetric_weights;
 	bool		symmetric_activations;	/* static */
+	/*
+	 * dynamic: quantize the activations of MatMul and Gemm per row (one
+	 * scale and zero point per row of the last axis: per token in a
+	 * transformer) instead of per tensor; standard operators still
+	 * (ReduceMin/ReduceMax, Div, Round, Clip, Cast, MatMulInteger and an
+	 * int32 zero-point correction), which qdq_fuse.c runs as one kernel
+	 */
+	bool		per_row_activations;
 	/* operator types to quantize; NULL = the defaults of the mode */
 	const char *const *op_types;
 	int			n_op_types;

@@ -45,6 +45,8 @@ typedef struct qz
 	qz_params  *params;			/* per value (roots) */
 	int		   *qval;			/* per value: quantized twin (QOperator), or -1 */
 	int		   *dyn;			/* per value: DynamicQuantizeLinear node output base, or -1 */
+	int		   *dyn_rows;		/* per value: per-row quantization's outputs (q, scale,
+								 * int32 zero point: consecutive ids), or -1 */
 	ox_quant_summary *sum;
 	/* per operator type counts for the summary */
 	const char *count_op[32];
@@ -61,6 +63,7 @@ int			qz_scalar_q(qz *z, const char *base, const char *suffix, ox_dtype dt, int3
 int			qz_node(qz *z, const char *op, const char *domain, const char *base,
 					const int *in, int n_in, const int *out, int n_out);
 ox_code		qz_attr_int(qz *z, int node, const char *name, int64_t v);
+ox_code		qz_attr_ints(qz *z, int node, const char *name, const int64_t *v, int n);
 ox_code		qz_copy_attrs(qz *z, int node, const ox_node *src);
 
 /* ---- parameters ---- */

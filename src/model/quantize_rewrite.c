@@ -128,6 +128,181 @@ dynamic_input(qz *z, int x)
 	return out[0];
 }
 
+/* node helpers for the per-row chain: one input or two, one output of type dt */
+static int
+rows_op(qz *z, const char *op, const char *base, int a, int b, ox_dtype dt)
+{
+	int			in[2] = {a, b};
+	int			out = qz_value(z, base, op, dt);
+
+	if (out < 0 || qz_node(z, op, "", base, in, b >= 0 ? 2 : 1, &out, 1) < 0)
+		return -1;
+	return out;
+}
+
+static int
+rows_cast(qz *z, const char *base, int a, ox_dtype to)
+{
+	int			out = qz_value(z, base, "Cast", to);
+	int			node;
+
+	if (out < 0 || (node = qz_node(z, "Cast", "", base, &a, 1, &out, 1)) < 0 ||
+		qz_attr_int(z, node, "to", to) != OX_OK)
+		return -1;
+	return out;
+}
+
+/* ReduceMin/ReduceMax over the last axis, kept: axes an attribute before opset 18, an input after */
+static int
+rows_reduce(qz *z, const char *op, const char *base, int x)
+{
+	int64_t		last = -1;
+	int			out = qz_value(z, base, op, OX_FLOAT);
+	int			node;
+
+	if (out < 0)
+		return -1;
+	if (ox_model_opset(z->m, "") >= 18)
+	{
+		int64_t		one = 1;
+		void	   *d;
+		int			in[2] = {x, qz_init(z, base, "axes", OX_INT64, 1, &one, &d)};
+
+		if (in[1] < 0 || (node = qz_node(z, op, "", base, in, 2, &out, 1)) < 0)
+			return -1;
+		*(int64_t *) d = last;
+	}
+	else if ((node = qz_node(z, op, "", base, &x, 1, &out, 1)) < 0 ||
+			 qz_attr_ints(z, node, "axes", &last, 1) != OX_OK)
+		return -1;
+	return qz_attr_int(z, node, "keepdims", 1) == OX_OK ? out : -1;
+}
+
+/*
+ * Per-row dynamic quantization of x, shared by every product reading it:
+ * what DynamicQuantizeLinear does for the whole tensor, for each row of the
+ * last axis, in standard operators (onnxruntime's MatMulInteger takes only
+ * a scalar zero point for A, so the product runs without one and the
+ * zero point is taken out after it, per row):
+ *
+ *	 lo = Min(ReduceMin(x), 0)	hi = Max(ReduceMax(x), 0)
+ *	 scale = Max((hi - lo) / 255, tiny)	 zp = Round(-lo / scale)
+ *	 q = Cast<uint8>(Clip(Round(x / scale) + zp, 0, 255))
+ *
+ * Returns q; the scale ([..., 1] float) and the zero point as int32 follow
+ * it as q + 1 and q + 2.  qdq_fuse.c recognizes exactly this chain.
+ */
+static int
+dynamic_input_rows(qz *z, int x)
+{
+	const char *base = z->g->values[x].name;
+	int			q,
+				s,
+				zpi,
+				zero,
+				c255,
+				tiny,
+				lo,
+				hi,
+				zpf,
+				t;
+	int			in[3];
+	int			node;
+
+	if (z->dyn_rows[x] >= 0)
+		return z->dyn_rows[x];
+	/* the three outputs first, so that their ids are consecutive */
+	if ((q = qz_value(z, base, "row_quantized", OX_UINT8)) < 0 ||
+		(s = qz_value(z, base, "row_scale", OX_FLOAT)) < 0 ||
+		(zpi = qz_value(z, base, "row_zero_point", OX_INT32)) < 0)
+		return -1;
+	if ((zero = qz_scalar_f(z, base, "zero", 0.0f)) < 0 ||
+		(c255 = qz_scalar_f(z, base, "qmax", 255.0f)) < 0 ||
+		(tiny = qz_scalar_f(z, base, "min_scale", OX_ROWQ_MIN_SCALE)) < 0)
+		return -1;
+	if ((lo = rows_reduce(z, "ReduceMin", base, x)) < 0 ||
+		(lo = rows_op(z, "Min", base, lo, zero, OX_FLOAT)) < 0 ||
+		(hi = rows_reduce(z, "ReduceMax", base, x)) < 0 ||
+		(hi = rows_op(z, "Max", base, hi, zero, OX_FLOAT)) < 0 ||
+		(t = rows_op(z, "Sub", base, hi, lo, OX_FLOAT)) < 0 ||
+		(t = rows_op(z, "Div", base, t, c255, OX_FLOAT)) < 0)
+		return -1;
+	in[0] = t;
+	in[1] = tiny;
+	if (qz_node(z, "Max", "", base, in, 2, &s, 1) < 0 ||
+		(t = rows_op(z, "Neg", base, lo, -1, OX_FLOAT)) < 0 ||
+		(t = rows_op(z, "Div", base, t, s, OX_FLOAT)) < 0 ||
+		(zpf = rows_op(z, "Round", base, t, -1, OX_FLOAT)) < 0 ||
+		(t = rows_op(z, "Div", base, x, s, OX_FLOAT)) < 0 ||
+		(t = rows_op(z, "Round", base, t, -1, OX_FLOAT)) < 0 ||
+		(t = rows_op(z, "Add", base, t, zpf, OX_FLOAT)) < 0)
+		return -1;
+	in[0] = t;
+	in[1] = zero;
+	in[2] = c255;
+	if ((t = qz_value(z, base, "Clip", OX_FLOAT)) < 0 ||
+		qz_node(z, "Clip", "", base, in, 3, &t, 1) < 0 ||
+		(node = qz_node(z, "Cast", "", base, &t, 1, &q, 1)) < 0 ||
+		qz_attr_int(z, node, "to", OX_UINT8) != OX_OK ||
+		(node = qz_node(z, "Cast", "", base, &zpf, 1, &zpi, 1)) < 0 ||
+		qz_attr_int(z, node, "to", OX_INT32) != OX_OK)
+		return -1;
+	z->dyn_rows[x] = q;
+	return q;
+}
+
+/*
+ * The product of per-row quantized rows with Wq ([K, N], zero point wzp):
+ * MatMulInteger(q, Wq, -, wzp) - zp * colsum(Wq - wzp) -> Cast -> Mul(scale)
+ * -> Mul(ws) [-> Add(bias)].
+ */
+static ox_code
+rows_product(qz *z, const char *base, int xq, int q32, const qz_weight *wq, int ws_id, int bias,
+			 int y)
+{
+	const ox_tensor *w = init_of(z, wq->q);
+	const ox_tensor *wz = init_of(z, wq->zp);
+	int64_t		k = w->dims[0],
+				n = w->dims[1];
+	int			cs,
+				t;
+	int			in[4];
+	void	   *d;
+
+	in[0] = xq;
+	in[1] = wq->q;
+	in[2] = -1;
+	in[3] = wq->zp;
+	TRY_ID(qz_node(z, "MatMulInteger", "", base, in, 4, &q32, 1));
+	TRY_ID(cs = qz_init(z, base, "weight_column_sums", OX_INT32, 1, &n, &d));
+	for (int64_t j = 0; j < n; j++)
+	{
+		int64_t		sum = 0;
+		int32_t		zp = wz ? (int32_t) ox_tensor_get_double(wz, ox_tensor_numel(wz) == 1 ? 0 : j) : 0;
+
+		for (int64_t i = 0; i < k; i++)
+			sum += (w->dtype == OX_INT8 ? ((const int8_t *) w->data)[i * n + j]
+					: ((const uint8_t *) w->data)[i * n + j]) - zp;
+		((int32_t *) d)[j] = (int32_t) sum;
+	}
+	TRY_ID(t = rows_op(z, "Mul", base, xq + 2, cs, OX_INT32));
+	TRY_ID(t = rows_op(z, "Sub", base, q32, t, OX_INT32));
+	TRY_ID(t = rows_cast(z, base, t, OX_FLOAT));
+	TRY_ID(t = rows_op(z, "Mul", base, t, xq + 1, OX_FLOAT));
+	in[0] = t;
+	in[1] = ws_id;
+	if (bias < 0)
+	{
+		TRY_ID(qz_node(z, "Mul", "", base, in, 2, &y, 1));
+		return OX_OK;
+	}
+	TRY_ID(t = rows_op(z, "Mul", base, t, ws_id, OX_FLOAT));
+	in[0] = t;
+	in[1] = bias;
+	TRY_ID(qz_node(z, "Add", "", base, in, 2, &y, 1));
+	return OX_OK;
+}
+
 /*
  * q32 (int32 product of xq and the weights) -> Cast -> Mul(xs * ws) -> y,
  * with an optional bias added after.  ws_id is a float initializer that
@@ -175,6 +350,7 @@ dynamic_product(qz *z, int k, qz_kind kind)
 				bias = -1;
 	int			in[4];
 	bool		trans = false;
+	bool		rows;
 	int			axis;
 	ox_code		rc = OX_OK;
 
@@ -191,7 +367,8 @@ dynamic_product(qz *z, int k, qz_kind kind)
 		axis = 1;
 	OX_TRY(qz_quantize_weight(z, w, z->g->values[s.in[1]].name, z->o->per_channel ? axis : -1,
 							  trans, z->o->weight_type, 0, &wq));
-	TRY_ID(xq = dynamic_input(z, s.in[0]));
+	rows = z->o->per_row_activations && kind != QK_CONV;
+	TRY_ID(xq = rows ? dynamic_input_rows(z, s.in[0]) : dynamic_input(z, s.in[0]));
 	TRY_ID(q32 = qz_value(z, s.name, "int32", OX_INT32));
 	in[0] = xq;
 	in[1] = wq.q;
@@ -219,7 +396,7 @@ dynamic_product(qz *z, int k, qz_kind kind)
 	{
 		float		alpha = kind == QK_GEMM ? ox_attr_float(&z->g->nodes[k], "alpha", 1.0f) : 1.0f;
 
-		node = qz_node(z, "MatMulInteger", "", s.name, in, 4, &q32, 1);
+		node = rows ? 0 : qz_node(z, "MatMulInteger", "", s.name, in, 4, &q32, 1);
 		if (node < 0)
 			goto fail;
 		ws_id = channel_floats(z, s.name, "weight_scale", wq.scales, wq.n_ch, 1, alpha);
@@ -243,7 +420,8 @@ dynamic_product(qz *z, int k, qz_kind kind)
 		}
 	}
 	kill(z, k);
-	rc = scale_back(z, s.name, q32, xq + 1, ws_id, bias, s.out);
+	rc = rows ? rows_product(z, s.name, xq, q32, &wq, ws_id, bias, s.out)
+		: scale_back(z, s.name, q32, xq + 1, ws_id, bias, s.out);
 	free(wq.scales);
 	return rc;
 fail:

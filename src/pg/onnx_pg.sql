@@ -460,6 +460,7 @@ CREATE FUNCTION @extschema@.onnx_quantize_dynamic(
     op_types text[] DEFAULT NULL,
     exclude_nodes text[] DEFAULT NULL,
     replace boolean DEFAULT false,
+    per_row_activations boolean DEFAULT false,
     OUT model text,
     OUT version bigint,
     OUT nodes_total integer,
@@ -473,8 +474,8 @@ CREATE FUNCTION @extschema@.onnx_quantize_dynamic(
     AS 'MODULE_PATHNAME', 'onnx_quantize_dynamic'
     LANGUAGE C VOLATILE PARALLEL UNSAFE;
 
-COMMENT ON FUNCTION @extschema@.onnx_quantize_dynamic(text, text, text, boolean, boolean, boolean, text[], text[], boolean) IS
-    'store an int8 copy of a model: weights of MatMul, Gemm and Conv (op_types: also Gather) quantized, activations quantized at run time; standard ONNX operators only; returns the nodes quantized and the sizes';
+COMMENT ON FUNCTION @extschema@.onnx_quantize_dynamic(text, text, text, boolean, boolean, boolean, text[], text[], boolean, boolean) IS
+    'store an int8 copy of a model: weights of MatMul, Gemm and Conv (op_types: also Gather) quantized, activations quantized at run time (per tensor, or per row with per_row_activations); standard ONNX operators only; returns the nodes quantized and the sizes';
 
 CREATE FUNCTION @extschema@.onnx_quantize_static(
     source text,

@@ -322,6 +322,8 @@ lineage_jsonb(const QuantRequest *r, const OnnxModelKey *key, const ox_quant_sum
 		jb_str(&state, "activation_type", ox_dtype_name(o->activation_type));
 		jb_bool(&state, "symmetric_activations", o->symmetric_activations);
 	}
+	else
+		jb_bool(&state, "per_row_activations", o->per_row_activations);
 	jb_str(&state, "weight_type", ox_dtype_name(o->weight_type));
 	jb_bool(&state, "per_channel", o->per_channel);
 	jb_bool(&state, "symmetric_weights", o->symmetric_weights);
@@ -849,7 +851,7 @@ common_options(FunctionCallInfo fcinfo, QuantRequest *r, int wt, int pc, int rr,
 /*
  * onnx_quantize_dynamic(source, target, weight_type, per_channel,
  *						 reduce_range, symmetric_weights, op_types,
- *						 exclude_nodes, replace)
+ *						 exclude_nodes, replace, per_row_activations)
  */
 Datum
 onnx_quantize_dynamic(PG_FUNCTION_ARGS)
@@ -859,6 +861,11 @@ onnx_quantize_dynamic(PG_FUNCTION_ARGS)
 	memset(&r, 0, sizeof(r));
 	ox_quant_options_init(&r.opts, OX_QUANT_DYNAMIC);
 	common_options(fcinfo, &r, 2, 3, 4, 5, 6, 7, 8);
+	if (PG_ARGISNULL(9))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("per_row_activations must not be null")));
+	r.opts.per_row_activations = PG_GETARG_BOOL(9);
 	return quantize(fcinfo, &r);
 }
 

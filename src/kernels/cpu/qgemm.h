@@ -158,6 +158,22 @@ ox_code		ox_qgemm_cols_run(ox_kernel_ctx *ctx, const ox_qgemm_weights *w,
  */
 void		ox_qgemm_dynamic_quantize(const float *x, int64_t n, uint8_t *y, float *scale,
 									  uint8_t *zp);
+/*
+ * Per-row dynamic quantization of rows x k floats to uint8: per row a scale
+ * max((hi - lo) / 255, min_scale) and an int32 zero point round(-lo /
+ * scale) in [0, 255], lo and hi the row's range widened to include 0.
+ */
+void		ox_qgemm_quantize_rows(const float *x, int64_t rows, int64_t k, uint8_t *y,
+								   float *scales, int32_t *zps, float min_scale);
+/*
+ * The product of such rows back to float, in place: y holds rows x n int32
+ * sums over the quantized values times (B - b_zp) and becomes
+ * ((float) (y - zp[m] * sums[j]) * scales[m]) * bs[j] + bias[j] (bs has 1
+ * or n values; bias n, or NULL).
+ */
+void		ox_qgemm_rows_scale_back(void *y, int64_t rows, int64_t n, const float *scales,
+									 const int32_t *zps, const int32_t *sums, const float *bs,
+									 int64_t n_bs, const float *bias);
 
 /*
  * Fused quantized operators (qgemm_ops.c), registered in the quant family
@@ -169,6 +185,8 @@ ox_code		ox_qop_qgemm_prepare(ox_prepare_ctx *pc);
 ox_code		ox_qop_qgemm_run(ox_kernel_ctx *ctx);
 ox_code		ox_qop_dqmatmul_prepare(ox_prepare_ctx *pc);
 ox_code		ox_qop_dqmatmul_run(ox_kernel_ctx *ctx);
+ox_code		ox_qop_dqmatmul_rows_prepare(ox_prepare_ctx *pc);
+ox_code		ox_qop_dqmatmul_rows_run(ox_kernel_ctx *ctx);
 void		ox_qop_free(void *state);
 ox_code		ox_qop_qlinear_add_run(ox_kernel_ctx *ctx);
 ox_code		ox_qop_qlinear_gap_run(ox_kernel_ctx *ctx);

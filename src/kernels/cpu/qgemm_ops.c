@@ -12,6 +12,10 @@
  *	  DynamicQuantizeMatMul(A, B, b_scale, [b_zp], [bias])
  *		  A quantized per tensor to uint8 on the fly, times int8 B, scaled
  *		  back to float, plus bias.
+ *	  com.onnx_pg DynamicQuantizeMatMulRows(A, B, b_scale, [b_zp], [bias])
+ *		  the same with one scale and zero point per row of A (attribute
+ *		  min_scale): the quantizer's per-row chain of standard operators
+ *		  (model/quantize_rewrite.c), fused.
  *	  QLinearAdd(A, a_scale, a_zp, B, b_scale, b_zp, c_scale, [c_zp])
  *	  QLinearGlobalAveragePool(X, x_scale, x_zp, y_scale, [y_zp])
  *
@@ -29,6 +33,7 @@
 
 typedef struct qop_state
 {
+	int32_t    *col_sums;		/* DynamicQuantizeMatMulRows: sum_k (B - b_zp) per column */
 	bool		trans_b;
 	float		alpha;
 	ox_qgemm_weights packed;	/* when B (and its zero point) are constants */
@@ -44,6 +49,7 @@ ox_qop_free(void *state)
 	if (!s)
 		return;
 	ox_qgemm_weights_free(&s->packed);
+	free(s->col_sums);
 	free(s);
 }
 
@@ -390,6 +396,117 @@ ox_qop_dqmatmul_run(ox_kernel_ctx *ctx)
 	rc = run_rows(ctx, op, s, aq, OX_UINT8, a->dims, a->rank, azp, b, bzp, &ep, OX_FLOAT, &y);
 	ox_aligned_free(aq);
 	free(mult);
+	return rc;
+}
+
+/* ---- DynamicQuantizeMatMulRows ---------------------------------------------------- */
+
+/* sum_k (B[k, j] - zp[j]) for the n columns of B [k, n] */
+static void
+column_sums(const ox_tensor *b, const ox_tensor *bzp, int32_t *sums)
+{
+	int64_t		k = b->dims[0],
+				n = b->dims[1];
+
+	for (int64_t j = 0; j < n; j++)
+	{
+		int64_t		zp = bzp ? (int64_t) ox_tensor_get_double(bzp, ox_tensor_numel(bzp) == 1 ? 0 : j) : 0;
+		int64_t		sum = 0;
+
+		for (int64_t i = 0; i < k; i++)
+			sum += (b->dtype == OX_INT8 ? ((const int8_t *) b->data)[i * n + j]
+					: ((const uint8_t *) b->data)[i * n + j]) - zp;
+		sums[j] = (int32_t) (uint32_t) sum;
+	}
+}
+
+ox_code
+ox_qop_dqmatmul_rows_prepare(ox_prepare_ctx *pc)
+{
+	qop_state  *s;
+	bool		present;
+	const ox_tensor *b,
+			   *bzp;
+
+	OX_TRY(prepare_common(pc, 1, 3, false, 1.0f));
+	s = pc->state;
+	if (!s->have_packed)
+		return OX_OK;
+	b = const_input(pc, 1, &present);
+	bzp = const_input(pc, 3, &present);
+	if (!(s->col_sums = malloc(sizeof(int32_t) * (size_t) (b->dims[1] + 1))))
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "DynamicQuantizeMatMulRows: could not allocate state");
+	column_sums(b, bzp, s->col_sums);
+	return OX_OK;
+}
+
+ox_code
+ox_qop_dqmatmul_rows_run(ox_kernel_ctx *ctx)
+{
+	const char *op = "DynamicQuantizeMatMulRows";
+	const qop_state *s = ctx->state;
+	const ox_tensor *a = ox_in_tensor(ctx, 0);
+	const ox_tensor *b = ox_in_tensor(ctx, 1);
+	const ox_tensor *bs = ox_in_tensor(ctx, 2);
+	const ox_tensor *bzp = ox_in_tensor(ctx, 3);
+	const ox_tensor *bias = ox_in_tensor(ctx, 4);
+	float		min_scale = ox_attr_float(ctx->node, "min_scale", 0.0f);
+	ox_qgemm_epi ep;
+	int64_t		n,
+				k,
+				rows;
+	uint8_t    *aq = NULL;
+	float	   *scales = NULL;
+	int32_t    *zps = NULL,
+			   *sums = NULL;
+	ox_tensor  *y;
+	ox_code		rc;
+
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
+	if (!a || !b || !bs)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A, B and b_scale are required", op);
+	if (a->dtype != OX_FLOAT || a->rank < 1 || !nn_is_quant8(b->dtype) || b->rank != 2)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A is %s of rank %d and B is %s of rank %d, expected float A and a 2-D uint8/int8 B",
+					   op, ox_dtype_name(a->dtype), a->rank, ox_dtype_name(b->dtype), b->rank);
+	if (!(min_scale > 0.0f) || !isfinite(min_scale))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: min_scale is %g, expected a positive finite value",
+					   op, min_scale);
+	k = b->dims[0];
+	n = b->dims[1];
+	OX_TRY(check_vec(op, "b_scale", bs, n, true, OX_FLOAT, ctx->st));
+	OX_TRY(check_vec(op, "b_zero_point", bzp, n, false, b->dtype, ctx->st));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "b_scale", bs, false));
+	if (bias && (bias->dtype != OX_FLOAT || ox_tensor_numel(bias) != n))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: bias must be float with one value per column", op);
+	if (a->dims[a->rank - 1] != k)
+		/* run_rows words the error */
+		return run_rows(ctx, op, s, NULL, OX_UINT8, a->dims, a->rank, 0, b, bzp, &ep, OX_FLOAT, &y);
+	rows = ox_shape_numel(a->rank - 1, a->dims);
+	if (!(aq = nn_scratch(rows * k > 0 ? rows * k : 1, 1, ctx->st, op)) ||
+		!(scales = ox_workspace_alloc(sizeof(float) * (size_t) (rows + 1), ctx->st, op)) ||
+		!(zps = ox_workspace_alloc(sizeof(int32_t) * (size_t) (rows + 1), ctx->st, op)) ||
+		(!(s->col_sums && b->data == s->packed.src && (bzp ? bzp->data : NULL) == s->zp_src) &&
+		 !(sums = ox_workspace_alloc(sizeof(int32_t) * (size_t) (n + 1), ctx->st, op))))
+	{
+		rc = ctx->st->code ? ctx->st->code : ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory", op);
+		goto done;
+	}
+	ox_qgemm_quantize_rows(a->data, rows, k, aq, scales, zps, min_scale);
+	memset(&ep, 0, sizeof(ep));
+	ep.kind = OX_QG_OUT_I32;
+	rc = run_rows(ctx, op, s, aq, OX_UINT8, a->dims, a->rank, 0, b, bzp, &ep, OX_FLOAT, &y);
+	if (rc != OX_OK || rows == 0 || n == 0)
+		goto done;
+	if (sums)
+		column_sums(b, bzp, sums);
+	ox_qgemm_rows_scale_back(y->data, rows, n, scales, zps, sums ? sums : s->col_sums, bs->data,
+							 ox_tensor_numel(bs), bias ? bias->data : NULL);
+done:
+	ox_aligned_free(aq);
+	free(scales);
+	free(zps);
+	free(sums);
 	return rc;
 }
 

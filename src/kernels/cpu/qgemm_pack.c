@@ -370,15 +370,14 @@ dynq_params(float mn, float mx, float *scale, float *zpf)
 	*zpf = nearbyintf(z);
 }
 
+/* min and max of x, starting from 0 (the range always holds 0) */
 QG_TARGET_VNNI static void
-dynq_avx512(const float *x, int64_t n, uint8_t *y, float *scale_out, uint8_t *zp_out)
+minmax_avx512(const float *x, int64_t n, float *mn_out, float *mx_out)
 {
 	__m512		vmn = _mm512_setzero_ps(),
 				vmx = _mm512_setzero_ps();
 	float		mn,
-				mx,
-				scale,
-				zpf;
+				mx;
 	int64_t		i = 0;
 
 	/* min/max return their second operand for a NaN: NaNs take no part */
@@ -396,22 +395,40 @@ dynq_avx512(const float *x, int64_t n, uint8_t *y, float *scale_out, uint8_t *zp
 		mn = x[i] < mn ? x[i] : mn;
 		mx = x[i] > mx ? x[i] : mx;
 	}
-	dynq_params(mn, mx, &scale, &zpf);
+	*mn_out = mn;
+	*mx_out = mx;
+}
+
+/* y = saturate(round(x / scale) + zpf) to uint8, NaN to 0 */
+QG_TARGET_VNNI static void
+quantize_u8_avx512(const float *x, int64_t n, uint8_t *y, float scale, float zpf)
+{
+	__m512		vs = _mm512_set1_ps(scale);
+	__m512i		vz = _mm512_set1_epi32((int32_t) zpf);
+
+	for (int64_t i = 0; i < n; i += 16)
 	{
-		__m512		vs = _mm512_set1_ps(scale);
-		__m512i		vz = _mm512_set1_epi32((int32_t) zpf);
+		__mmask16	m = n - i >= 16 ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
+		/* the quotient rounds to nearest even in the conversion; NaN gives INT_MIN */
+		__m512i		q = _mm512_cvtps_epi32(_mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), vs));
 
-		for (i = 0; i < n; i += 16)
-		{
-			__mmask16	m = n - i >= 16 ? 0xffff : (__mmask16) ((1u << (n - i)) - 1);
-			/* the quotient rounds to nearest even in the conversion; NaN gives INT_MIN */
-			__m512i		q = _mm512_cvtps_epi32(_mm512_div_ps(_mm512_maskz_loadu_ps(m, x + i), vs));
-
-			q = _mm512_add_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(-65536)), vz);
-			q = _mm512_max_epi32(q, _mm512_setzero_si512());
-			_mm512_mask_cvtusepi32_storeu_epi8(y + i, m, q);
-		}
+		q = _mm512_add_epi32(_mm512_max_epi32(q, _mm512_set1_epi32(-65536)), vz);
+		q = _mm512_max_epi32(q, _mm512_setzero_si512());
+		_mm512_mask_cvtusepi32_storeu_epi8(y + i, m, q);
 	}
+}
+
+QG_TARGET_VNNI static void
+dynq_avx512(const float *x, int64_t n, uint8_t *y, float *scale_out, uint8_t *zp_out)
+{
+	float		mn,
+				mx,
+				scale,
+				zpf;
+
+	minmax_avx512(x, n, &mn, &mx);
+	dynq_params(mn, mx, &scale, &zpf);
+	quantize_u8_avx512(x, n, y, scale, zpf);
 	*scale_out = scale;
 	*zp_out = (uint8_t) (int32_t) zpf;
 }
@@ -441,6 +458,157 @@ ox_qgemm_dynamic_quantize(const float *x, int64_t n, uint8_t *y, float *scale, u
 			break;
 		default:
 			dynq_portable(x, n, y, scale, zp);
+	}
+}
+
+/*
+ * Per-row quantization: each row of k values gets its own range (with 0 in
+ * it), scale = max(range / 255, min_scale) and zero point round(-lo /
+ * scale), in exactly the float operations of the quantizer's standard
+ * operator chain (model/quantize_rewrite.c), so that fused and unfused
+ * runs quantize alike.
+ */
+QG_INLINE void
+rowq_params(float mn, float mx, float min_scale, float *scale, float *zpf)
+{
+	float		s = (mx - mn) / 255.0f;
+
+	/* !(s >= min_scale) also takes a NaN range to min_scale */
+	*scale = !(s >= min_scale) ? min_scale : s;
+	*zpf = nearbyintf((0.0f - mn) / *scale);
+	if (!(*zpf >= 0.0f))
+		*zpf = 0.0f;
+	else if (*zpf > 255.0f)
+		*zpf = 255.0f;
+}
+
+QG_TARGET_VNNI static void
+rowq_avx512(const float *x, int64_t rows, int64_t k, uint8_t *y, float *scales, int32_t *zps,
+			float min_scale)
+{
+	for (int64_t r = 0; r < rows; r++)
+	{
+		float		mn,
+					mx,
+					zpf;
+
+		minmax_avx512(x + r * k, k, &mn, &mx);
+		rowq_params(mn, mx, min_scale, &scales[r], &zpf);
+		quantize_u8_avx512(x + r * k, k, y + r * k, scales[r], zpf);
+		zps[r] = (int32_t) zpf;
+	}
+}
+
+QG_INLINE void
+rowq_body(const float *x, int64_t rows, int64_t k, uint8_t *y, float *scales, int32_t *zps,
+		  float min_scale)
+{
+	for (int64_t r = 0; r < rows; r++)
+	{
+		const float *xr = x + r * k;
+		float		mn = 0.0f,
+					mx = 0.0f,
+					zpf;
+
+		for (int64_t i = 0; i < k; i++)
+		{
+			mn = xr[i] < mn ? xr[i] : mn;
+			mx = xr[i] > mx ? xr[i] : mx;
+		}
+		rowq_params(mn, mx, min_scale, &scales[r], &zpf);
+		for (int64_t i = 0; i < k; i++)
+		{
+			float		q = nearbyintf(xr[i] / scales[r]) + zpf;
+
+			y[r * k + i] = (uint8_t) (int32_t) (!(q >= 0.0f) ? 0.0f : (q > 255.0f ? 255.0f : q));
+		}
+		zps[r] = (int32_t) zpf;
+	}
+}
+
+QG_TARGET_AVX2 static void
+rowq_avx2(const float *x, int64_t rows, int64_t k, uint8_t *y, float *scales, int32_t *zps,
+		  float min_scale)
+{
+	rowq_body(x, rows, k, y, scales, zps, min_scale);
+}
+
+static void
+rowq_portable(const float *x, int64_t rows, int64_t k, uint8_t *y, float *scales, int32_t *zps,
+			  float min_scale)
+{
+	rowq_body(x, rows, k, y, scales, zps, min_scale);
+}
+
+void
+ox_qgemm_quantize_rows(const float *x, int64_t rows, int64_t k, uint8_t *y, float *scales,
+					   int32_t *zps, float min_scale)
+{
+	switch (ox_qg_pick())
+	{
+		case QG_VNNI:
+			rowq_avx512(x, rows, k, y, scales, zps, min_scale);
+			break;
+		case QG_AVX2:
+			rowq_avx2(x, rows, k, y, scales, zps, min_scale);
+			break;
+		default:
+			rowq_portable(x, rows, k, y, scales, zps, min_scale);
+	}
+}
+
+/*
+ * y[m, j] = ((float) (acc[m, j] - zp[m] * sums[j]) * scale[m]) * b_scale[j]
+ * + bias[j], in place over the int32 products; the multiplications in the
+ * order of the unfused chain (Cast, Mul by the row scale, Mul by b_scale).
+ */
+QG_TARGET_VNNI static void
+rows_scale_back_avx512(void *y, int64_t rows, int64_t n, const float *scales, const int32_t *zps,
+					   const int32_t *sums, const float *bs, int64_t n_bs, const float *bias)
+{
+	for (int64_t m = 0; m < rows; m++)
+	{
+		int32_t    *acc = (int32_t *) y + m * n;
+		float	   *out = (float *) y + m * n;
+		__m512i		vz = _mm512_set1_epi32(zps[m]);
+		__m512		vs = _mm512_set1_ps(scales[m]);
+
+		for (int64_t j = 0; j < n; j += 16)
+		{
+			__mmask16	k = n - j >= 16 ? 0xffff : (__mmask16) ((1u << (n - j)) - 1);
+			__m512i		v = _mm512_sub_epi32(_mm512_maskz_loadu_epi32(k, acc + j),
+											 _mm512_mullo_epi32(vz, _mm512_maskz_loadu_epi32(k, sums + j)));
+			__m512		f = _mm512_mul_ps(_mm512_cvtepi32_ps(v), vs);
+
+			f = _mm512_mul_ps(f, n_bs == 1 ? _mm512_set1_ps(bs[0]) : _mm512_maskz_loadu_ps(k, bs + j));
+			if (bias)
+				f = _mm512_add_ps(f, _mm512_maskz_loadu_ps(k, bias + j));
+			_mm512_mask_storeu_ps(out + j, k, f);
+		}
+	}
+}
+
+void
+ox_qgemm_rows_scale_back(void *y, int64_t rows, int64_t n, const float *scales, const int32_t *zps,
+				const int32_t *sums, const float *bs, int64_t n_bs, const float *bias)
+{
+	if (ox_qg_pick() == QG_VNNI)
+	{
+		rows_scale_back_avx512(y, rows, n, scales, zps, sums, bs, n_bs, bias);
+		return;
+	}
+	for (int64_t m = 0; m < rows; m++)
+	{
+		int32_t    *acc = (int32_t *) y + m * n;
+		float	   *out = (float *) y + m * n;
+
+		for (int64_t j = 0; j < n; j++)
+		{
+			int32_t		v = (int32_t) ((uint32_t) acc[j] - (uint32_t) zps[m] * (uint32_t) sums[j]);
+			float		f = ((float) v * scales[m]) * bs[n_bs == 1 ? 0 : j];
+
+			out[j] = bias ? f + bias[j] : f;
+		}
 	}
 }
 

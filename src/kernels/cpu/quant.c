@@ -717,6 +717,8 @@ const ox_kernel_def ox_kernels_quant[] = {
 	/* fused by the QDQ pass (qgemm_ops.c) */
 	{"com.microsoft", "QGemm", 1, ox_qop_qgemm_prepare, ox_qop_qgemm_run, ox_qop_free},
 	{"com.microsoft", "DynamicQuantizeMatMul", 1, ox_qop_dqmatmul_prepare, ox_qop_dqmatmul_run, ox_qop_free},
+	{"com.onnx_pg", "DynamicQuantizeMatMulRows", 1, ox_qop_dqmatmul_rows_prepare, ox_qop_dqmatmul_rows_run,
+	ox_qop_free},
 	{"com.microsoft", "QLinearAdd", 1, NULL, ox_qop_qlinear_add_run, NULL},
 	{"com.microsoft", "QLinearGlobalAveragePool", 1, NULL, ox_qop_qlinear_gap_run, NULL},
 };

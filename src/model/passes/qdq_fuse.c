@@ -14,6 +14,9 @@
  *		  (when Q has DQ's scale and zero point)
  *	  DynamicQuantizeLinear -> MatMulInteger -> Cast
  *		  -> Mul(x_scale * w_scale) [-> Add(bias)]	   com.microsoft.DynamicQuantizeMatMul
+ *	  the quantizer's per-row chain -> MatMulInteger
+ *		  -> Sub(zp * column sums) -> Cast -> Mul(row scale)
+ *		  -> Mul(w_scale) [-> Add(bias)]			   com.onnx_pg.DynamicQuantizeMatMulRows
  *
  *	  The com.microsoft operators have onnxruntime's semantics, so a model
  *	  saved after this pass still loads there.  The pass runs first among
@@ -30,6 +33,7 @@
 #include <string.h>
 
 #define MS_DOMAIN "com.microsoft"
+#define OX_ONNX_PG_DOMAIN "com.onnx_pg"	/* as runtime/placement.h */
 
 static bool
 is_op(const ox_node *n, const char *op)
@@ -707,6 +711,283 @@ fuse_dynamic(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	return OX_OK;
 }
 
+/* ---- per-row dynamic quantization ----------------------------------------------------- */
+
+/* the live default-domain node of type op producing v, or -1 */
+static int
+producer_op(const ox_graph *g, int v, const char *op)
+{
+	int			p;
+
+	if (v < 0 || (p = g->values[v].producer) < 0 || !is_op(&g->nodes[p], op))
+		return -1;
+	return p;
+}
+
+/* v is a constant float scalar (not an overridable input); its value in *f */
+static bool
+const_scalar_f(const ox_graph *g, int v, float *f)
+{
+	const ox_tensor *t;
+
+	if (v < 0 || g->values[v].is_input || !(t = g->values[v].init) || t->dtype != OX_FLOAT ||
+		ox_tensor_numel(t) != 1)
+		return false;
+	*f = ((const float *) t->data)[0];
+	return true;
+}
+
+/* node k has two inputs, the second a constant float scalar equal to want */
+static bool
+second_is(const ox_graph *g, int k, float want)
+{
+	float		f;
+
+	return k >= 0 && g->nodes[k].n_inputs == 2 && const_scalar_f(g, g->nodes[k].inputs[1], &f) &&
+		f == want;
+}
+
+/* v = op(x) reduced over the last axis with the dimension kept; sets *x */
+static bool
+reduce_last(const ox_graph *g, int v, const char *op, int *x)
+{
+	int			p = producer_op(g, v, op);
+	const ox_node *n;
+	int64_t		axis;
+	int			rank;
+
+	if (p < 0)
+		return false;
+	n = &g->nodes[p];
+	if (n->n_inputs < 1 || ox_attr_int(n, "keepdims", 1) != 1 ||
+		ox_attr_int(n, "noop_with_empty_axes", 0) != 0)
+		return false;
+	if (n->opset >= 18)
+	{
+		const ox_tensor *a = n->n_inputs == 2 ? ox_node_const_input(g, n, 1) : NULL;
+
+		if (!a || a->dtype != OX_INT64 || ox_tensor_numel(a) != 1)
+			return false;
+		axis = ((const int64_t *) a->data)[0];
+	}
+	else
+	{
+		const ox_attr *a = ox_node_attr(n, "axes");
+
+		if (n->n_inputs != 1 || !a || a->type != OX_ATTR_INTS || a->n != 1)
+			return false;
+		axis = a->ints[0];
+	}
+	rank = g->values[n->inputs[0]].type.rank;
+	if (axis != -1 && !(rank > 0 && axis == rank - 1))
+		return false;
+	*x = n->inputs[0];
+	return true;
+}
+
+/* the per-row quantization of x behind a uint8 tensor q */
+typedef struct rowq
+{
+	int			x;
+	int			scale;			/* [..., 1] float */
+	int			zp;				/* [..., 1] float, whole numbers */
+	float		min_scale;
+} rowq;
+
+/*
+ * q = Cast<uint8>(Clip(Add(Round(Div(x, s)), zp), 0, 255)) with
+ * s = Max(Div(Sub(Max(ReduceMax(x), 0), lo), 255), min_scale),
+ * lo = Min(ReduceMin(x), 0) and zp = Round(Div(Neg(lo), s)): exactly what
+ * quantize_rewrite.c writes, every piece checked, since the fused kernel
+ * computes the chain's result and not whatever another graph computes.
+ */
+static bool
+row_quant_of(const ox_graph *g, int q, rowq *r)
+{
+	const ox_node *n;
+	int			p,
+				t,
+				lo,
+				hi,
+				x2;
+
+	if ((p = producer_op(g, q, "Cast")) < 0 || ox_attr_int(&g->nodes[p], "to", 0) != OX_UINT8)
+		return false;
+	if ((p = producer_op(g, g->nodes[p].inputs[0], "Clip")) < 0 || g->nodes[p].n_inputs != 3)
+		return false;
+	n = &g->nodes[p];
+	{
+		float		a,
+					b;
+
+		if (!const_scalar_f(g, n->inputs[1], &a) || !const_scalar_f(g, n->inputs[2], &b) ||
+			a != 0.0f || b != 255.0f)
+			return false;
+	}
+	if ((p = producer_op(g, n->inputs[0], "Add")) < 0 || g->nodes[p].n_inputs != 2)
+		return false;
+	r->zp = g->nodes[p].inputs[1];
+	if ((p = producer_op(g, g->nodes[p].inputs[0], "Round")) < 0 ||
+		(p = producer_op(g, g->nodes[p].inputs[0], "Div")) < 0 || g->nodes[p].n_inputs != 2)
+		return false;
+	r->x = g->nodes[p].inputs[0];
+	r->scale = g->nodes[p].inputs[1];
+	/* the scale */
+	if ((p = producer_op(g, r->scale, "Max")) < 0 || g->nodes[p].n_inputs != 2 ||
+		!const_scalar_f(g, g->nodes[p].inputs[1], &r->min_scale) ||
+		!(r->min_scale > 0.0f) || !isfinite(r->min_scale))
+		return false;
+	if ((p = producer_op(g, g->nodes[p].inputs[0], "Div")) < 0 || !second_is(g, p, 255.0f) ||
+		(p = producer_op(g, g->nodes[p].inputs[0], "Sub")) < 0 || g->nodes[p].n_inputs != 2)
+		return false;
+	hi = g->nodes[p].inputs[0];
+	lo = g->nodes[p].inputs[1];
+	if ((t = producer_op(g, hi, "Max")) < 0 || !second_is(g, t, 0.0f) ||
+		!reduce_last(g, g->nodes[t].inputs[0], "ReduceMax", &x2) || x2 != r->x)
+		return false;
+	if ((t = producer_op(g, lo, "Min")) < 0 || !second_is(g, t, 0.0f) ||
+		!reduce_last(g, g->nodes[t].inputs[0], "ReduceMin", &x2) || x2 != r->x)
+		return false;
+	/* the zero point */
+	if ((p = producer_op(g, r->zp, "Round")) < 0 ||
+		(p = producer_op(g, g->nodes[p].inputs[0], "Div")) < 0 || g->nodes[p].n_inputs != 2 ||
+		g->nodes[p].inputs[1] != r->scale ||
+		(p = producer_op(g, g->nodes[p].inputs[0], "Neg")) < 0 || g->nodes[p].inputs[0] != lo)
+		return false;
+	return g->values[r->x].type.elem == OX_FLOAT || g->values[r->x].type.elem == OX_UNDEFINED;
+}
+
+/* the constant int32 [n] at v holds sum_k (B[k, j] - zp[j]) */
+static bool
+column_sums_match(const ox_graph *g, int v, const ox_tensor *b, const ox_tensor *bzp)
+{
+	const ox_tensor *t = v >= 0 && !g->values[v].is_input ? g->values[v].init : NULL;
+	int64_t		k = b->dims[0],
+				n = b->dims[1];
+
+	if (!t || t->dtype != OX_INT32 || t->rank != 1 || t->dims[0] != n)
+		return false;
+	for (int64_t j = 0; j < n; j++)
+	{
+		int64_t		zp = bzp ? (int64_t) ox_tensor_get_double(bzp, ox_tensor_numel(bzp) == 1 ? 0 : j) : 0;
+		int64_t		sum = 0;
+
+		for (int64_t i = 0; i < k; i++)
+			sum += (b->dtype == OX_INT8 ? ((const int8_t *) b->data)[i * n + j]
+					: ((const uint8_t *) b->data)[i * n + j]) - zp;
+		if (((const int32_t *) t->data)[j] != (int32_t) (uint32_t) sum)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Mul(Mul(Cast<float>(Sub(MatMulInteger(q, B, -, bzp), Mul(Cast<int32>(zp),
+ * sums))), scale), ws) [+ bias] -> DynamicQuantizeMatMulRows(x, B, ws, bzp,
+ * bias), q being row_quant_of's.  The shared quantization chain is left to
+ * dead-node elimination once no product reads it.
+ */
+static ox_code
+fuse_dynamic_rows(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
+{
+	const ox_node *mul = &g->nodes[k];
+	int			smul = -1,
+				cast,
+				sub,
+				corr,
+				mmi,
+				zcast,
+				ws = -1,
+				add = -1,
+				bias = -1,
+				out,
+				node;
+	const ox_tensor *b,
+			   *bzp = NULL,
+			   *wst;
+	rowq		r;
+	int			in[5];
+	ox_attr		attr;
+
+	if (mul->n_inputs != 2 || mul->n_outputs != 1)
+		return OX_OK;
+	for (int i = 0; i < 2 && smul < 0; i++)
+		if ((smul = sole_producer(g, mul->inputs[i], "Mul")) >= 0)
+			ws = mul->inputs[1 - i];
+	if (smul < 0 || g->nodes[smul].n_inputs != 2 ||
+		(cast = sole_producer(g, g->nodes[smul].inputs[0], "Cast")) < 0 ||
+		ox_attr_int(&g->nodes[cast], "to", 0) != OX_FLOAT ||
+		(sub = sole_producer(g, g->nodes[cast].inputs[0], "Sub")) < 0 || g->nodes[sub].n_inputs != 2 ||
+		(mmi = sole_producer(g, g->nodes[sub].inputs[0], "MatMulInteger")) < 0 ||
+		(corr = sole_producer(g, g->nodes[sub].inputs[1], "Mul")) < 0 || g->nodes[corr].n_inputs != 2)
+		return OX_OK;
+	{
+		const ox_node *m = &g->nodes[mmi];
+
+		if (m->n_inputs < 2 || (m->n_inputs > 2 && m->inputs[2] >= 0) ||
+			!(b = const_q8(g, m->inputs[1], 2)))
+			return OX_OK;
+		if (m->n_inputs > 3 && m->inputs[3] >= 0)
+		{
+			bzp = ox_node_const_input(g, m, 3);
+			if (!bzp || bzp->dtype != b->dtype || (ox_tensor_numel(bzp) != 1 && ox_tensor_numel(bzp) != b->dims[1]))
+				return OX_OK;
+		}
+		if (!row_quant_of(g, m->inputs[0], &r) || g->nodes[smul].inputs[1] != r.scale)
+			return OX_OK;
+	}
+	if ((zcast = producer_op(g, g->nodes[corr].inputs[0], "Cast")) < 0 ||
+		ox_attr_int(&g->nodes[zcast], "to", 0) != OX_INT32 || g->nodes[zcast].inputs[0] != r.zp ||
+		!column_sums_match(g, g->nodes[corr].inputs[1], b, bzp))
+		return OX_OK;
+	if (!(wst = ox_node_const_input(g, mul, ws == mul->inputs[0] ? 0 : 1)) || wst->dtype != OX_FLOAT ||
+		wst->rank > 1 || (ox_tensor_numel(wst) != 1 && ox_tensor_numel(wst) != b->dims[1]))
+		return OX_OK;
+	out = mul->outputs[0];
+	if (!g->values[out].is_output && (add = ox_graph_sole_consumer(g, out)) >= 0 &&
+		is_op(&g->nodes[add], "Add") && g->nodes[add].n_inputs == 2)
+	{
+		const ox_node *a = &g->nodes[add];
+		int			other = a->inputs[0] == out ? 1 : 0;
+		const ox_tensor *bt = ox_node_const_input(g, a, other);
+
+		if (bt && bt->dtype == OX_FLOAT && bt->rank == 1 && bt->dims[0] == b->dims[1] &&
+			a->inputs[1 - other] == out)
+		{
+			bias = a->inputs[other];
+			out = a->outputs[0];
+		}
+		else
+			add = -1;
+	}
+	else
+		add = -1;
+	in[0] = r.x;
+	in[1] = g->nodes[mmi].inputs[1];
+	in[2] = ws;
+	in[3] = bzp ? g->nodes[mmi].inputs[3] : -1;
+	in[4] = bias;
+	node = add_node(pc, g, "DynamicQuantizeMatMulRows", OX_ONNX_PG_DOMAIN, g->nodes[k].name, in,
+					bias >= 0 ? 5 : 4, out, "per-row quantization+MatMulInteger+Sub+Cast+Mul+Mul", st);
+	if (node < 0)
+		return st->code;
+	memset(&attr, 0, sizeof(attr));
+	attr.name = "min_scale";
+	attr.type = OX_ATTR_FLOAT;
+	attr.f = r.min_scale;
+	OX_TRY(ox_pass_set_attrs(pc, g, node, NULL, 0, &attr, 1, st));
+	g->nodes[k].dead = true;
+	g->nodes[smul].dead = true;
+	g->nodes[cast].dead = true;
+	g->nodes[sub].dead = true;
+	g->nodes[corr].dead = true;
+	g->nodes[mmi].dead = true;
+	if (add >= 0)
+		g->nodes[add].dead = true;
+	pc->changes++;
+	return OX_OK;
+}
+
 /* ---- the pass ---------------------------------------------------------------------------- */
 
 ox_code
@@ -743,7 +1024,11 @@ ox_pass_qdq_fuse(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		else if (strcmp(op, "GlobalAveragePool") == 0)
 			OX_TRY(fuse_gap(pc, g, k, st));
 		else if (strcmp(op, "Mul") == 0)
+		{
 			OX_TRY(fuse_dynamic(pc, g, k, st));
+			if (!g->nodes[k].dead)
+				OX_TRY(fuse_dynamic_rows(pc, g, k, st));
+		}
 		else if ((strcmp(op, "MaxPool") == 0 && node->opset >= 12) || strcmp(op, "Flatten") == 0 ||
 				 strcmp(op, "Reshape") == 0 || strcmp(op, "Transpose") == 0 ||
 				 strcmp(op, "Squeeze") == 0 || strcmp(op, "Unsqueeze") == 0)
