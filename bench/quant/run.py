@@ -3,7 +3,8 @@
 
 For resnet18 (static QDQ, per-channel int8 weights, uint8 activations, minmax
 calibration) and the BERT-base-shaped encoder (dynamic int8 per channel, MatMul
-and the embedding Gather), with random weights:
+and the embedding Gather; activations per tensor, as onnxruntime's quantizer
+does, and per row), with random weights:
 
   - accuracy: argmax agreement with the fp32 model and mean absolute error over
     N inputs, for our quantized file (run by us) and for onnxruntime's own
@@ -190,17 +191,27 @@ def bench_encoder(args, out):
 
     src = os.path.join(args.models, "encoder.onnx")
     ours = os.path.join(args.work, "encoder_int8_onnx_pg.onnx")
+    ours_rows = os.path.join(args.work, "encoder_int8_rows_onnx_pg.onnx")
     theirs = os.path.join(args.work, "encoder_int8_onnxruntime.onnx")
-    q = sh([oxquant_path(args), "dynamic", src, ours, "--op-types", "MatMul,Gemm,Conv,Gather",
-            "--per-channel", "1"], libs=True, capture_output=True, text=True)
+    opts = ["--op-types", "MatMul,Gemm,Conv,Gather", "--per-channel", "1"]
+    q = sh([oxquant_path(args), "dynamic", src, ours] + opts, libs=True, capture_output=True, text=True)
+    qr = sh([oxquant_path(args), "dynamic", src, ours_rows, "--per-row-activations"] + opts, libs=True,
+            capture_output=True, text=True)
     quantize_dynamic(src, theirs, weight_type=QuantType.QInt8, per_channel=True)
     run = runners(src, ours, theirs, "input_ids")
+    rows8 = Session(read(ours_rows), threads=1)
+    ort_rows = ort_session(ours_rows)
+    run["onnx_pg int8, per-row activations"] = lambda x: rows8.run({"input_ids": x})[0]
+    run["onnxruntime int8 (our per-row file)"] = lambda x: ort_rows.run(None, {"input_ids": x})[0]
     feeds = token_ids(args.eval_encoder, 3)
-    acc = [accuracy(run["onnxruntime fp32"], run["onnx_pg int8"], feeds, "onnx_pg int8 (dynamic)"),
+    acc = [accuracy(run["onnxruntime fp32"], run["onnx_pg int8"], feeds, "onnx_pg int8 (dynamic, per-tensor activations)"),
+           accuracy(run["onnxruntime fp32"], run["onnx_pg int8, per-row activations"], feeds,
+                    "onnx_pg int8 (dynamic, per-row activations)"),
            accuracy(run["onnxruntime fp32"], run["onnxruntime int8 (its quantizer)"], feeds,
                     "onnxruntime quantize_dynamic (run by onnxruntime)")]
-    out["encoder"] = {"quantizer": q.stdout.strip(), "size_fp32": os.path.getsize(src),
-                      "size_int8": os.path.getsize(ours), "size_int8_onnxruntime": os.path.getsize(theirs),
+    out["encoder"] = {"quantizer": q.stdout.strip() + "; per-row: " + qr.stdout.strip(),
+                      "size_fp32": os.path.getsize(src),
+                      "size_int8": os.path.getsize(ours_rows), "size_int8_onnxruntime": os.path.getsize(theirs),
                       "accuracy": acc, "speed": speed(run, feeds[0], args.rounds_encoder)}
 
 

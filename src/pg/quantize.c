@@ -861,11 +861,15 @@ onnx_quantize_dynamic(PG_FUNCTION_ARGS)
 	memset(&r, 0, sizeof(r));
 	ox_quant_options_init(&r.opts, OX_QUANT_DYNAMIC);
 	common_options(fcinfo, &r, 2, 3, 4, 5, 6, 7, 8);
-	if (PG_ARGISNULL(9))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("per_row_activations must not be null")));
-	r.opts.per_row_activations = PG_GETARG_BOOL(9);
+	/* a catalog entry from before the argument existed passes nine */
+	if (PG_NARGS() > 9)
+	{
+		if (PG_ARGISNULL(9))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("per_row_activations must not be null")));
+		r.opts.per_row_activations = PG_GETARG_BOOL(9);
+	}
 	return quantize(fcinfo, &r);
 }
 
