@@ -217,6 +217,29 @@ def main():
          [vi("X", I64, dyn)], [vi("Y", F, None)], ml=True)
     save("normalizer", [h.make_node("Normalizer", ["X"], ["Y"], domain="ai.onnx.ml", norm="L2")],
          [vi("X", F, dyn)], [vi("Y", F, None)], ml=True)
+    # per-row dynamic quantization (the quantizer's chain: fused into
+    # com.onnx_pg DynamicQuantizeMatMulRows at levels >= 1)
+    rq = [nh.from_array(np.array(0.0, np.float32), "zero"), nh.from_array(np.array(255.0, np.float32), "qmax"),
+          nh.from_array(np.array(1e-30, np.float32), "tiny"),
+          nh.from_array((np.arange(32).reshape(8, 4) % 11 - 5).astype(np.int8), "W"),
+          nh.from_array(np.zeros(4, np.int8), "WZ"),
+          nh.from_array((np.arange(32).reshape(8, 4) % 11 - 5).sum(0).astype(np.int32), "SUMS"),
+          nh.from_array(np.full(4, 0.01, np.float32), "WS")]
+    save("row_quantized_matmul", [
+        h.make_node("ReduceMin", ["X"], ["rmin"], axes=[-1], keepdims=1),
+        h.make_node("ReduceMax", ["X"], ["rmax"], axes=[-1], keepdims=1),
+        h.make_node("Min", ["rmin", "zero"], ["lo"]), h.make_node("Max", ["rmax", "zero"], ["hi"]),
+        h.make_node("Sub", ["hi", "lo"], ["range"]), h.make_node("Div", ["range", "qmax"], ["s0"]),
+        h.make_node("Max", ["s0", "tiny"], ["s"]), h.make_node("Neg", ["lo"], ["nlo"]),
+        h.make_node("Div", ["nlo", "s"], ["zq"]), h.make_node("Round", ["zq"], ["zp"]),
+        h.make_node("Div", ["X", "s"], ["xs"]), h.make_node("Round", ["xs"], ["xr"]),
+        h.make_node("Add", ["xr", "zp"], ["xz"]), h.make_node("Clip", ["xz", "zero", "qmax"], ["xc"]),
+        h.make_node("Cast", ["xc"], ["q"], to=U8), h.make_node("Cast", ["zp"], ["zpi"], to=I32),
+        h.make_node("MatMulInteger", ["q", "W", "", "WZ"], ["i32"]),
+        h.make_node("Mul", ["zpi", "SUMS"], ["corr"]), h.make_node("Sub", ["i32", "corr"], ["c32"]),
+        h.make_node("Cast", ["c32"], ["f"], to=F), h.make_node("Mul", ["f", "s"], ["fs"]),
+        h.make_node("Mul", ["fs", "WS"], ["Y"])],
+        [vi("X", F, dyn)], [vi("Y", F, None)], rq)
     made = sorted(f for f in os.listdir(OUT) if f.endswith(".onnx"))
     order = os.path.join(os.path.dirname(OUT), "models.txt")
     with open(order) as f:
