@@ -206,6 +206,16 @@ typedef void (*ox_range_fn) (void *arg, int64_t begin, int64_t end);
 void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
 							ox_range_fn fn, void *arg);
 
+/*
+ * Bracket a multi-threaded run (the executor does): while at least one run
+ * is inside, workers that finish a loop spin for the next one for up to
+ * OX_SPIN_NS instead of going to sleep, so that the many short loops of a
+ * run do not each pay a sleeping thread's wake-up (tens of microseconds,
+ * more in a VM).  After the last run ends they sleep at once.
+ */
+void		ox_parallel_run_begin(void);
+void		ox_parallel_run_end(void);
+
 /* registry */
 const ox_kernel_def *ox_kernel_find(const char *domain, const char *op_type, int opset);
 /* iterate all kernels (for docs and inspection) */

@@ -360,9 +360,27 @@ record_profile(ox_node_profile *np, const ox_node *node, ox_value **outs, struct
 	}
 }
 
+static ox_code plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes,
+						const bool *keep, ox_status *st);
+
 ox_code
 ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const bool *keep,
 			ox_status *st)
+{
+	ox_code		rc;
+
+	/* a top-level run on several threads keeps the pool's workers awake between its loops */
+	if (parent || s->opts.intra_op_threads <= 1)
+		return plan_run(s, p, parent, nodes, keep, st);
+	ox_parallel_run_begin();
+	rc = plan_run(s, p, parent, nodes, keep, st);
+	ox_parallel_run_end();
+	return rc;
+}
+
+static ox_code
+plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const bool *keep,
+		 ox_status *st)
 {
 	const ox_graph *g = p->graph;
 	ox_env	   *env = &p->env;

@@ -5,9 +5,14 @@
  * One pool per process, created lazily by the first parallel loop that
  * asks for more than one thread (never at library load, so a PostgreSQL
  * postmaster that preloads the library has no threads to lose at fork).
- * Workers sleep on a condition variable between loops: nothing spins while
- * a backend idles.  Workers run pure computation handed to them by kernels;
- * they never call back into the caller's environment.
+ * Workers sleep on a condition variable between runs: nothing spins while
+ * a backend idles.  Within a run (ox_parallel_run_begin/end, called by the
+ * executor) a worker that finishes a loop spins for the next one, for up to
+ * OX_SPIN_NS, and the caller spins for the workers' last chunks, since a
+ * run is a sequence of loops often shorter than a sleeping thread takes to
+ * wake (a futex wake-up, and in a VM an idle virtual CPU's).  Workers run
+ * pure computation handed to them by kernels; they never call back into
+ * the caller's environment.
  *
  * A fork() child must not use a pool inherited from its parent (its
  * threads did not survive); the pool records its owner pid and a child
@@ -24,6 +29,7 @@
  */
 #include "kernels/kernel.h"
 
+#include <immintrin.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
@@ -33,6 +39,8 @@
 #define OX_POLL_CHUNKS 64
 #define OX_SLICE_MIN_NS 2000000
 #define OX_SLICE_MAX_NS 20000000
+/* how long a worker spins for the next loop of a run before it sleeps */
+#define OX_SPIN_NS 2000000
 
 typedef struct pool_job
 {
@@ -58,6 +66,61 @@ typedef struct thread_pool
 
 static thread_pool *pool;
 
+/* runs in progress that keep the workers spinning between loops */
+static int	hot_runs;
+
+void
+ox_parallel_run_begin(void)
+{
+	__atomic_add_fetch(&hot_runs, 1, __ATOMIC_RELAXED);
+}
+
+void
+ox_parallel_run_end(void)
+{
+	__atomic_sub_fetch(&hot_runs, 1, __ATOMIC_RELAXED);
+}
+
+static int64_t now_ns(void);
+
+/*
+ * Without the lock: wait for a job newer than `seen` while a run is hot,
+ * for at most OX_SPIN_NS.  Returns whether one came.
+ */
+static bool
+spin_for_job(thread_pool *p, uint64_t seen)
+{
+	int64_t		start = now_ns();
+
+	for (unsigned i = 1;; i++)
+	{
+		if (__atomic_load_n(&p->job.generation, __ATOMIC_ACQUIRE) != seen)
+			return true;
+		if (__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) <= 0)
+			return false;
+		if ((i & 1023) == 0 && now_ns() - start > OX_SPIN_NS)
+			return false;
+		_mm_pause();
+	}
+}
+
+/* Without the lock: wait for the job's chunks to be done, briefly */
+static void
+spin_for_done(thread_pool *p)
+{
+	int64_t		start = now_ns();
+
+	for (unsigned i = 1;; i++)
+	{
+		if (__atomic_load_n(&p->job.active, __ATOMIC_ACQUIRE) <= 0 &&
+			__atomic_load_n(&p->job.next, __ATOMIC_ACQUIRE) >= p->job.n)
+			return;
+		if ((i & 1023) == 0 && now_ns() - start > OX_SPIN_NS)
+			return;
+		_mm_pause();
+	}
+}
+
 static bool
 claim(pool_job *job, int64_t *begin, int64_t *end)
 {
@@ -65,7 +128,7 @@ claim(pool_job *job, int64_t *begin, int64_t *end)
 		return false;
 	*begin = job->next;
 	*end = job->next + job->chunk < job->n ? job->next + job->chunk : job->n;
-	job->next = *end;
+	__atomic_store_n(&job->next, *end, __ATOMIC_RELEASE);
 	return true;
 }
 
@@ -82,16 +145,28 @@ worker_main(void *arg)
 					e;
 
 		while (p->job.generation == seen)
-			pthread_cond_wait(&p->wake, &p->lock);
+		{
+			bool		came = false;
+
+			if (__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) > 0)
+			{
+				pthread_mutex_unlock(&p->lock);
+				came = spin_for_job(p, seen);
+				pthread_mutex_lock(&p->lock);
+			}
+			if (!came && p->job.generation == seen)
+				pthread_cond_wait(&p->wake, &p->lock);
+		}
 		seen = p->job.generation;
-		p->job.active++;
+		__atomic_store_n(&p->job.active, p->job.active + 1, __ATOMIC_RELEASE);
 		while (claim(&p->job, &b, &e))
 		{
 			pthread_mutex_unlock(&p->lock);
 			p->job.fn(p->job.arg, b, e);
 			pthread_mutex_lock(&p->lock);
 		}
-		if (--p->job.active == 0)
+		__atomic_store_n(&p->job.active, p->job.active - 1, __ATOMIC_RELEASE);
+		if (p->job.active == 0)
 			pthread_cond_signal(&p->done);
 	}
 	return NULL;
@@ -201,7 +276,8 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 		p->job.chunk = min_chunk;
 	p->job.next = 0;
 	p->job.active = 1;			/* the caller */
-	p->job.generation++;
+	/* spinning workers read the generation without the lock */
+	__atomic_store_n(&p->job.generation, p->job.generation + 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&p->wake);
 	while (claim(&p->job, &b, &e))
 	{
@@ -214,11 +290,18 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 		if (stop)
 		{
 			/* nobody claims another chunk; running ones finish */
-			p->job.next = p->job.n;
+			__atomic_store_n(&p->job.next, p->job.n, __ATOMIC_RELEASE);
 			break;
 		}
 	}
-	p->job.active--;
+	__atomic_store_n(&p->job.active, p->job.active - 1, __ATOMIC_RELEASE);
+	if ((p->job.active > 0 || p->job.next < p->job.n) &&
+		__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) > 0)
+	{
+		pthread_mutex_unlock(&p->lock);
+		spin_for_done(p);
+		pthread_mutex_lock(&p->lock);
+	}
 	while (p->job.active > 0 || p->job.next < p->job.n)
 		pthread_cond_wait(&p->done, &p->lock);
 	pthread_mutex_unlock(&p->lock);
