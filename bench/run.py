@@ -359,6 +359,20 @@ def compare(ox_out, ort_out, rtol):
     return True, "max diff %.0e·max" % worst
 
 
+def quiesce(min_s, max_s=0.5, step_s=0.002):
+    """Sleep at least min_s, then until this process uses (almost) no CPU: the worker threads of the
+    engine timed last may spin on after its run returns (onnxruntime's do, for tens of
+    milliseconds at 2 threads), and would otherwise take a core from the engine timed next."""
+    time.sleep(min_s)
+    t_end = time.perf_counter() + max_s
+    quiet = 0
+    while time.perf_counter() < t_end and quiet < 5:
+        c0 = time.process_time()
+        time.sleep(step_s)
+        # five quiet windows in a row: a spinning pool may yield now and then
+        quiet = quiet + 1 if time.process_time() - c0 < 0.1 * step_s else 0
+
+
 def time_block(fn, k):
     """(wall, CPU) seconds per call of a block of k calls.  CPU is the process's CPU time (every
     thread, user + system): on a machine shared with other work it counts only what this process
@@ -410,7 +424,7 @@ def bench_row(ox, sess, feeds, threads, cfg):
             order = ("ox", "ort") if r % 2 == 0 else ("ort", "ox")
             for lbl in order:
                 if cfg.pause_s:
-                    time.sleep(cfg.pause_s)  # lets spinning worker threads of the other engine park
+                    quiesce(cfg.pause_s)  # lets spinning worker threads of the other engine park
                 w, c = time_block(fns[lbl], ks[lbl])
                 samples[lbl].append(w)
                 cpu[lbl].append(c)
@@ -827,8 +841,10 @@ def write_markdown(res, path, svg_name):
     L.append("- Per row: warm-up (at least %d runs and %.1f s per engine), then repetitions that "
              "alternate the engines (and which goes first); each repetition times a block of k calls "
              "(k chosen so a block lasts at least %.0f ms) and records block time / k. Repetitions: as many "
-             "as fit %.0f s per row, between %d and %d. A %.0f ms pause precedes each block so that "
-             "worker threads of the other engine can park (onnxruntime spins its pool after a run). "
+             "as fit %.0f s per row, between %d and %d. Before each block the harness sleeps %.0f ms and "
+             "then until the process uses no CPU (at most 0.5 s more), so that worker threads of the "
+             "other engine have parked: onnxruntime's keep spinning for tens of milliseconds after a "
+             "2-thread run, and would otherwise hold the second core while onnx_pg is timed. "
              "Garbage collection is off while timing."
              % (c["warmup_min"], c["warmup_s"], c["min_block_s"] * 1e3, c["budget_s"], c["min_reps"],
                 c["max_reps"], c["pause_s"] * 1e3))
@@ -947,7 +963,7 @@ def main():
         cfg.creation_n, cfg.mem_runs = 1, 1
     else:
         cfg.budget_s, cfg.min_reps, cfg.max_reps = 20.0, 7, 400
-        cfg.warmup_s, cfg.warmup_min, cfg.min_block_s = 1.0, 2, 0.005
+        cfg.warmup_s, cfg.warmup_min, cfg.min_block_s = 1.0, 2, 0.05
         cfg.creation_n, cfg.mem_runs = 5, 2
     if args.budget is not None:
         cfg.budget_s = args.budget
