@@ -262,8 +262,7 @@ rows_product(qz *z, const char *base, int xq, int q32, const qz_weight *wq, int 
 {
 	const ox_tensor *w = init_of(z, wq->q);
 	const ox_tensor *wz = init_of(z, wq->zp);
-	int64_t		k = w->dims[0],
-				n = w->dims[1];
+	int64_t		n = w->dims[1];
 	int			cs,
 				t;
 	int			in[4];
@@ -275,16 +274,7 @@ rows_product(qz *z, const char *base, int xq, int q32, const qz_weight *wq, int 
 	in[3] = wq->zp;
 	TRY_ID(qz_node(z, "MatMulInteger", "", base, in, 4, &q32, 1));
 	TRY_ID(cs = qz_init(z, base, "weight_column_sums", OX_INT32, 1, &n, &d));
-	for (int64_t j = 0; j < n; j++)
-	{
-		int64_t		sum = 0;
-		int32_t		zp = wz ? (int32_t) ox_tensor_get_double(wz, ox_tensor_numel(wz) == 1 ? 0 : j) : 0;
-
-		for (int64_t i = 0; i < k; i++)
-			sum += (w->dtype == OX_INT8 ? ((const int8_t *) w->data)[i * n + j]
-					: ((const uint8_t *) w->data)[i * n + j]) - zp;
-		((int32_t *) d)[j] = (int32_t) sum;
-	}
+	ox_int8_column_sums(w, wz, d);
 	TRY_ID(t = rows_op(z, "Mul", base, xq + 2, cs, OX_INT32));
 	TRY_ID(t = rows_op(z, "Sub", base, q32, t, OX_INT32));
 	TRY_ID(t = rows_cast(z, base, t, OX_FLOAT));

@@ -211,6 +211,12 @@ void		ox_bitcast_elements(void *dst, ox_dtype dst_dt, const void *src,
 /* read element i of any numeric tensor as double / int64 */
 double		ox_tensor_get_double(const ox_tensor *t, int64_t i);
 int64_t		ox_tensor_get_int64(const ox_tensor *t, int64_t i);
+/*
+ * sums[j] = sum_k (b[k, j] - zp[j]) over the columns of a 2-D int8/uint8
+ * matrix b, zp a scalar, one value per column, or NULL (zero); int32 with
+ * wrap-around, like the integer products these correct.
+ */
+void		ox_int8_column_sums(const ox_tensor *b, const ox_tensor *zp, int32_t *sums);
 
 /* aligned allocation used for all tensor data (64-byte aligned) */
 void	   *ox_aligned_alloc(size_t bytes);

@@ -463,6 +463,24 @@ ox_tensor_get_int64(const ox_tensor *t, int64_t i)
 	}
 }
 
+void
+ox_int8_column_sums(const ox_tensor *b, const ox_tensor *zp, int32_t *sums)
+{
+	int64_t		k = b->dims[0],
+				n = b->dims[1];
+
+	for (int64_t j = 0; j < n; j++)
+	{
+		int64_t		z = zp ? ox_tensor_get_int64(zp, ox_tensor_numel(zp) == 1 ? 0 : j) : 0;
+		int64_t		sum = 0;
+
+		for (int64_t i = 0; i < k; i++)
+			sum += (b->dtype == OX_INT8 ? ((const int8_t *) b->data)[i * n + j]
+					: ((const uint8_t *) b->data)[i * n + j]) - z;
+		sums[j] = (int32_t) (uint32_t) sum;
+	}
+}
+
 /* ---- conversion ------------------------------------------------------------ */
 
 static inline int64_t

@@ -339,6 +339,29 @@ ox_qop_qgemm_run(ox_kernel_ctx *ctx)
 
 /* ---- DynamicQuantizeMatMul -------------------------------------------------------- */
 
+/* the operands of both dynamic kernels: float A, 2-D int8 B, scales, zero points and bias per column */
+static ox_code
+check_dynamic_args(ox_kernel_ctx *ctx, const char *op, const qop_state *s, const ox_tensor *a,
+				   const ox_tensor *b, const ox_tensor *bs, const ox_tensor *bzp, const ox_tensor *bias)
+{
+	int64_t		n;
+
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
+	if (!a || !b || !bs)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A, B and b_scale are required", op);
+	if (a->dtype != OX_FLOAT || !nn_is_quant8(b->dtype) || b->rank != 2)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A is %s and B is %s of rank %d, expected float A and a 2-D uint8/int8 B",
+					   op, ox_dtype_name(a->dtype), ox_dtype_name(b->dtype), b->rank);
+	n = b->dims[1];
+	OX_TRY(check_vec(op, "b_scale", bs, n, true, OX_FLOAT, ctx->st));
+	OX_TRY(check_vec(op, "b_zero_point", bzp, n, false, b->dtype, ctx->st));
+	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "b_scale", bs, false));
+	if (bias && (bias->dtype != OX_FLOAT || ox_tensor_numel(bias) != n))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: bias must be float with one value per column", op);
+	return OX_OK;
+}
+
 ox_code
 ox_qop_dqmatmul_prepare(ox_prepare_ctx *pc)
 {
@@ -365,19 +388,8 @@ ox_qop_dqmatmul_run(ox_kernel_ctx *ctx)
 	ox_tensor  *y;
 	ox_code		rc;
 
-	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
-	if (!a || !b || !bs)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A, B and b_scale are required", op);
-	if (a->dtype != OX_FLOAT || !nn_is_quant8(b->dtype) || b->rank != 2)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A is %s and B is %s of rank %d, expected float A and a 2-D uint8/int8 B",
-					   op, ox_dtype_name(a->dtype), ox_dtype_name(b->dtype), b->rank);
+	OX_TRY(check_dynamic_args(ctx, op, s, a, b, bs, bzp, bias));
 	n = b->dims[1];
-	OX_TRY(check_vec(op, "b_scale", bs, n, true, OX_FLOAT, ctx->st));
-	OX_TRY(check_vec(op, "b_zero_point", bzp, n, false, b->dtype, ctx->st));
-	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "b_scale", bs, false));
-	if (bias && (bias->dtype != OX_FLOAT || ox_tensor_numel(bias) != n))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: bias must be float with one value per column", op);
 	na = ox_tensor_numel(a);
 	aq = nn_scratch(na > 0 ? na : 1, 1, ctx->st, op);
 	mult = aq ? malloc(sizeof(float) * (size_t) (n + 1)) : NULL;
@@ -401,25 +413,6 @@ ox_qop_dqmatmul_run(ox_kernel_ctx *ctx)
 
 /* ---- DynamicQuantizeMatMulRows ---------------------------------------------------- */
 
-/* sum_k (B[k, j] - zp[j]) for the n columns of B [k, n] */
-static void
-column_sums(const ox_tensor *b, const ox_tensor *bzp, int32_t *sums)
-{
-	int64_t		k = b->dims[0],
-				n = b->dims[1];
-
-	for (int64_t j = 0; j < n; j++)
-	{
-		int64_t		zp = bzp ? (int64_t) ox_tensor_get_double(bzp, ox_tensor_numel(bzp) == 1 ? 0 : j) : 0;
-		int64_t		sum = 0;
-
-		for (int64_t i = 0; i < k; i++)
-			sum += (b->dtype == OX_INT8 ? ((const int8_t *) b->data)[i * n + j]
-					: ((const uint8_t *) b->data)[i * n + j]) - zp;
-		sums[j] = (int32_t) (uint32_t) sum;
-	}
-}
-
 ox_code
 ox_qop_dqmatmul_rows_prepare(ox_prepare_ctx *pc)
 {
@@ -436,7 +429,7 @@ ox_qop_dqmatmul_rows_prepare(ox_prepare_ctx *pc)
 	bzp = const_input(pc, 3, &present);
 	if (!(s->col_sums = malloc(sizeof(int32_t) * (size_t) (b->dims[1] + 1))))
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "DynamicQuantizeMatMulRows: could not allocate state");
-	column_sums(b, bzp, s->col_sums);
+	ox_int8_column_sums(b, bzp, s->col_sums);
 	return OX_OK;
 }
 
@@ -462,23 +455,14 @@ ox_qop_dqmatmul_rows_run(ox_kernel_ctx *ctx)
 	ox_tensor  *y;
 	ox_code		rc;
 
-	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "%s: not prepared", op);
-	if (!a || !b || !bs)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A, B and b_scale are required", op);
-	if (a->dtype != OX_FLOAT || a->rank < 1 || !nn_is_quant8(b->dtype) || b->rank != 2)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A is %s of rank %d and B is %s of rank %d, expected float A and a 2-D uint8/int8 B",
-					   op, ox_dtype_name(a->dtype), a->rank, ox_dtype_name(b->dtype), b->rank);
+	OX_TRY(check_dynamic_args(ctx, op, s, a, b, bs, bzp, bias));
+	if (a->rank < 1)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: A is a scalar, expected rows", op);
 	if (!(min_scale > 0.0f) || !isfinite(min_scale))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: min_scale is %g, expected a positive finite value",
 					   op, min_scale);
 	k = b->dims[0];
 	n = b->dims[1];
-	OX_TRY(check_vec(op, "b_scale", bs, n, true, OX_FLOAT, ctx->st));
-	OX_TRY(check_vec(op, "b_zero_point", bzp, n, false, b->dtype, ctx->st));
-	OX_TRY(ox_quant_check_scale_tensor(ctx->st, op, "b_scale", bs, false));
-	if (bias && (bias->dtype != OX_FLOAT || ox_tensor_numel(bias) != n))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: bias must be float with one value per column", op);
 	if (a->dims[a->rank - 1] != k)
 		/* run_rows words the error */
 		return run_rows(ctx, op, s, NULL, OX_UINT8, a->dims, a->rank, 0, b, bzp, &ep, OX_FLOAT, &y);
@@ -499,7 +483,7 @@ ox_qop_dqmatmul_rows_run(ox_kernel_ctx *ctx)
 	if (rc != OX_OK || rows == 0 || n == 0)
 		goto done;
 	if (sums)
-		column_sums(b, bzp, sums);
+		ox_int8_column_sums(b, bzp, sums);
 	ox_qgemm_rows_scale_back(y->data, rows, n, scales, zps, sums ? sums : s->col_sums, bs->data,
 							 ox_tensor_numel(bs), bias ? bias->data : NULL);
 done:

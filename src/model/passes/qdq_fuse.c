@@ -609,6 +609,32 @@ sole_producer(const ox_graph *g, int v, const char *op)
 }
 
 /*
+ * The Add of a constant float bias of n values that alone reads *out, or
+ * -1: *bias is the bias's value and *out moves to the sum.
+ */
+static int
+trailing_bias(const ox_graph *g, int *out, int64_t n, int *bias)
+{
+	int			add;
+	const ox_node *a;
+	int			other;
+	const ox_tensor *bt;
+
+	*bias = -1;
+	if (g->values[*out].is_output || (add = ox_graph_sole_consumer(g, *out)) < 0 ||
+		!is_op(&g->nodes[add], "Add") || g->nodes[add].n_inputs != 2)
+		return -1;
+	a = &g->nodes[add];
+	other = a->inputs[0] == *out ? 1 : 0;
+	bt = ox_node_const_input(g, a, other);
+	if (!bt || bt->dtype != OX_FLOAT || bt->rank != 1 || bt->dims[0] != n || a->inputs[1 - other] != *out)
+		return -1;
+	*bias = a->inputs[other];
+	*out = a->outputs[0];
+	return add;
+}
+
+/*
  * Mul(Cast(MatMulInteger(DQL(x).y, B, DQL(x).zp, bzp)), Mul(DQL(x).scale, ws))
  * [+ bias] -> DynamicQuantizeMatMul(x, B, ws, bzp, bias)
  */
@@ -673,24 +699,7 @@ fuse_dynamic(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	}
 	out = mul->outputs[0];
 	/* a bias added right after */
-	if (!g->values[out].is_output && (add = ox_graph_sole_consumer(g, out)) >= 0 &&
-		is_op(&g->nodes[add], "Add") && g->nodes[add].n_inputs == 2)
-	{
-		const ox_node *a = &g->nodes[add];
-		int			other = a->inputs[0] == out ? 1 : 0;
-		const ox_tensor *bt = ox_node_const_input(g, a, other);
-
-		if (bt && bt->dtype == OX_FLOAT && bt->rank == 1 && bt->dims[0] == b->dims[1] &&
-			a->inputs[1 - other] == out)
-		{
-			bias = a->inputs[other];
-			out = a->outputs[0];
-		}
-		else
-			add = -1;
-	}
-	else
-		add = -1;
+	add = trailing_bias(g, &out, b->dims[1], &bias);
 	name = mul->name;
 	in[0] = g->nodes[dql].inputs[0];
 	in[1] = g->nodes[mmi].inputs[1];
@@ -862,23 +871,16 @@ static bool
 column_sums_match(const ox_graph *g, int v, const ox_tensor *b, const ox_tensor *bzp)
 {
 	const ox_tensor *t = v >= 0 && !g->values[v].is_input ? g->values[v].init : NULL;
-	int64_t		k = b->dims[0],
-				n = b->dims[1];
+	int32_t    *sums;
+	bool		same;
 
-	if (!t || t->dtype != OX_INT32 || t->rank != 1 || t->dims[0] != n)
+	if (!t || t->dtype != OX_INT32 || t->rank != 1 || t->dims[0] != b->dims[1] ||
+		!(sums = malloc(sizeof(int32_t) * (size_t) (b->dims[1] + 1))))
 		return false;
-	for (int64_t j = 0; j < n; j++)
-	{
-		int64_t		zp = bzp ? (int64_t) ox_tensor_get_double(bzp, ox_tensor_numel(bzp) == 1 ? 0 : j) : 0;
-		int64_t		sum = 0;
-
-		for (int64_t i = 0; i < k; i++)
-			sum += (b->dtype == OX_INT8 ? ((const int8_t *) b->data)[i * n + j]
-					: ((const uint8_t *) b->data)[i * n + j]) - zp;
-		if (((const int32_t *) t->data)[j] != (int32_t) (uint32_t) sum)
-			return false;
-	}
-	return true;
+	ox_int8_column_sums(b, bzp, sums);
+	same = memcmp(sums, t->data, sizeof(int32_t) * (size_t) b->dims[1]) == 0;
+	free(sums);
+	return same;
 }
 
 /*
@@ -944,24 +946,7 @@ fuse_dynamic_rows(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		wst->rank > 1 || (ox_tensor_numel(wst) != 1 && ox_tensor_numel(wst) != b->dims[1]))
 		return OX_OK;
 	out = mul->outputs[0];
-	if (!g->values[out].is_output && (add = ox_graph_sole_consumer(g, out)) >= 0 &&
-		is_op(&g->nodes[add], "Add") && g->nodes[add].n_inputs == 2)
-	{
-		const ox_node *a = &g->nodes[add];
-		int			other = a->inputs[0] == out ? 1 : 0;
-		const ox_tensor *bt = ox_node_const_input(g, a, other);
-
-		if (bt && bt->dtype == OX_FLOAT && bt->rank == 1 && bt->dims[0] == b->dims[1] &&
-			a->inputs[1 - other] == out)
-		{
-			bias = a->inputs[other];
-			out = a->outputs[0];
-		}
-		else
-			add = -1;
-	}
-	else
-		add = -1;
+	add = trailing_bias(g, &out, b->dims[1], &bias);
 	in[0] = r.x;
 	in[1] = g->nodes[mmi].inputs[1];
 	in[2] = ws;
