@@ -9,54 +9,52 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const struct
-{
-	const char *name;
-	size_t		size;
-}			dtype_info[OX_DTYPE_COUNT] = {
-	[OX_UNDEFINED] = {"undefined", 0},
-	[OX_FLOAT] = {"float", 4},
-	[OX_UINT8] = {"uint8", 1},
-	[OX_INT8] = {"int8", 1},
-	[OX_UINT16] = {"uint16", 2},
-	[OX_INT16] = {"int16", 2},
-	[OX_INT32] = {"int32", 4},
-	[OX_INT64] = {"int64", 8},
-	[OX_STRING] = {"string", sizeof(ox_string)},
-	[OX_BOOL] = {"bool", 1},
-	[OX_FLOAT16] = {"float16", 2},
-	[OX_DOUBLE] = {"double", 8},
-	[OX_UINT32] = {"uint32", 4},
-	[OX_UINT64] = {"uint64", 8},
-	[OX_COMPLEX64] = {"complex64", 8},
-	[OX_COMPLEX128] = {"complex128", 16},
-	[OX_BFLOAT16] = {"bfloat16", 2},
-	[OX_FLOAT8E4M3FN] = {"float8e4m3fn", 1},
-	[OX_FLOAT8E4M3FNUZ] = {"float8e4m3fnuz", 1},
-	[OX_FLOAT8E5M2] = {"float8e5m2", 1},
-	[OX_FLOAT8E5M2FNUZ] = {"float8e5m2fnuz", 1},
-	[OX_UINT4] = {"uint4", 1},
-	[OX_INT4] = {"int4", 1},
-	[OX_FLOAT4E2M1] = {"float4e2m1", 1},
-	[OX_FLOAT8E8M0] = {"float8e8m0", 1},
-	[OX_UINT2] = {"uint2", 1},
-	[OX_INT2] = {"int2", 1},
+static const char *const dtype_names[OX_DTYPE_COUNT] = {
+	[OX_UNDEFINED] = "undefined",
+	[OX_FLOAT] = "float",
+	[OX_UINT8] = "uint8",
+	[OX_INT8] = "int8",
+	[OX_UINT16] = "uint16",
+	[OX_INT16] = "int16",
+	[OX_INT32] = "int32",
+	[OX_INT64] = "int64",
+	[OX_STRING] = "string",
+	[OX_BOOL] = "bool",
+	[OX_FLOAT16] = "float16",
+	[OX_DOUBLE] = "double",
+	[OX_UINT32] = "uint32",
+	[OX_UINT64] = "uint64",
+	[OX_COMPLEX64] = "complex64",
+	[OX_COMPLEX128] = "complex128",
+	[OX_BFLOAT16] = "bfloat16",
+	[OX_FLOAT8E4M3FN] = "float8e4m3fn",
+	[OX_FLOAT8E4M3FNUZ] = "float8e4m3fnuz",
+	[OX_FLOAT8E5M2] = "float8e5m2",
+	[OX_FLOAT8E5M2FNUZ] = "float8e5m2fnuz",
+	[OX_UINT4] = "uint4",
+	[OX_INT4] = "int4",
+	[OX_FLOAT4E2M1] = "float4e2m1",
+	[OX_FLOAT8E8M0] = "float8e8m0",
+	[OX_UINT2] = "uint2",
+	[OX_INT2] = "int2",
 };
 
-size_t
-ox_dtype_size(ox_dtype dt)
-{
-	if ((int) dt < 0 || dt >= OX_DTYPE_COUNT)
-		return 0;
-	return dtype_info[dt].size;
-}
+/* bytes per element in memory, for the inline ox_dtype_size (tensor.h) */
+const uint8_t ox_dtype_sizes[OX_DTYPE_COUNT] = {
+	[OX_FLOAT] = 4, [OX_UINT8] = 1, [OX_INT8] = 1, [OX_UINT16] = 2, [OX_INT16] = 2,
+	[OX_INT32] = 4, [OX_INT64] = 8, [OX_STRING] = sizeof(ox_string), [OX_BOOL] = 1,
+	[OX_FLOAT16] = 2, [OX_DOUBLE] = 8, [OX_UINT32] = 4, [OX_UINT64] = 8, [OX_COMPLEX64] = 8,
+	[OX_COMPLEX128] = 16, [OX_BFLOAT16] = 2, [OX_FLOAT8E4M3FN] = 1, [OX_FLOAT8E4M3FNUZ] = 1,
+	[OX_FLOAT8E5M2] = 1, [OX_FLOAT8E5M2FNUZ] = 1, [OX_UINT4] = 1, [OX_INT4] = 1,
+	[OX_FLOAT4E2M1] = 1, [OX_FLOAT8E8M0] = 1, [OX_UINT2] = 1, [OX_INT2] = 1,
+};
 
 const char *
 ox_dtype_name(ox_dtype dt)
 {
 	if ((int) dt < 0 || dt >= OX_DTYPE_COUNT)
 		return "unknown";
-	return dtype_info[dt].name;
+	return dtype_names[dt];
 }
 
 bool
@@ -140,24 +138,6 @@ ox_dtype_bits(ox_dtype dt)
 		default:
 			return (int) ox_dtype_size(dt) * 8;
 	}
-}
-
-int64_t
-ox_shape_numel(int rank, const int64_t *dims)
-{
-	int64_t		n = 1;
-
-	/* no division: this runs several times per node and run */
-	for (int i = 0; i < rank; i++)
-	{
-		if (dims[i] < 0)
-			return -1;
-		if (dims[i] == 0)
-			return 0;
-		if (__builtin_mul_overflow(n, dims[i], &n) || n > OX_MAX_ELEMENTS)
-			return -1;
-	}
-	return n;
 }
 
 bool

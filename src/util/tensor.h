@@ -107,8 +107,18 @@ struct ox_value
 	ox_tensor	map_values;
 };
 
-/* dtype facts */
-size_t		ox_dtype_size(ox_dtype dt);		/* bytes in memory; 0 for undefined */
+/*
+ * dtype facts.  The size and the element count are inline: a row-wise SQL
+ * call on a small model asks for them dozens of times per run, and as calls
+ * into the shared library (through its PLT) they cost several percent.
+ */
+extern const uint8_t ox_dtype_sizes[OX_DTYPE_COUNT];
+/* bytes in memory; 0 for undefined */
+static inline size_t
+ox_dtype_size(ox_dtype dt)
+{
+	return (unsigned) dt < OX_DTYPE_COUNT ? ox_dtype_sizes[dt] : 0;
+}
 const char *ox_dtype_name(ox_dtype dt);		/* "float", "int64", "int4", ... */
 bool		ox_dtype_is_float(ox_dtype dt);	/* float16/bfloat16/float/double */
 bool		ox_dtype_is_int(ox_dtype dt);		/* 8- to 64-bit signed or unsigned integers */
@@ -123,7 +133,24 @@ bool		ox_dtype_is_numeric(ox_dtype dt);
 int			ox_dtype_bits(ox_dtype dt);
 
 /* shape helpers */
-int64_t		ox_shape_numel(int rank, const int64_t *dims);	/* -1 on overflow */
+/* elements of a shape; -1 for a negative dimension or past OX_MAX_ELEMENTS */
+static inline int64_t
+ox_shape_numel(int rank, const int64_t *dims)
+{
+	int64_t		n = 1;
+
+	/* no division: this runs several times per node and run */
+	for (int i = 0; i < rank; i++)
+	{
+		if (dims[i] < 0)
+			return -1;
+		if (dims[i] == 0)
+			return 0;
+		if (__builtin_mul_overflow(n, dims[i], &n) || n > OX_MAX_ELEMENTS)
+			return -1;
+	}
+	return n;
+}
 static inline int64_t
 ox_tensor_numel(const ox_tensor *t)
 {
