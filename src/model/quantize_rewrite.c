@@ -140,12 +140,14 @@ rows_op(qz *z, const char *op, const char *base, int a, int b, ox_dtype dt)
 	return out;
 }
 
+/* Cast(a) to `to` into out, or into a new value when out < 0; returns the output */
 static int
-rows_cast(qz *z, const char *base, int a, ox_dtype to)
+cast_to(qz *z, const char *base, int a, ox_dtype to, int out)
 {
-	int			out = qz_value(z, base, "Cast", to);
 	int			node;
 
+	if (out < 0)
+		out = qz_value(z, base, "Cast", to);
 	if (out < 0 || (node = qz_node(z, "Cast", "", base, &a, 1, &out, 1)) < 0 ||
 		qz_attr_int(z, node, "to", to) != OX_OK)
 		return -1;
@@ -207,7 +209,6 @@ dynamic_input_rows(qz *z, int x)
 				zpf,
 				t;
 	int			in[3];
-	int			node;
 
 	if (z->dyn_rows[x] >= 0)
 		return z->dyn_rows[x];
@@ -242,42 +243,32 @@ dynamic_input_rows(qz *z, int x)
 	in[2] = c255;
 	if ((t = qz_value(z, base, "Clip", OX_FLOAT)) < 0 ||
 		qz_node(z, "Clip", "", base, in, 3, &t, 1) < 0 ||
-		(node = qz_node(z, "Cast", "", base, &t, 1, &q, 1)) < 0 ||
-		qz_attr_int(z, node, "to", OX_UINT8) != OX_OK ||
-		(node = qz_node(z, "Cast", "", base, &zpf, 1, &zpi, 1)) < 0 ||
-		qz_attr_int(z, node, "to", OX_INT32) != OX_OK)
+		cast_to(z, base, t, OX_UINT8, q) < 0 || cast_to(z, base, zpf, OX_INT32, zpi) < 0)
 		return -1;
 	z->dyn_rows[x] = q;
 	return q;
 }
 
 /*
- * The product of per-row quantized rows with Wq ([K, N], zero point wzp):
- * MatMulInteger(q, Wq, -, wzp) - zp * colsum(Wq - wzp) -> Cast -> Mul(scale)
- * -> Mul(ws) [-> Add(bias)].
+ * After MatMulInteger(q, Wq, -, wzp) -> q32 for per-row quantized rows q:
+ * q32 - zp * colsum(Wq - wzp) -> Cast -> Mul(scale) -> Mul(ws) [-> Add(bias)].
  */
 static ox_code
-rows_product(qz *z, const char *base, int xq, int q32, const qz_weight *wq, int ws_id, int bias,
-			 int y)
+rows_scale_back(qz *z, const char *base, int xq, int q32, const qz_weight *wq, int ws_id, int bias,
+				int y)
 {
 	const ox_tensor *w = init_of(z, wq->q);
-	const ox_tensor *wz = init_of(z, wq->zp);
 	int64_t		n = w->dims[1];
 	int			cs,
 				t;
-	int			in[4];
+	int			in[2];
 	void	   *d;
 
-	in[0] = xq;
-	in[1] = wq->q;
-	in[2] = -1;
-	in[3] = wq->zp;
-	TRY_ID(qz_node(z, "MatMulInteger", "", base, in, 4, &q32, 1));
 	TRY_ID(cs = qz_init(z, base, "weight_column_sums", OX_INT32, 1, &n, &d));
-	ox_int8_column_sums(w, wz, d);
+	ox_int8_column_sums(w, init_of(z, wq->zp), d);
 	TRY_ID(t = rows_op(z, "Mul", base, xq + 2, cs, OX_INT32));
 	TRY_ID(t = rows_op(z, "Sub", base, q32, t, OX_INT32));
-	TRY_ID(t = rows_cast(z, base, t, OX_FLOAT));
+	TRY_ID(t = cast_to(z, base, t, OX_FLOAT, -1));
 	TRY_ID(t = rows_op(z, "Mul", base, t, xq + 1, OX_FLOAT));
 	in[0] = t;
 	in[1] = ws_id;
@@ -304,14 +295,12 @@ scale_back(qz *z, const char *base, int q32, int xs, int ws_id, int bias, int y)
 	int			yf = qz_value(z, base, "float", OX_FLOAT);
 	int			s = qz_value(z, base, "scale", OX_FLOAT);
 	int			ys = bias >= 0 ? qz_value(z, base, "scaled", OX_FLOAT) : y;
-	int			node;
 	int			in[2];
 
 	TRY_ID(yf);
 	TRY_ID(s);
 	TRY_ID(ys);
-	TRY_ID(node = qz_node(z, "Cast", "", base, &q32, 1, &yf, 1));
-	OX_TRY(qz_attr_int(z, node, "to", OX_FLOAT));
+	TRY_ID(cast_to(z, base, q32, OX_FLOAT, yf));
 	in[0] = xs;
 	in[1] = ws_id;
 	TRY_ID(qz_node(z, "Mul", "", base, in, 2, &s, 1));
@@ -362,7 +351,7 @@ dynamic_product(qz *z, int k, qz_kind kind)
 	TRY_ID(q32 = qz_value(z, s.name, "int32", OX_INT32));
 	in[0] = xq;
 	in[1] = wq.q;
-	in[2] = xq + 2;
+	in[2] = rows ? -1 : xq + 2;	/* per row: the zero point is taken out after the product */
 	in[3] = wq.zp;
 	if (kind == QK_CONV)
 	{
@@ -386,7 +375,7 @@ dynamic_product(qz *z, int k, qz_kind kind)
 	{
 		float		alpha = kind == QK_GEMM ? ox_attr_float(&z->g->nodes[k], "alpha", 1.0f) : 1.0f;
 
-		node = rows ? 0 : qz_node(z, "MatMulInteger", "", s.name, in, 4, &q32, 1);
+		node = qz_node(z, "MatMulInteger", "", s.name, in, 4, &q32, 1);
 		if (node < 0)
 			goto fail;
 		ws_id = channel_floats(z, s.name, "weight_scale", wq.scales, wq.n_ch, 1, alpha);
@@ -410,7 +399,7 @@ dynamic_product(qz *z, int k, qz_kind kind)
 		}
 	}
 	kill(z, k);
-	rc = rows ? rows_product(z, s.name, xq, q32, &wq, ws_id, bias, s.out)
+	rc = rows ? rows_scale_back(z, s.name, xq, q32, &wq, ws_id, bias, s.out)
 		: scale_back(z, s.name, q32, xq + 1, ws_id, bias, s.out);
 	free(wq.scales);
 	return rc;
@@ -461,13 +450,11 @@ dynamic_gather(qz *z, int k)
 		/* scales and zero points are [V, 1]: gathered, they broadcast over the row */
 		int			gf = qz_value(z, s.name, "float", OX_FLOAT);
 		int			sc = qz_value(z, s.name, "row_scale", OX_FLOAT);
-		int			cast;
 		bool		has_zp = !z->o->symmetric_weights || z->o->weight_type == OX_UINT8;
 
 		TRY_ID(gf);
 		TRY_ID(sc);
-		TRY_ID(cast = qz_node(z, "Cast", "", s.name, &gq, 1, &gf, 1));
-		OX_TRY(qz_attr_int(z, cast, "to", OX_FLOAT));
+		TRY_ID(cast_to(z, s.name, gq, OX_FLOAT, gf));
 		if (has_zp)
 		{
 			const ox_tensor *zt = z->g->values[wq.zp].init;

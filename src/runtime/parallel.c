@@ -83,6 +83,13 @@ ox_parallel_run_end(void)
 
 static int64_t now_ns(void);
 
+/* whether a spin that began at `start` has had its OX_SPIN_NS (checked every 1024 turns) */
+static inline bool
+spin_expired(unsigned turn, int64_t start)
+{
+	return (turn & 1023) == 0 && now_ns() - start > OX_SPIN_NS;
+}
+
 /*
  * Without the lock: wait for a job newer than `seen` while a run is hot,
  * for at most OX_SPIN_NS.  Returns whether one came.
@@ -98,7 +105,7 @@ spin_for_job(thread_pool *p, uint64_t seen)
 			return true;
 		if (__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) <= 0)
 			return false;
-		if ((i & 1023) == 0 && now_ns() - start > OX_SPIN_NS)
+		if (spin_expired(i, start))
 			return false;
 		_mm_pause();
 	}
@@ -115,7 +122,7 @@ spin_for_done(thread_pool *p)
 		if (__atomic_load_n(&p->job.active, __ATOMIC_ACQUIRE) <= 0 &&
 			__atomic_load_n(&p->job.next, __ATOMIC_ACQUIRE) >= p->job.n)
 			return;
-		if ((i & 1023) == 0 && now_ns() - start > OX_SPIN_NS)
+		if (spin_expired(i, start))
 			return;
 		_mm_pause();
 	}

@@ -463,6 +463,9 @@ ox_qop_dqmatmul_rows_run(ox_kernel_ctx *ctx)
 					   op, min_scale);
 	k = b->dims[0];
 	n = b->dims[1];
+	/* the int32 products, scaled back below once each row's parameters are known */
+	memset(&ep, 0, sizeof(ep));
+	ep.kind = OX_QG_OUT_I32;
 	if (a->dims[a->rank - 1] != k)
 		/* run_rows words the error */
 		return run_rows(ctx, op, s, NULL, OX_UINT8, a->dims, a->rank, 0, b, bzp, &ep, OX_FLOAT, &y);
@@ -477,8 +480,6 @@ ox_qop_dqmatmul_rows_run(ox_kernel_ctx *ctx)
 		goto done;
 	}
 	ox_qgemm_quantize_rows(a->data, rows, k, aq, scales, zps, min_scale);
-	memset(&ep, 0, sizeof(ep));
-	ep.kind = OX_QG_OUT_I32;
 	rc = run_rows(ctx, op, s, aq, OX_UINT8, a->dims, a->rank, 0, b, bzp, &ep, OX_FLOAT, &y);
 	if (rc != OX_OK || rows == 0 || n == 0)
 		goto done;

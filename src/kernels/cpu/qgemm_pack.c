@@ -327,14 +327,12 @@ ox_qgemm_cols_free(ox_qgemm_cols *c)
 
 /* ---- dynamic quantization ---------------------------------------------------- */
 
+/* min and max of x, starting from 0 (the range always holds 0) */
 QG_INLINE void
-dynq_body(const float *x, int64_t n, uint8_t *y, float *scale_out, uint8_t *zp_out)
+minmax_body(const float *x, int64_t n, float *mn_out, float *mx_out)
 {
 	float		mn = 0.0f,
-				mx = 0.0f,
-				scale,
-				inv,
-				zpf;
+				mx = 0.0f;
 
 	/* written as selects so that the loop vectorizes; NaNs take no part */
 	for (int64_t i = 0; i < n; i++)
@@ -342,23 +340,24 @@ dynq_body(const float *x, int64_t n, uint8_t *y, float *scale_out, uint8_t *zp_o
 		mn = x[i] < mn ? x[i] : mn;
 		mx = x[i] > mx ? x[i] : mx;
 	}
-	scale = (mx == mn ? 1.0f : mx - mn) / 255.0f;
-	zpf = 0.0f - mn / scale;
-	zpf = zpf < 0.0f ? 0.0f : (zpf > 255.0f ? 255.0f : zpf);
-	zpf = nearbyintf(zpf);
-	inv = scale;
+	*mn_out = mn;
+	*mx_out = mx;
+}
+
+/* y = saturate(round(x / scale) + zpf) to uint8, NaN to 0 */
+QG_INLINE void
+quantize_u8_body(const float *x, int64_t n, uint8_t *y, float scale, float zpf)
+{
 	for (int64_t i = 0; i < n; i++)
 	{
-		float		q = nearbyintf(x[i] / inv) + zpf;
+		float		q = nearbyintf(x[i] / scale) + zpf;
 
 		/* !(q >= 0) also catches NaN */
 		y[i] = (uint8_t) (int32_t) (!(q >= 0.0f) ? 0.0f : (q > 255.0f ? 255.0f : q));
 	}
-	*scale_out = scale;
-	*zp_out = (uint8_t) (int32_t) zpf;
 }
 
-/* the range and parameters, as dynq_body computes them */
+/* DynamicQuantizeLinear's scale and zero point for the range [mn, mx] (0 in it) */
 static inline void
 dynq_params(float mn, float mx, float *scale, float *zpf)
 {
@@ -368,6 +367,19 @@ dynq_params(float mn, float mx, float *scale, float *zpf)
 	z = 0.0f - mn / *scale;
 	z = z < 0.0f ? 0.0f : (z > 255.0f ? 255.0f : z);
 	*zpf = nearbyintf(z);
+}
+
+QG_INLINE void
+dynq_body(const float *x, int64_t n, uint8_t *y, float *scale, uint8_t *zp)
+{
+	float		mn,
+				mx,
+				zpf;
+
+	minmax_body(x, n, &mn, &mx);
+	dynq_params(mn, mx, scale, &zpf);
+	quantize_u8_body(x, n, y, *scale, zpf);
+	*zp = (uint8_t) (int32_t) zpf;
 }
 
 /* min and max of x, starting from 0 (the range always holds 0) */
@@ -505,23 +517,13 @@ rowq_body(const float *x, int64_t rows, int64_t k, uint8_t *y, float *scales, in
 {
 	for (int64_t r = 0; r < rows; r++)
 	{
-		const float *xr = x + r * k;
-		float		mn = 0.0f,
-					mx = 0.0f,
+		float		mn,
+					mx,
 					zpf;
 
-		for (int64_t i = 0; i < k; i++)
-		{
-			mn = xr[i] < mn ? xr[i] : mn;
-			mx = xr[i] > mx ? xr[i] : mx;
-		}
+		minmax_body(x + r * k, k, &mn, &mx);
 		rowq_params(mn, mx, min_scale, &scales[r], &zpf);
-		for (int64_t i = 0; i < k; i++)
-		{
-			float		q = nearbyintf(xr[i] / scales[r]) + zpf;
-
-			y[r * k + i] = (uint8_t) (int32_t) (!(q >= 0.0f) ? 0.0f : (q > 255.0f ? 255.0f : q));
-		}
+		quantize_u8_body(x + r * k, k, y + r * k, scales[r], zpf);
 		zps[r] = (int32_t) zpf;
 	}
 }

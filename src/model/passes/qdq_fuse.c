@@ -596,16 +596,54 @@ fuse_direct(ox_pass_ctx *pc, ox_graph *g, int k)
 
 /* ---- dynamic quantization ------------------------------------------------------------- */
 
+/* the live default-domain node of type op producing v, or -1 */
+static int
+producer_op(const ox_graph *g, int v, const char *op)
+{
+	int			p;
+
+	if (v < 0 || (p = g->values[v].producer) < 0 || !is_op(&g->nodes[p], op))
+		return -1;
+	return p;
+}
+
 /* the node producing v if it is op, and v is read only once */
 static int
 sole_producer(const ox_graph *g, int v, const char *op)
 {
-	int			p;
+	int			p = producer_op(g, v, op);
 
-	if (v < 0 || (p = g->values[v].producer) < 0 || !is_op(&g->nodes[p], op) ||
-		g->values[v].n_consumers != 1 || g->values[v].is_output)
+	if (p < 0 || g->values[v].n_consumers != 1 || g->values[v].is_output)
 		return -1;
 	return p;
+}
+
+/*
+ * MatMulInteger's B: a constant 2-D int8/uint8 matrix, with a constant zero
+ * point of its type per tensor or per column if there is one (*bzp NULL
+ * otherwise).
+ */
+static bool
+integer_weights(const ox_graph *g, const ox_node *m, const ox_tensor **b, const ox_tensor **bzp)
+{
+	*bzp = NULL;
+	if (m->n_inputs < 2 || !(*b = const_q8(g, m->inputs[1], 2)))
+		return false;
+	if (m->n_inputs > 3 && m->inputs[3] >= 0)
+	{
+		*bzp = ox_node_const_input(g, m, 3);
+		if (!*bzp || (*bzp)->dtype != (*b)->dtype ||
+			(ox_tensor_numel(*bzp) != 1 && ox_tensor_numel(*bzp) != (*b)->dims[1]))
+			return false;
+	}
+	return true;
+}
+
+/* a constant float scale, one value or one per of the n columns */
+static bool
+column_scales(const ox_tensor *t, int64_t n)
+{
+	return t && t->dtype == OX_FLOAT && t->rank <= 1 && (ox_tensor_numel(t) == 1 || ox_tensor_numel(t) == n);
 }
 
 /*
@@ -651,7 +689,7 @@ fuse_dynamic(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 				bias = -1,
 				out;
 	const ox_tensor *b,
-			   *wst;
+			   *bzp;
 	int			in[5];
 	int			node;
 	const char *name;
@@ -675,15 +713,8 @@ fuse_dynamic(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 			m->inputs[0] != g->nodes[p].outputs[0])
 			return OX_OK;
 		dql = p;
-		if (!(b = const_q8(g, m->inputs[1], 2)))
+		if (!integer_weights(g, m, &b, &bzp))
 			return OX_OK;
-		if (m->n_inputs > 3 && m->inputs[3] >= 0)
-		{
-			const ox_tensor *z = ox_node_const_input(g, m, 3);
-
-			if (!z || z->dtype != b->dtype || (ox_tensor_numel(z) != 1 && ox_tensor_numel(z) != b->dims[1]))
-				return OX_OK;
-		}
 	}
 	/* the scale product: DQL's scale times a constant weight scale */
 	{
@@ -692,9 +723,7 @@ fuse_dynamic(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		for (int i = 0; i < 2 && ws < 0; i++)
 			if (s->inputs[i] == g->nodes[dql].outputs[1])
 				ws = s->inputs[1 - i];
-		if (ws < 0 || !(wst = ox_node_const_input(g, s, ws == s->inputs[0] ? 0 : 1)) ||
-			wst->dtype != OX_FLOAT || wst->rank > 1 ||
-			(ox_tensor_numel(wst) != 1 && ox_tensor_numel(wst) != b->dims[1]))
+		if (ws < 0 || !column_scales(ox_node_const_input(g, s, ws == s->inputs[0] ? 0 : 1), b->dims[1]))
 			return OX_OK;
 	}
 	out = mul->outputs[0];
@@ -721,17 +750,6 @@ fuse_dynamic(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 }
 
 /* ---- per-row dynamic quantization ----------------------------------------------------- */
-
-/* the live default-domain node of type op producing v, or -1 */
-static int
-producer_op(const ox_graph *g, int v, const char *op)
-{
-	int			p;
-
-	if (v < 0 || (p = g->values[v].producer) < 0 || !is_op(&g->nodes[p], op))
-		return -1;
-	return p;
-}
 
 /* v is a constant float scalar (not an overridable input); its value in *f */
 static bool
@@ -905,8 +923,7 @@ fuse_dynamic_rows(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 				out,
 				node;
 	const ox_tensor *b,
-			   *bzp = NULL,
-			   *wst;
+			   *bzp;
 	rowq		r;
 	int			in[5];
 	ox_attr		attr;
@@ -926,15 +943,8 @@ fuse_dynamic_rows(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	{
 		const ox_node *m = &g->nodes[mmi];
 
-		if (m->n_inputs < 2 || (m->n_inputs > 2 && m->inputs[2] >= 0) ||
-			!(b = const_q8(g, m->inputs[1], 2)))
+		if ((m->n_inputs > 2 && m->inputs[2] >= 0) || !integer_weights(g, m, &b, &bzp))
 			return OX_OK;
-		if (m->n_inputs > 3 && m->inputs[3] >= 0)
-		{
-			bzp = ox_node_const_input(g, m, 3);
-			if (!bzp || bzp->dtype != b->dtype || (ox_tensor_numel(bzp) != 1 && ox_tensor_numel(bzp) != b->dims[1]))
-				return OX_OK;
-		}
 		if (!row_quant_of(g, m->inputs[0], &r) || g->nodes[smul].inputs[1] != r.scale)
 			return OX_OK;
 	}
@@ -942,8 +952,7 @@ fuse_dynamic_rows(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		ox_attr_int(&g->nodes[zcast], "to", 0) != OX_INT32 || g->nodes[zcast].inputs[0] != r.zp ||
 		!column_sums_match(g, g->nodes[corr].inputs[1], b, bzp))
 		return OX_OK;
-	if (!(wst = ox_node_const_input(g, mul, ws == mul->inputs[0] ? 0 : 1)) || wst->dtype != OX_FLOAT ||
-		wst->rank > 1 || (ox_tensor_numel(wst) != 1 && ox_tensor_numel(wst) != b->dims[1]))
+	if (!column_scales(ox_node_const_input(g, mul, ws == mul->inputs[0] ? 0 : 1), b->dims[1]))
 		return OX_OK;
 	out = mul->outputs[0];
 	add = trailing_bias(g, &out, b->dims[1], &bias);
