@@ -175,6 +175,20 @@ SHAPES = [
     ("pixels one slice", 1, 64, (8, 8), 16, 1, None, None, None, 1),
     ("pixels k exact slices", 1, 256, (5, 5), 48, 1, None, None, None, 1),
     ("wino2 k slices m tail", 1, 260, (14, 14), 56, 3, None, 1, None, 1),
+    # depthwise on the unpadded plane, borders masked: planes narrower than 16 outputs
+    # (stride 1, as wide as the input) run flat, several rows to a vector
+    ("dw flat asym pads", 1, 16, (6, 5), 16, 3, None, [0, 1, 2, 1], None, 16),
+    ("dw flat dilated", 2, 8, (9, 9), 8, 3, None, 2, 2, 8),
+    ("dw flat 5x5 on 4x4", 1, 8, (4, 4), 8, 5, None, 2, None, 8),
+    ("dw flat mult 3", 1, 4, (7, 7), 12, 3, None, 1, None, 4),
+    ("dw flat 15 wide", 1, 4, (3, 15), 4, 3, None, 1, None, 4),
+    ("dw narrow valid", 1, 8, (8, 8), 8, 3, None, 0, None, 8),
+    ("dw s2 to 7x7", 1, 24, (14, 14), 24, 3, 2, 1, None, 24),
+    ("dw s2 odd asym", 1, 8, (13, 35), 8, 3, 2, [1, 0, 0, 2], None, 8),
+    ("dw wide 33 cols", 1, 4, (5, 33), 4, 3, None, 1, None, 4),
+    ("dw rect kernel", 1, 4, (9, 20), 4, (3, 5), None, [1, 2, 1, 2], None, 4),
+    ("dw 1-D s2", 1, 4, (40,), 4, 3, 2, 1, None, 4),
+    ("dw 16 wide pad 2", 1, 4, (16, 16), 4, 5, None, 2, None, 4),
 ]
 
 

@@ -1590,6 +1590,10 @@ fast_paths(void)
 		{"fast depthwise s3 dilated", 2, 1, 3, 3, 3, {19, 20}, {3, 3}, 3, {2, 2}, {2, 2}, 2, NULL, false},
 		{"fast 1-D", 1, 2, 7, 11, 1, {60}, {5}, 2, {2}, {1}, 1, "Relu", false},
 		{"fast 1-D depthwise", 1, 1, 6, 6, 6, {50}, {3}, 1, {1}, {1}, 1, NULL, true},
+		/* depthwise on the unpadded plane: flat narrow planes, stride 2 to 7 columns */
+		{"fast depthwise flat 7x7 + z", 2, 2, 16, 16, 16, {7, 7}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Relu", true},
+		{"fast depthwise flat asym rows", 2, 1, 5, 10, 5, {6, 5}, {3, 3}, 1, {0, 1}, {2, 1}, 1, "LeakyRelu", true},
+		{"fast depthwise s2 7 cols + z", 2, 1, 6, 6, 6, {14, 14}, {3, 3}, 2, {1, 1}, {1, 1}, 1, "Sigmoid", true},
 		{"fast 3-D", 3, 1, 4, 9, 1, {5, 6, 7}, {3, 3, 3}, 1, {1, 1, 1}, {1, 1, 1}, 1, "Relu", false},
 		{"fast 3-D depthwise", 3, 1, 4, 4, 4, {6, 5, 9}, {3, 3, 3}, 2, {1, 1, 1}, {1, 1, 1}, 1, NULL, false},
 	};

@@ -13,6 +13,15 @@
  * the activation and is stored once.  Stride 2 along the row deinterleaves
  * two loaded vectors with one permute; other strides gather.
  *
+ * Narrow planes with stride 1 (MobileNet's 14x14 and 7x7) would leave most
+ * lanes of a one-row vector idle.  With AVX-512 they run on a grid instead:
+ * the padded rows are only as far apart as the input row plus the wider of
+ * the two paddings (one row's right padding is the next row's left), and
+ * the output positions are laid out with the same pitch, so each tap reads
+ * sixteen consecutive grid positions that span several output rows; the
+ * lanes past each row's end are dropped by a compress before the store (a
+ * 7x7 plane takes 4 vectors of 14 outputs instead of 7 of 7).
+ *
  * Threads split the (image, input channel) planes.
  */
 #include "kernels/cpu/conv_fast.h"
@@ -28,7 +37,8 @@ typedef struct dw_unit
 {
 	int64_t		out_off;
 	int64_t		in_off;
-	int			count;			/* valid lanes */
+	int			count;			/* outputs stored */
+	uint32_t	lanes;			/* the lanes holding them (a prefix, except on the grid) */
 } dw_unit;
 
 typedef struct dw_job
@@ -44,7 +54,8 @@ typedef struct dw_job
 	int64_t		pd,
 				ph,
 				pw;				/* padded plane extents */
-	int64_t		chunks;			/* vectors per output row */
+	bool		grid;			/* narrow planes: vectors span rows (above) */
+	int64_t		chunks;			/* vectors per output row (not on the grid) */
 	int64_t		units;			/* vectors per output plane */
 	int64_t	   *tap_off;		/* [k_size] offsets of the taps in the padded plane */
 	dw_unit    *unit;			/* [units], the same for every plane */
@@ -76,6 +87,41 @@ unit_pos(const dw_job *j, int64_t u, dw_unit *d)
 	d->out_off = row * g->out[2] + ow;
 	d->in_off = (od * g->s[0] * j->ph + oh * g->s[1]) * j->pw + ow * g->s[2];
 	d->count = (int) (g->out[2] - ow < j->lanes ? g->out[2] - ow : j->lanes);
+	d->lanes = (uint32_t) ((1ull << d->count) - 1);
+}
+
+/*
+ * The grid (narrow stride-1 planes, AVX-512): 2-D (or 1-D) only, and only
+ * where the lanes a one-row vector would leave idle are many.
+ */
+static bool
+grid_applies(const nn_geom *g, nn_isa isa)
+{
+	return isa == NN_ISA_AVX512 && g->in[0] == 1 && g->k[0] == 1 && g->s[1] == 1 && g->s[2] == 1 &&
+		g->out[2] < 32 && g->out[2] % 16 != 0;
+}
+
+/*
+ * The vector of grid positions [p0, p0 + 16): output (oh, ow) sits at
+ * oh * pw + ow, its window at the same offset in the padded plane; lanes
+ * with ow >= out[2] (or past the last row) hold nothing.  Returns false for
+ * a vector with no outputs.
+ */
+static bool
+grid_unit(const dw_job *j, int64_t p0, dw_unit *d)
+{
+	const nn_geom *g = &j->cs->g;
+	int64_t		row = p0 / j->pw,
+				col = p0 % j->pw;
+
+	d->lanes = 0;
+	for (int i = 0; i < 16; i++)
+		if (p0 + i < g->out[1] * j->pw && (p0 + i) % j->pw < g->out[2])
+			d->lanes |= 1u << i;
+	d->count = __builtin_popcount(d->lanes);
+	d->out_off = row * g->out[2] + (col < g->out[2] ? col : g->out[2]);
+	d->in_off = p0;
+	return d->count > 0;
 }
 
 /* ---- AVX-512 ------------------------------------------------------------ */
@@ -111,6 +157,7 @@ dw_channel_avx512(const dw_job *j, const float *xp, const float *wc, float bias,
 		int64_t		oo[DW_UNITS],
 					io[DW_UNITS];
 		int			cnt[DW_UNITS];
+		uint32_t	lanes[DW_UNITS];
 		__m512		acc[DW_UNITS];
 
 		for (int q = 0; q < DW_UNITS; q++)
@@ -121,6 +168,7 @@ dw_channel_avx512(const dw_job *j, const float *xp, const float *wc, float bias,
 			oo[q] = d->out_off;
 			io[q] = d->in_off;
 			cnt[q] = d->count;
+			lanes[q] = d->lanes;
 			acc[q] = _mm512_set1_ps(bias);
 		}
 		for (int64_t t = 0; t < taps; t++)
@@ -138,6 +186,9 @@ dw_channel_avx512(const dw_job *j, const float *xp, const float *wc, float bias,
 			__mmask16	m = cnt[q] >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << cnt[q]) - 1);
 			__m512		v = acc[q];
 
+			/* on the grid: the lanes of each row's outputs, packed together */
+			if (lanes[q] != m)
+				v = _mm512_maskz_compress_ps((__mmask16) lanes[q], v);
 			if (zc)
 				v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, zc + oo[q]));
 			_mm512_mask_storeu_ps(yc + oo[q], m, nn_act_avx512(act, v));
@@ -247,7 +298,7 @@ dw_task(void *arg, int64_t begin, int64_t end)
 	const nn_conv_shape *cs = j->cs;
 	const nn_geom *g = &cs->g;
 	/* slack past the last row: vector loads of the last units may run over */
-	size_t		plane = (size_t) (j->pd * j->ph * j->pw + 2 * j->lanes * g->s[2] + 64);
+	size_t		plane = (size_t) (j->pd * j->ph * j->pw + 2 * j->lanes * g->s[2] + (g->k[2] - 1) * g->d[2] + 64);
 	float	   *buf = ox_aligned_alloc(plane * sizeof(float));
 
 	if (!buf)
@@ -300,15 +351,28 @@ nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *
 	job.isa = nn_conv_fast_isa();
 	job.lanes = job.isa == NN_ISA_AVX512 ? 16 : 8;
 	job.mult = cs->m / cs->group;
+	job.grid = grid_applies(g, job.isa);
 	job.chunks = (g->out[2] + job.lanes - 1) / job.lanes;
 	job.units = g->out[0] * g->out[1] * job.chunks;
-	/* the padded extents cover every window and the last vector's overrun */
 	job.pd = g->in[0] + g->pb[0] + g->pe[0];
 	job.ph = g->in[1] + g->pb[1] + g->pe[1];
-	job.pw = g->in[2] + g->pb[2] + g->pe[2];
+	if (job.grid)
 	{
+		/*
+		 * Rows share their padding: a window that runs past its row's end
+		 * reads the next row's left padding, which is zero
+		 */
+		job.pw = g->in[2] + (g->pb[2] > g->pe[2] ? g->pb[2] : g->pe[2]);
+		if (job.pw < g->out[2])
+			job.pw = g->out[2];
+		job.units = (g->out[1] * job.pw + 15) / 16;
+	}
+	else
+	{
+		/* the padded extents cover every window and the last vector's overrun */
 		int64_t		need = job.chunks * job.lanes * g->s[2] + (g->k[2] - 1) * g->d[2] + job.lanes;
 
+		job.pw = g->in[2] + g->pb[2] + g->pe[2];
 		if (job.pw < need)
 			job.pw = need;
 	}
@@ -325,8 +389,17 @@ nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *
 		ox_aligned_free(job.tap_off);
 		return st->code;
 	}
-	for (int64_t u = 0; u < job.units; u++)
-		unit_pos(&job, u, &job.unit[u]);
+	if (job.grid)
+	{
+		int64_t		n = 0;
+
+		for (int64_t u = 0; u < job.units; u++)
+			n += grid_unit(&job, u * 16, &job.unit[n]);
+		job.units = n;
+	}
+	else
+		for (int64_t u = 0; u < job.units; u++)
+			unit_pos(&job, u, &job.unit[u]);
 	ox_parallel_for(ctx, cs->n * cs->c, 1, dw_task, &job);
 	ox_aligned_free(job.tap_off);
 	ox_aligned_free(job.unit);
