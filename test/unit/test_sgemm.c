@@ -156,6 +156,77 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 	return bad;
 }
 
+/*
+ * One- and two-row products alternate the direction in which they stream B
+ * from one call to the next on the same B (sgemm.c, zigzag_next): repeated
+ * calls must give bit-identical results, each element finished once per call,
+ * and match check()'s reference on the first.
+ */
+static int
+check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K)
+{
+	int64_t		ldb = tb ? K : N;
+	float	   *A = malloc(sizeof(float) * M * K);
+	float	   *B = malloc(sizeof(float) * N * K);
+	float	   *C = malloc(sizeof(float) * M * N);
+	float	   *first = malloc(sizeof(float) * M * N);
+	float	   *bias = malloc(sizeof(float) * N);
+	unsigned char *visits = calloc(M * N + 1, 1);
+	post_arg	pa_arg = {N, C, N, visits};
+	ox_sgemm_epilogue epi = {bias, post_double, &pa_arg};
+	unsigned	seed = (unsigned) (N * 3 + K);
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	int			bad = 0;
+
+	for (int64_t i = 0; i < M * K; i++)
+		A[i] = frand(&seed);
+	for (int64_t i = 0; i < N * K; i++)
+		B[i] = frand(&seed);
+	for (int64_t i = 0; i < N; i++)
+		bias[i] = frand(&seed);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = threads;
+	ox_status_clear(&st);
+	ctx.st = &st;
+	for (int call = 0; call < 4 && !bad; call++)
+	{
+		memset(visits, 0, M * N + 1);
+		if (ox_sgemm_ex(&ctx, false, tb, M, N, K, 1.0f, A, K, B, ldb, 0.0f, C, N, &epi) != OX_OK)
+			bad = 1;
+		for (int64_t i = 0; i < M * N && !bad; i++)
+			if (visits[i] != 1)
+				bad = 1;
+		if (call == 0)
+		{
+			memcpy(first, C, sizeof(float) * M * N);
+			for (int64_t m = 0; m < M && !bad; m++)
+				for (int64_t n = 0; n < N && !bad; n++)
+				{
+					double		want = bias[n];
+
+					for (int64_t k = 0; k < K; k++)
+						want += (double) A[m * K + k] * (tb ? B[n * K + k] : B[k * N + n]);
+					want = 2.0 * want - 1.0;
+					if (!(fabs(C[m * N + n] - want) <= 1e-4 * (1 + fabs(want)) * sqrt((double) K + 1)))
+						bad = 1;
+				}
+		}
+		else if (memcmp(first, C, sizeof(float) * M * N) != 0)
+			bad = 1;
+		if (bad)
+			printf("FAIL sgemm %s gemv call %d t=%d tb=%d M=%lld N=%lld K=%lld\n", ox_sgemm_isa(), call,
+				   threads, tb, (long long) M, (long long) N, (long long) K);
+	}
+	free(A);
+	free(B);
+	free(C);
+	free(first);
+	free(bias);
+	free(visits);
+	return bad;
+}
+
 int
 main(void)
 {
@@ -213,6 +284,16 @@ main(void)
 			failed++;
 		else
 			passed++;
+		/* GEMV blocks of 16 (reversed) and 256 (forward) columns, with tails */
+		for (int t = 1; t <= 2; t++)
+			for (int tb = 0; tb < 2; tb++)
+			{
+				if (check_gemv_directions(t, tb, 1, 300, 37) || check_gemv_directions(t, tb, 2, 531, 784) ||
+					check_gemv_directions(t, tb, 1, 5, 9))
+					failed++;
+				else
+					passed++;
+			}
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
