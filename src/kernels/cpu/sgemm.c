@@ -573,9 +573,11 @@ typedef struct gemv_job
  * the same direction each time and 41 us alternating, on this project's
  * machine.  The direction is kept per B, in a small table of the calling
  * thread keyed by B's address; a stale entry only flips a direction, which
- * is correct either way.
+ * is correct either way.  Smaller B (a quarter of L2 and less) always goes
+ * forward, in the larger blocks.
  */
 #define ZIGZAG_SLOTS 16
+#define ZIGZAG_MIN_FLOATS (128 * 1024)	/* 512 KB */
 
 static __thread struct
 {
@@ -598,40 +600,50 @@ zigzag_next(const float *B)
 	return tls_zigzag[h].reverse;
 }
 
+/* out[n - s] = the product of x with column n of op(B), n in [s, e) */
+static void
+gemv_products(const gemv_job *j, int64_t s, int64_t e, float *out)
+{
+	if (j->trans_b)
+	{
+		if (j->avx512)
+			ox_sgemm_dots_avx512(j->x, j->B, j->ldb, j->K, s, e, out);
+		else
+			ox_sgemm_dots_avx2(j->x, j->B, j->ldb, j->K, s, e, out);
+	}
+	else
+	{
+		/* sum_k x[k] * B[k, :], the column sums held in registers */
+		if (j->avx512)
+			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, s, e, out);
+		else
+			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, s, e, out);
+	}
+}
+
 static void
 gemv_task(void *arg, int64_t n0, int64_t n1)
 {
 	gemv_job   *j = arg;
 	float		buf[256];
-	/* reversed: blocks of 16 columns (a few KB of B each) from the top down */
-	int64_t		step = j->reverse ? 16 : 256,
-				nblocks = (n1 - n0 + step - 1) / step;
+	int64_t		nblocks = (n1 - n0 + 255) / 256;
 
 	for (int64_t b = 0; b < nblocks; b++)
 	{
-		int64_t		s = n0 + (j->reverse ? nblocks - 1 - b : b) * step,
-					e = s + step < n1 ? s + step : n1;
+		int64_t		s = n0 + (j->reverse ? nblocks - 1 - b : b) * 256,
+					e = s + 256 < n1 ? s + 256 : n1;
 		float	   *c = j->c;
 
-		if (j->trans_b)
+		if (j->reverse)
 		{
-			if (j->avx512)
-				ox_sgemm_dots_avx512(j->x, j->B, j->ldb, j->K, s, e, buf);
-			else
-				ox_sgemm_dots_avx2(j->x, j->B, j->ldb, j->K, s, e, buf);
-			for (int64_t n = s; n < e; n++)
-				c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * c[n] : 0.0f);
+			/* from the top down in slices of 16 columns (a few KB of B each) */
+			for (int64_t q = (e - s - 1) / 16; q >= 0; q--)
+				gemv_products(j, s + 16 * q, s + 16 * q + 16 < e ? s + 16 * q + 16 : e, buf + 16 * q);
 		}
 		else
-		{
-			/* sum_k x[k] * B[k, :], the column sums held in registers */
-			if (j->avx512)
-				ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, s, e, buf);
-			else
-				ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, s, e, buf);
-			for (int64_t n = s; n < e; n++)
-				c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * c[n] : 0.0f);
-		}
+			gemv_products(j, s, e, buf);
+		for (int64_t n = s; n < e; n++)
+			c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * c[n] : 0.0f);
 		if (j->bias)
 			for (int64_t n = s; n < e; n++)
 				c[n] += j->bias[n];
@@ -678,7 +690,8 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.row = m;
 		j.c = C + m * ldc;
 		j.avx512 = isa == &ox_sgemm_isa_avx512;
-		j.reverse = zigzag_next(B);
+		/* a B well inside L2 stays there whatever the order */
+		j.reverse = N * K >= ZIGZAG_MIN_FLOATS && zigzag_next(B);
 		/* enough columns per chunk that a thread streams a useful share of B */
 		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
 	}
