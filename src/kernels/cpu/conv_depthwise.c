@@ -13,8 +13,8 @@
  * the activation and is stored once.  Stride 2 along the row deinterleaves
  * two loaded vectors with one permute; other strides gather.
  *
- * Narrow planes with stride 1 (MobileNet's 14x14 and 7x7) would leave most
- * lanes of a one-row vector idle.  With AVX-512 they run on a grid instead:
+ * Narrow planes with stride 1 (MobileNet's 28x28, 14x14 and 7x7) would leave
+ * many lanes of a one-row vector idle.  With AVX-512 they run on a grid instead:
  * the padded rows are only as far apart as the input row plus the wider of
  * the two paddings (one row's right padding is the next row's left), and
  * the output positions are laid out with the same pitch, so each tap reads
