@@ -189,6 +189,13 @@ SHAPES = [
     ("dw rect kernel", 1, 4, (9, 20), 4, (3, 5), None, [1, 2, 1, 2], None, 4),
     ("dw 1-D s2", 1, 4, (40,), 4, 3, 2, 1, None, 4),
     ("dw 16 wide pad 2", 1, 4, (16, 16), 4, 5, None, 2, None, 4),
+    # channels in lanes (conv_depthwise_lanes.c): a block of 1 channel past
+    # two full ones, a chunk of outputs past 256 that is not a multiple of
+    # 16, mixed strides and dilations, a large plane with TF-style pads
+    ("dw lanes 33 ch s2", 2, 33, (37, 23), 33, 3, 2, 1, None, 33),
+    ("dw lanes chunk tail", 1, 17, (19, 23), 17, 3, None, 1, None, 17),
+    ("dw lanes rect dilated", 1, 18, (23, 17), 18, (3, 5), [2, 1], [1, 2, 0, 1], [2, 1], 18),
+    ("dw lanes 112 s2", 1, 20, (112, 112), 20, 3, 2, [0, 0, 1, 1], None, 20),
 ]
 
 

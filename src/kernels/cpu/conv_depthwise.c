@@ -22,6 +22,11 @@
  * lanes past each row's end are dropped by a compress before the store (a
  * 7x7 plane takes 4 vectors of 14 outputs instead of 7 of 7).
  *
+ * With AVX-512, 2-D layers without a channel multiplier take the
+ * channels-in-lanes path instead (conv_depthwise_lanes.c, faster on every
+ * MobileNet layer); these loops keep the rest: AVX2, channel multipliers,
+ * 3-D, and planes too large for its per-thread buffer.
+ *
  * Threads split the (image, input channel) planes.
  */
 #include "kernels/cpu/conv_fast.h"
@@ -342,6 +347,8 @@ nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *
 	dw_job		job;
 	int64_t		t = 0;
 
+	if (nn_dw_lanes_applies(cs))
+		return nn_conv_dw_lanes_f32(ctx, cs, x, w, epi, y, st);
 	memset(&job, 0, sizeof(job));
 	job.cs = cs;
 	job.x = x;

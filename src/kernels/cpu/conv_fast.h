@@ -9,7 +9,10 @@
  *		 large planes (AVX-512);
  *	   - conv_winograd2.c: Winograd F(2x2, 3x3) on the pixel-broadcast
  *		 kernel for mid-sized planes (AVX-512);
- *	   - conv_depthwise.c: one input channel per group (AVX-512, AVX2).
+ *	   - conv_depthwise_lanes.c: depthwise, channels in vector lanes
+ *		 (AVX-512, no channel multiplier, 2-D);
+ *	   - conv_depthwise.c: the other depthwise layers, one input channel
+ *		 per group (AVX-512, AVX2).
  *
  * Every path finishes each output element while it is still in registers
  * (or, for Winograd, in the output transform): the bias, an optional
@@ -179,6 +182,15 @@ bool		nn_conv_is_depthwise(const nn_conv_shape *cs);
 ox_code		nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw,
 							 const float *x, const float *w, const nn_conv_epi *epi, float *y,
 							 ox_status *st);
+
+/*
+ * Depthwise with channels in vector lanes (conv_depthwise_lanes.c, AVX-512):
+ * one output channel per input channel, 2-D (or 1-D), a padded plane of at
+ * most 256K pixels.  nn_conv_depthwise_f32 hands such layers to it.
+ */
+bool		nn_dw_lanes_applies(const nn_conv_shape *cs);
+ox_code		nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
+								 const float *w, const nn_conv_epi *epi, float *y, ox_status *st);
 
 /* depthwise path (conv_depthwise.c): one input channel per group */
 ox_code		nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
