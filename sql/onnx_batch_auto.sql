@@ -224,6 +224,34 @@ RESET min_parallel_table_scan_size;
 RESET parallel_leader_participation;
 SET max_parallel_workers_per_gather = 0;
 
+-- ---- a session's first statement ----
+-- A new session has not loaded the library: planning a statement that calls
+-- onnx_predict loads it (through onnx_predict's planner support function),
+-- after the planner hook would have run, and the statement is batched anyway
+-- (the executor-start hook batches a copy of its plan).  Each \c starts a
+-- backend that has not loaded it.
+\c -
+EXPLAIN (COSTS OFF) SELECT count(s) FROM (SELECT onnx_predict('ab_iris', features) s FROM ab) q;
+\c -
+SET max_parallel_workers_per_gather = 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT id, onnx_predict('ab_iris', features) FROM ab;
+\c -
+-- the results of the first statement, against the row-wise calls of a later one
+CREATE TEMP TABLE ab_first AS SELECT id, onnx_predict('ab_iris', features) AS p FROM ab;
+SET onnx.auto_batch = off;
+SELECT count(*) AS rows, count(*) FILTER (WHERE f.p IS NOT DISTINCT FROM onnx_predict('ab_iris', ab.features)) AS same
+  FROM ab_first f JOIN ab USING (id);
+RESET onnx.auto_batch;
+-- a scrollable cursor is not batched, first statement or not
+\c -
+BEGIN;
+DECLARE c SCROLL CURSOR FOR SELECT id, onnx_predict('ab_iris', features) FROM ab ORDER BY id;
+FETCH 2 FROM c;
+FETCH BACKWARD 1 FROM c;
+COMMIT;
+SET max_parallel_workers_per_gather = 0;
+
 DROP TABLE ab, ab_src, ab_bad, ab_scores, ab_scores_rowwise;
 DROP SEQUENCE ab_seq;
 SELECT onnx_drop_model('ab_iris'), onnx_drop_model('ab_mlp');

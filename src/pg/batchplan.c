@@ -35,11 +35,23 @@
  * The rewrite happens at plan time: onnx.auto_batch applies to statements
  * planned after it is set (like enable_* settings); onnx.batch_size is read
  * when execution starts.
+ *
+ * The first statement of a session.  Without onnx_pg in
+ * shared_preload_libraries or session_preload_libraries, the library (and
+ * with it this planner hook) is loaded by the first statement that uses
+ * it, too late for that statement's planning, which was the usual case for
+ * a one-statement job (psql -c "INSERT ... SELECT onnx_predict(...)").
+ * onnx_predict therefore has a planner support function: it does nothing,
+ * but the planner loads the library to call it while it plans such a
+ * statement.  The support function notes that a planning ran without this
+ * hook, and the executor-start hook rewrites a copy of that statement's
+ * plan (the original may belong to the plan cache) before it starts.
  */
 #include "onnx_pg.h"
 #include "batch.h"
 
 #include "access/htup_details.h"
+#include "executor/executor.h"
 #include "catalog/pg_language.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
@@ -62,6 +74,12 @@ bool		onnx_auto_batch = true;
 int			onnx_batch_size = ONNX_BATCH_SIZE_DEFAULT;
 
 static planner_hook_type prev_planner_hook = NULL;
+static ExecutorStart_hook_type prev_executor_start_hook = NULL;
+
+/* plannings in progress that went through onnx_planner */
+static int	hooked_plannings = 0;
+/* a statement that calls onnx_predict was planned without onnx_planner */
+static bool missed_planning = false;
 
 /* ---- which functions are ours ---- */
 
@@ -1021,23 +1039,15 @@ max_node_id(PlannedStmt *stmt)
 	return max_id;
 }
 
-static PlannedStmt *
-onnx_planner(Query *parse, const char *query_string, int cursorOptions,
-			 ParamListInfo boundParams)
+/* batch the calls of a planned statement, in place; how many batches it got */
+static int
+batch_statement(PlannedStmt *stmt)
 {
-	PlannedStmt *stmt;
 	RewriteCxt	rc;
 	ListCell   *lc;
 
-	if (prev_planner_hook)
-		stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	else
-		stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
-
-	if (!onnx_auto_batch || (cursorOptions & CURSOR_OPT_SCROLL) ||
-		(stmt->commandType != CMD_SELECT && stmt->commandType != CMD_INSERT))
-		return stmt;
-
+	if (stmt->commandType != CMD_SELECT && stmt->commandType != CMD_INSERT)
+		return 0;
 	rc.stmt = stmt;
 	rc.next_node_id = -1;		/* computed at the first rewrite */
 	rc.rewritten = 0;
@@ -1045,7 +1055,74 @@ onnx_planner(Query *parse, const char *query_string, int cursorOptions,
 	stmt->planTree = rewrite_plan(stmt->planTree, &rc, false);
 	foreach(lc, stmt->subplans)
 		lfirst(lc) = rewrite_plan((Plan *) lfirst(lc), &rc, false);
+	return rc.rewritten;
+}
+
+static PlannedStmt *
+onnx_planner(Query *parse, const char *query_string, int cursorOptions,
+			 ParamListInfo boundParams)
+{
+	PlannedStmt *stmt;
+
+	hooked_plannings++;
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			stmt = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+		else
+			stmt = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		hooked_plannings--;
+	}
+	PG_END_TRY();
+
+	if (onnx_auto_batch && !(cursorOptions & CURSOR_OPT_SCROLL))
+		batch_statement(stmt);
 	return stmt;
+}
+
+/*
+ * The statement planned without onnx_planner is the next one to start (the
+ * executor starts a statement right after planning it, EXPLAIN included):
+ * batch a copy of its plan.  A spurious note (the support function also
+ * runs when an expression is planned on its own, for example a column
+ * default) rewrites nothing: an already batched plan has no calls left.
+ */
+static void
+onnx_executor_start(QueryDesc *queryDesc, int eflags)
+{
+	if (missed_planning)
+	{
+		missed_planning = false;
+		if (onnx_auto_batch && !(eflags & EXEC_FLAG_BACKWARD))
+		{
+			PlannedStmt *copy = copyObject(queryDesc->plannedstmt);
+
+			if (batch_statement(copy) > 0)
+				queryDesc->plannedstmt = copy;
+		}
+	}
+	if (prev_executor_start_hook)
+		prev_executor_start_hook(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+/*
+ * The planner support function of onnx_predict: no simplification, cost or
+ * row estimate to offer.  It exists so that the planner loads this library
+ * while it plans a statement calling onnx_predict (see the top of the
+ * file), and it notes a planning that ran without onnx_planner.
+ */
+PG_FUNCTION_INFO_V1(onnx_predict_support);
+Datum
+onnx_predict_support(PG_FUNCTION_ARGS)
+{
+	if (hooked_plannings == 0 && onnx_auto_batch)
+		missed_planning = true;
+	PG_RETURN_POINTER(NULL);
 }
 
 void
@@ -1074,4 +1151,6 @@ OnnxBatchInit(void)
 	CacheRegisterSyscacheCallback(PROCOID, proc_inval_callback, (Datum) 0);
 	prev_planner_hook = planner_hook;
 	planner_hook = onnx_planner;
+	prev_executor_start_hook = ExecutorStart_hook;
+	ExecutorStart_hook = onnx_executor_start;
 }

@@ -227,10 +227,20 @@ COMMENT ON FUNCTION @extschema@.onnx_model_nodes(bytea) IS
 -- smallint[] and numeric[] each arrive as they are (overloads for each would
 -- make an untyped literal such as '{5.1,3.5,1.4,0.2}' ambiguous; it is read
 -- as real[]); they are converted to the element type the model declares
+-- the planner support function of onnx_predict: it offers nothing to the
+-- planner, but a statement that calls onnx_predict then loads the library
+-- while it is planned, so that automatic batching applies to a session's
+-- first statement too (src/pg/batchplan.c)
+CREATE FUNCTION @extschema@.onnx_predict_support(internal)
+    RETURNS internal
+    AS 'MODULE_PATHNAME', 'onnx_predict_support'
+    LANGUAGE C STRICT;
+
 CREATE FUNCTION @extschema@.onnx_predict(model text, features "any")
     RETURNS real[]
     AS 'MODULE_PATHNAME', 'onnx_predict'
-    LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+    LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000
+    SUPPORT @extschema@.onnx_predict_support;
 
 COMMENT ON FUNCTION @extschema@.onnx_predict(text, "any") IS
     'run a model on one sample (an array of numbers: real[], double precision[], integer[], ...; the batch dimension is added) and return its first output as real[]; a query calling it over the rows of a scan runs in batches of onnx.batch_size rows (see onnx.auto_batch)';
@@ -238,7 +248,8 @@ COMMENT ON FUNCTION @extschema@.onnx_predict(text, "any") IS
 CREATE FUNCTION @extschema@.onnx_predict(model text, features "any", output text)
     RETURNS real[]
     AS 'MODULE_PATHNAME', 'onnx_predict'
-    LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+    LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000
+    SUPPORT @extschema@.onnx_predict_support;
 
 COMMENT ON FUNCTION @extschema@.onnx_predict(text, "any", text) IS
     'run a model on one sample and return the named output as real[] (a ZipMap output gives the class probabilities in class order)';
