@@ -277,6 +277,24 @@ def test_activation_fusion_same_outputs(act):
     np.testing.assert_allclose(ort_run(saved, {"x": x})[0], ort_run(model, {"x": x})[0], rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.parametrize("rows", [1, 2, 5, 40])
+def test_fused_gemm_relu_long_reduction(rows):
+    """FusedGemm's Relu runs in the GEMM micro-kernel's registers: only on
+    the last block of a reduction longer than one (a partial sum clamped to
+    zero would be wrong), and in the one-or-two-row path too."""
+    rng = np.random.default_rng(6)
+    gw = numpy_helper.from_array(rng.standard_normal((70, 1500)).astype(np.float32), "gw")
+    gb = numpy_helper.from_array(rng.standard_normal(70).astype(np.float32), "gb")
+    nodes = [helper.make_node("Gemm", ["x", "gw", "gb"], ["g"], transB=1), helper.make_node("Relu", ["g"], ["y"])]
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 1500])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [gw, gb])
+    # random signs: many outputs change sign between the first block's partial sum and the total
+    x = rng.standard_normal((rows, 1500)).astype(np.float32)
+    check_all_levels(model, {"x": x})
+    saved = onnx.load_from_string(Session(model, opt_level=2).save())
+    assert [n.op_type for n in saved.graph.node] == ["FusedGemm"]
+
+
 def test_fused_activations_propagate_nan():
     """NaN and infinity go through fused Conv/Gemm activations as through the plain ones."""
     rng = np.random.default_rng(5)

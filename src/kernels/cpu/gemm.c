@@ -21,6 +21,7 @@
 #include "kernels/cpu/attention_contrib.h"
 
 #include <cblas.h>
+#include <math.h>
 #include <string.h>
 
 /* ---- BLAS wrappers ------------------------------------------------------ */
@@ -347,7 +348,14 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 		fill_c_f32(y->data, c->data, m, n, ci, cj);
 		beta = s->beta;
 	}
-	if (s->act.kind != NN_ACT_NONE)
+	/* Relu and Clip in the micro-kernel's registers, the rest on finished blocks */
+	if (s->act.kind == NN_ACT_RELU || s->act.kind == NN_ACT_CLIP)
+	{
+		epi.clamp = true;
+		epi.clamp_lo = s->act.kind == NN_ACT_RELU ? 0.0f : s->act.p0;
+		epi.clamp_hi = s->act.kind == NN_ACT_RELU ? INFINITY : s->act.p1;
+	}
+	else if (s->act.kind != NN_ACT_NONE)
 	{
 		epi.post = gemm_post_activation;
 		epi.post_arg = (void *) &s->act;

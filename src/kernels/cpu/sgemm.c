@@ -302,10 +302,25 @@ bview_panel(const bview *v, int64_t K, int64_t nkb, int64_t kb)
 typedef struct epilogue
 {
 	const float *bias;
+	bool		clamp;
+	float		clamp_lo,
+				clamp_hi;
 	ox_sgemm_post_fn post;
 	void	   *post_arg;
 	int64_t		col0;
 } epilogue;
+
+/* c[i] = min(max(c[i], lo), hi), NaN kept (the micro-kernels' clamp) */
+static void
+clamp_row(float *c, int64_t n, float lo, float hi)
+{
+	for (int64_t i = 0; i < n; i++)
+	{
+		float		v = c[i] < lo ? lo : c[i];
+
+		c[i] = v > hi ? hi : v;
+	}
+}
 
 /* ---- the loop nest ---------------------------------------------------- */
 
@@ -329,6 +344,9 @@ typedef struct gemm_job
 	float		alpha,
 				beta;
 	const float *bias;
+	bool		clamp;
+	float		clamp_lo,
+				clamp_hi;
 	ox_sgemm_post_fn post;
 	void	   *post_arg;
 	int64_t		post_col0;
@@ -364,6 +382,9 @@ macro_tile(const gemm_job *j, const float *ap, int64_t row0, int64_t rows, int64
 
 		e.cols = (int) cols;
 		e.bias = kb == 0 && j->bias ? j->bias + col : NULL;
+		e.clamp = j->clamp && kb == j->nkb - 1;
+		e.lo = j->clamp_lo;
+		e.hi = j->clamp_hi;
 		for (int64_t it = 0; it < mt; it++)
 		{
 			int64_t		r = it * mr;
@@ -482,6 +503,9 @@ run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64
 	job.alpha = alpha;
 	job.beta = beta;
 	job.bias = epi->bias;
+	job.clamp = epi->clamp;
+	job.clamp_lo = epi->clamp_lo;
+	job.clamp_hi = epi->clamp_hi;
 	job.post = epi->post;
 	job.post_arg = epi->post_arg;
 	job.post_col0 = epi->col0;
@@ -555,6 +579,7 @@ typedef struct gemv_job
 	const float *B;
 	int64_t		ldb;
 	const float *bias;
+	const epilogue *epi;		/* its clamp */
 	ox_sgemm_post_fn post;
 	void	   *post_arg;
 	int64_t		row;
@@ -647,6 +672,8 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 		if (j->bias)
 			for (int64_t n = s; n < e; n++)
 				c[n] += j->bias[n];
+		if (j->epi->clamp)
+			clamp_row(c + s, e - s, j->epi->clamp_lo, j->epi->clamp_hi);
 		if (j->post)
 			j->post(j->post_arg, j->row, s, 1, e - s, c + s, 0);
 	}
@@ -685,6 +712,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.B = B;
 		j.ldb = ldb;
 		j.bias = epi->bias;
+		j.epi = epi;
 		j.post = epi->post;
 		j.post_arg = epi->post_arg;
 		j.row = m;
@@ -707,10 +735,13 @@ scale_c(int64_t M, int64_t N, float beta, const float *bias, float *C, int64_t l
 			C[m * ldc + n] = (beta == 0.0f ? 0.0f : beta * C[m * ldc + n]) + (bias ? bias[n] : 0.0f);
 }
 
-/* the caller's post function over all of C, a row at a time */
+/* the caller's clamp and post function over all of C, a row at a time */
 static void
 post_all(const epilogue *epi, int64_t M, int64_t N, float *C, int64_t ldc)
 {
+	if (epi->clamp)
+		for (int64_t m = 0; m < M; m++)
+			clamp_row(C + m * ldc, N, epi->clamp_lo, epi->clamp_hi);
 	if (epi->post)
 		for (int64_t m = 0; m < M; m++)
 			epi->post(epi->post_arg, m, 0, 1, N, C + m * ldc, ldc);
@@ -736,6 +767,9 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 	if (user)
 	{
 		epi.bias = user->bias;
+		epi.clamp = user->clamp;
+		epi.clamp_lo = user->clamp_lo;
+		epi.clamp_hi = user->clamp_hi;
 		epi.post = user->post;
 		epi.post_arg = user->post_arg;
 	}

@@ -43,6 +43,14 @@ typedef void (*ox_sgemm_post_fn) (void *arg, int64_t row0, int64_t col0, int64_t
 typedef struct ox_sgemm_epilogue
 {
 	const float *bias;			/* or NULL */
+	/*
+	 * clamp: C = min(max(C, clamp_lo), clamp_hi) once C is final, before
+	 * post, in the micro-kernel's registers (Relu: 0 and +inf; Clip).  NaN
+	 * stays NaN, as in the standalone Relu and Clip.
+	 */
+	bool		clamp;
+	float		clamp_lo,
+				clamp_hi;
 	ox_sgemm_post_fn post;		/* or NULL */
 	void	   *post_arg;
 } ox_sgemm_epilogue;

@@ -18,6 +18,9 @@ typedef struct ox_sgemm_uk_epi
 	float		beta;			/* 0: C is not read */
 	const float *bias;			/* per column, at the tile's first column, or NULL */
 	int			cols;			/* columns of the tile that exist */
+	bool		clamp;			/* last K block: C = min(max(C, lo), hi), NaN kept */
+	float		lo,
+				hi;
 	const char *prefetch;		/* 64 bytes per 4 depths of it are fetched into L2 */
 } ox_sgemm_uk_epi;
 

@@ -107,6 +107,12 @@ uk512_body(const int R, const int NV, int64_t k, const float *a, const float *b,
 			if (NV > 1)
 				r1 = _mm512_fmadd_ps(_mm512_set1_ps(e->beta), _mm512_maskz_loadu_ps(m1, cr + 16), r1);
 		}
+		if (e->clamp)
+		{
+			/* max and min return their second operand when either is NaN */
+			r0 = _mm512_min_ps(_mm512_set1_ps(e->hi), _mm512_max_ps(_mm512_set1_ps(e->lo), r0));
+			r1 = _mm512_min_ps(_mm512_set1_ps(e->hi), _mm512_max_ps(_mm512_set1_ps(e->lo), r1));
+		}
 		_mm512_mask_storeu_ps(cr, m0, r0);
 		if (NV > 1)
 			_mm512_mask_storeu_ps(cr + 16, m1, r1);
@@ -217,6 +223,11 @@ uk256_body(const int R, const int NV, int64_t k, const float *a, const float *b,
 			r0 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), _mm256_maskload_ps(cr, m0), r0);
 			if (NV > 1)
 				r1 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), _mm256_maskload_ps(cr + 8, m1), r1);
+		}
+		if (e->clamp)
+		{
+			r0 = _mm256_min_ps(_mm256_set1_ps(e->hi), _mm256_max_ps(_mm256_set1_ps(e->lo), r0));
+			r1 = _mm256_min_ps(_mm256_set1_ps(e->hi), _mm256_max_ps(_mm256_set1_ps(e->lo), r1));
 		}
 		_mm256_maskstore_ps(cr, m0, r0);
 		if (NV > 1)
