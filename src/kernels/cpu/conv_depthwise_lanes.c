@@ -217,27 +217,20 @@ store_chunk(const lanes_job *j, const float *obuf, int nc, int64_t p0, int64_t c
 	}
 }
 
-/*
- * Each thread's buffers (padded block, output chunk, weight vectors), kept
- * between calls: a fresh padded buffer per call would be an mmap and its
- * page faults each time.
- */
+/* each thread's buffers (padded block, output chunk, weight vectors), kept between calls */
 static __thread float *tls_lanes;
 static __thread size_t tls_lanes_len;
 
 static float *
 thread_buffers(size_t floats)
 {
-	if (tls_lanes_len < floats)
-	{
-		ox_aligned_free(tls_lanes);
-		tls_lanes = ox_aligned_alloc(floats * sizeof(float));
-		tls_lanes_len = tls_lanes ? floats : 0;
-		/* stale output rows are transposed (and never stored): keep them defined */
-		if (tls_lanes)
-			memset(tls_lanes, 0, floats * sizeof(float));
-	}
-	return tls_lanes;
+	size_t		had = tls_lanes_len;
+	float	   *buf = nn_conv_thread_buffer(&tls_lanes, &tls_lanes_len, floats);
+
+	/* stale output rows are transposed (and never stored): keep them defined */
+	if (buf && tls_lanes_len != had)
+		memset(buf, 0, floats * sizeof(float));
+	return buf;
 }
 
 /* zero the padding of the block buffer (the interior is written per block) */

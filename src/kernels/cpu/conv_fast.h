@@ -97,6 +97,14 @@ typedef struct nn_convw
 	size_t		bytes;
 } nn_convw;
 
+/*
+ * A thread's scratch buffer kept between calls: *buf (of *len floats, both
+ * the caller's thread-locals) grown to at least `floats`; NULL when out of
+ * memory.  A fresh buffer per call would be an mmap and its page faults
+ * each time.  Growing does not keep the contents.
+ */
+float	   *nn_conv_thread_buffer(float **buf, size_t *len, size_t floats);
+
 /* pack W for the GEMM path (float, [m, kk] per group); NULL + status on failure */
 nn_convw   *nn_convw_pack(int64_t group, int64_t m, int64_t kk, const float *w, ox_status *st);
 /* pack W for whichever path runs shape cs (depthwise: NULL, no status) */

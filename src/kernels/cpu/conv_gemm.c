@@ -592,24 +592,21 @@ nn_conv_tile_avx512(int64_t kc, const float *a, const float *b, float *c, int64_
 /* channel tiles that sweep the slivers together (1 to 4 measured alike) */
 #define TILE_CHUNK 2
 
-/*
- * The unrolled panel of each thread, kept between calls (a fresh buffer of
- * this size per call would be an mmap and its page faults every time).
- */
+float *
+nn_conv_thread_buffer(float **buf, size_t *len, size_t floats)
+{
+	if (*len < floats)
+	{
+		ox_aligned_free(*buf);
+		*buf = ox_aligned_alloc(floats * sizeof(float));
+		*len = *buf ? floats : 0;
+	}
+	return *buf;
+}
+
+/* the unrolled panel of each thread, kept between calls */
 static __thread float *tls_panel;
 static __thread size_t tls_panel_len;
-
-static float *
-thread_panel(size_t floats)
-{
-	if (tls_panel_len < floats)
-	{
-		ox_aligned_free(tls_panel);
-		tls_panel = ox_aligned_alloc(floats * sizeof(float));
-		tls_panel_len = tls_panel ? floats : 0;
-	}
-	return tls_panel;
-}
 
 typedef struct gemm_job
 {
@@ -668,7 +665,7 @@ gemm_task(void *arg, int64_t begin, int64_t end)
 				mg = cs->m / cs->group,
 				kk = pw->kk;
 	size_t		sliver_floats = (size_t) j->kc * j->nr;
-	float	   *panel = thread_panel(sliver_floats * j->per_range);
+	float	   *panel = nn_conv_thread_buffer(&tls_panel, &tls_panel_len, sliver_floats * j->per_range);
 	pix_run		runs[NR_MAX + 1];
 
 	if (!panel)

@@ -97,17 +97,6 @@ static __thread size_t tls_work_len;
 static __thread float *tls_panel;
 static __thread size_t tls_panel_len;
 
-static float *
-grow(float **buf, size_t *len, size_t floats)
-{
-	if (*len < floats)
-	{
-		ox_aligned_free(*buf);
-		*buf = ox_aligned_alloc(floats * sizeof(float));
-		*len = *buf ? floats : 0;
-	}
-	return *buf;
-}
 
 static void
 unroll_task(void *arg, int64_t begin, int64_t end)
@@ -237,7 +226,7 @@ block_task(void *arg, int64_t begin, int64_t end)
 	const nn_convw *pw = j->pw;
 	int64_t		kk = pw->kk,
 				rows = j->groups * PX;
-	float	   *acc = grow(&tls_work, &tls_work_len, (size_t) rows * CB);
+	float	   *acc = nn_conv_thread_buffer(&tls_work, &tls_work_len, (size_t) rows * CB);
 
 	if (!acc)
 	{
@@ -282,7 +271,7 @@ nn_conv_pixels_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *
 	job.groups = cs->n * job.per_img;
 	panel_len = (size_t) job.groups * pw->kk * PX;
 	if (ox_shape_numel(3, (int64_t[]) {job.groups, pw->kk, PX}) < 0 ||
-		!(job.panel = grow(&tls_panel, &tls_panel_len, panel_len)))
+		!(job.panel = nn_conv_thread_buffer(&tls_panel, &tls_panel_len, panel_len)))
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate %zu bytes to unroll the input",
 					   panel_len * sizeof(float));
 	OX_TRY(nn_unroll_init(&job.ur, &cs->g, st));

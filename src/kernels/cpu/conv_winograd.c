@@ -225,18 +225,6 @@ typedef struct wino_job
 static __thread float *tls_buf;
 static __thread size_t tls_len;
 
-static float *
-thread_buf(size_t floats)
-{
-	if (tls_len < floats)
-	{
-		ox_aligned_free(tls_buf);
-		tls_buf = ox_aligned_alloc(floats * sizeof(float));
-		tls_len = tls_buf ? floats : 0;
-	}
-	return tls_buf;
-}
-
 /*
  * Input transform of channel c for the block's tiles [t0, t1) (global tile
  * numbers) into V [WN][nsl][C][SLIVER].
@@ -469,7 +457,7 @@ wino_task(void *arg, int64_t begin, int64_t end)
 				mrows_max = j->tiles_per_part * NN_CONV_MR;
 	size_t		v_len = (size_t) WN * nsl * C * SLIVER,
 				m_len = (size_t) WN * mrows_max * ldm;
-	float	   *buf = thread_buf(v_len + m_len + 2 * WT * j->rw);
+	float	   *buf = nn_conv_thread_buffer(&tls_buf, &tls_len, v_len + m_len + 2 * WT * j->rw);
 	float	   *v = buf,
 			   *mo = buf + v_len,
 			   *rows = mo + m_len;

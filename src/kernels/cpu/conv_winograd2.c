@@ -120,17 +120,6 @@ static __thread size_t tls_v_len;
 static __thread float *tls_s;
 static __thread size_t tls_s_len;
 
-static float *
-grow(float **buf, size_t *len, size_t floats)
-{
-	if (*len < floats)
-	{
-		ox_aligned_free(*buf);
-		*buf = ox_aligned_alloc(floats * sizeof(float));
-		*len = *buf ? floats : 0;
-	}
-	return *buf;
-}
 
 /* input transform of planes [begin, end) (image * C + channel) */
 __attribute__((target("avx512f,fma")))
@@ -334,7 +323,7 @@ block_task(void *arg, int64_t begin, int64_t end)
 	const nn_convw *pw = j->pw;
 	int64_t		C = pw->kk,
 				rows = j->groups * PX;
-	float	   *s = grow(&tls_s, &tls_s_len, (size_t) WN2 * rows * CB);
+	float	   *s = nn_conv_thread_buffer(&tls_s, &tls_s_len, (size_t) WN2 * rows * CB);
 
 	if (!s)
 	{
@@ -382,7 +371,7 @@ nn_conv_winograd2_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_conv
 	job.gr = (job.tw + PX - 1) / PX;
 	job.groups = cs->n * job.th * job.gr;
 	vlen = ox_shape_numel(4, (int64_t[]) {WN2, job.groups, cs->c, PX});
-	if (vlen < 0 || !(job.v = grow(&tls_v, &tls_v_len, (size_t) vlen)))
+	if (vlen < 0 || !(job.v = nn_conv_thread_buffer(&tls_v, &tls_v_len, (size_t) vlen)))
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate the Winograd input transform");
 	ox_parallel_for(ctx, cs->n * cs->c, 1, input_task, &job);
 	ox_parallel_for(ctx, pw->tiles, 1, block_task, &job);
