@@ -46,6 +46,16 @@ post_double(void *arg, int64_t row0, int64_t col0, int64_t rows, int64_t cols, f
 		}
 }
 
+/* the epilogue's clamp in the tests (ox_sgemm_epilogue.clamp) */
+#define CLAMP_LO -1.0f
+#define CLAMP_HI 2.0f
+
+static double
+clamp(double v)
+{
+	return v < CLAMP_LO ? CLAMP_LO : (v > CLAMP_HI ? CLAMP_HI : v);
+}
+
 static int
 check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, float alpha, float beta,
 	  bool use_bias)
@@ -60,7 +70,9 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 	float	   *bias = malloc(sizeof(float) * N);
 	unsigned char *visits = calloc(M * N + 1, 1);
 	post_arg	pa_arg = {N, C, ldc, visits};
-	ox_sgemm_epilogue epi = {use_bias ? bias : NULL, use_bias ? post_double : NULL, &pa_arg};
+	/* with the bias: a clamp (on the final sums only), then the post function */
+	ox_sgemm_epilogue epi = {.bias = use_bias ? bias : NULL, .clamp = use_bias, .clamp_lo = CLAMP_LO,
+		.clamp_hi = CLAMP_HI, .post = use_bias ? post_double : NULL, .post_arg = &pa_arg};
 	unsigned	seed = (unsigned) (M * 131 + N * 7 + K);
 	ox_kernel_ctx ctx;
 	ox_status	st;
@@ -125,7 +137,7 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 					bad = 1;
 					break;
 				}
-				s = 2.0 * s - 1.0;
+				s = 2.0 * clamp(s) - 1.0;
 			}
 			if (!(fabs(C[m * ldc + n] - s) <= 1e-4 * (1 + fabs(s)) * sqrt((double) K + 1)))
 			{
@@ -173,7 +185,8 @@ check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K)
 	float	   *bias = malloc(sizeof(float) * N);
 	unsigned char *visits = calloc(M * N + 1, 1);
 	post_arg	pa_arg = {N, C, N, visits};
-	ox_sgemm_epilogue epi = {bias, post_double, &pa_arg};
+	ox_sgemm_epilogue epi = {.bias = bias, .clamp = true, .clamp_lo = CLAMP_LO, .clamp_hi = CLAMP_HI,
+		.post = post_double, .post_arg = &pa_arg};
 	unsigned	seed = (unsigned) (N * 3 + K);
 	ox_kernel_ctx ctx;
 	ox_status	st;
@@ -207,7 +220,7 @@ check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K)
 
 					for (int64_t k = 0; k < K; k++)
 						want += (double) A[m * K + k] * (tb ? B[n * K + k] : B[k * N + n]);
-					want = 2.0 * want - 1.0;
+					want = 2.0 * clamp(want) - 1.0;
 					if (!(fabs(C[m * N + n] - want) <= 1e-4 * (1 + fabs(want)) * sqrt((double) K + 1)))
 						bad = 1;
 				}
