@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""A/B of engine builds in one process: several copies of libox_capi.so loaded side by
+side, each case run by every build in turn, block after block.
+
+    cp build/libox_capi.so /tmp/lib_a.so      # before the change
+    make build/libox_capi.so && cp build/libox_capi.so /tmp/lib_b.so
+    GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16777216 \\
+        python3 bench/ab.py /tmp/lib_a.so /tmp/lib_b.so resnet50 "l2 3x3/2 128" --threads 2
+
+The speed of this machine's cores changes by a quarter within minutes (other guests
+of the host); two runs of bench/run.py an hour apart differ by more than most single
+changes.  Interleaving blocks of the builds in one process is what tells a change
+apart from that.  Cases: the models of bench/run.py (resnet50, mobilenet_v2, encoder,
+mlp, iris_rf; --batch) and the layer names of bench/layers.py.  Prints per case and
+build the minimum and median time per run (process CPU time, or wall time with
+--wall) and the median of the per-block ratios to the first build, which is the
+figure to read.  Each build keeps its own thread-local buffers, hence the
+GLIBC_TUNABLES setting (the dynamic loader's default static TLS reserve fits one
+copy).  The first build listed tends to measure a few percent slow: list the
+baseline twice (first and last) to see that bias.
+"""
+import argparse
+import importlib.util
+import os
+import sys
+import time
+
+import numpy as np
+import onnx
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ENGINE = os.path.join(HERE, "..", "test", "engine", "oxengine.py")
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(ENGINE))
+import layers as L  # noqa: E402
+import run as R  # noqa: E402
+
+MODELS = ("resnet50", "mobilenet_v2", "encoder", "mlp", "iris_rf")
+
+
+def load_engine(path, tag):
+    """oxengine bound to the library at path, as its own module"""
+    os.environ["OX_CAPI_LIB"] = path
+    spec = importlib.util.spec_from_file_location("oxengine_" + tag, ENGINE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def case_model(name, batch):
+    """(model bytes, feeds) of a bench model or a layer of bench/layers.py"""
+    if name in MODELS:
+        mb = open(R.model_path(name), "rb").read()
+        return mb, R.make_inputs(R.ort_session(mb, 1), name, batch)
+    for layer in L.RESNET50 + L.MOBILENET:
+        if layer[0] == name:
+            mb, feeds, _ = L.conv_model(*layer[1:], batch)
+            return mb, feeds
+    raise SystemExit(f"unknown case {name!r}: a model ({', '.join(MODELS)}) or a layer of bench/layers.py")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("items", nargs="+", help="libraries (*.so), then cases")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--blocks", type=int, default=15, help="blocks per build and case")
+    ap.add_argument("--block-seconds", type=float, default=0.05, help="about this long per block")
+    ap.add_argument("--wall", action="store_true", help="wall time instead of process CPU time")
+    args = ap.parse_args()
+    libs = [os.path.abspath(a) for a in args.items if a.endswith(".so")]
+    cases = [a for a in args.items if not a.endswith(".so")]
+    if len(libs) < 2 or not cases:
+        raise SystemExit("need at least two libraries and one case")
+
+    R.pin(args.threads)
+    engines = [load_engine(p, str(i)) for i, p in enumerate(libs)]
+    clock = time.perf_counter if args.wall else time.process_time
+    for name in cases:
+        mb, feeds = case_model(name, args.batch)
+        sessions = [e.Session(mb, threads=args.threads) for e in engines]
+        outs = [s.run(feeds) for s in sessions]
+        first = np.asarray(list(outs[0].values())[0] if isinstance(outs[0], dict) else outs[0][0])
+        for lib, o in zip(libs[1:], outs[1:]):
+            got = np.asarray(list(o.values())[0] if isinstance(o, dict) else o[0])
+            scale = max(float(np.abs(first).max()), 1e-30) if first.size else 1.0
+            if first.shape != got.shape or (first.size and np.abs(got - first).max() / scale > 1e-5):
+                print(f"  outputs differ: {os.path.basename(lib)} on {name}")
+        # calls per block from one timed call
+        t = clock()
+        sessions[0].run_repeat(feeds, 1)
+        per_call = max(clock() - t, 1e-7)
+        n = max(1, int(args.block_seconds / per_call))
+        times = [[] for _ in sessions]
+        for _ in range(args.blocks):
+            for i, s in enumerate(sessions):
+                t = clock()
+                s.run_repeat(feeds, n)
+                times[i].append((clock() - t) / n * 1e3)
+        base = np.array(times[0])
+        print(f"{name} ({'wall' if args.wall else 'CPU'} ms per run, {args.threads} thread(s), {n} runs per block)")
+        for lib, ts in zip(libs, times):
+            ratio = float(np.median(np.array(ts) / base))
+            print(f"  {os.path.basename(lib):24s} min {min(ts):9.4f}  median {np.median(ts):9.4f}  "
+                  f"ratio to the first {ratio:.3f}")
+
+
+if __name__ == "__main__":
+    main()
