@@ -196,6 +196,8 @@ SHAPES = [
     ("dw lanes chunk tail", 1, 17, (19, 23), 17, 3, None, 1, None, 17),
     ("dw lanes rect dilated", 1, 18, (23, 17), 18, (3, 5), [2, 1], [1, 2, 0, 1], [2, 1], 18),
     ("dw lanes 112 s2", 1, 20, (112, 112), 20, 3, 2, [0, 0, 1, 1], None, 20),
+    # a padded plane over 64K pixels: the pixels-in-lanes loops instead
+    ("dw plane past lanes", 1, 3, (258, 255), 3, 3, 2, 1, None, 3),
 ]
 
 

@@ -27,8 +27,12 @@
 #include <immintrin.h>
 #include <string.h>
 
-/* the padded block buffer is kept under this many floats (16 MiB) */
-#define LANES_MAX_BUFFER (4 * 1024 * 1024)
+/*
+ * The padded block buffer (kept by each thread between calls) stays under
+ * this many floats, 4 MiB: a padded plane of 64K pixels (256 x 256); larger
+ * planes take the pixels-in-lanes loops of conv_depthwise.c.
+ */
+#define LANES_MAX_BUFFER (1024 * 1024)
 /* output pixels computed together along a row (FMA latency) */
 #define LANES_PX 8
 

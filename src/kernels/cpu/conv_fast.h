@@ -194,7 +194,7 @@ ox_code		nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_
 /*
  * Depthwise with channels in vector lanes (conv_depthwise_lanes.c, AVX-512):
  * one output channel per input channel, 2-D (or 1-D), a padded plane of at
- * most 256K pixels.  nn_conv_depthwise_f32 hands such layers to it.
+ * most 64K pixels.  nn_conv_depthwise_f32 hands such layers to it.
  */
 bool		nn_dw_lanes_applies(const nn_conv_shape *cs);
 ox_code		nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
