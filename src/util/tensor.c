@@ -185,6 +185,18 @@ ox_aligned_free(void *p)
 	free(p);
 }
 
+float *
+ox_aligned_grow(float **buf, size_t *len, size_t floats)
+{
+	if (*len < floats)
+	{
+		ox_aligned_free(*buf);
+		*buf = ox_aligned_alloc(floats * sizeof(float));
+		*len = *buf ? floats : 0;
+	}
+	return *buf;
+}
+
 static void
 free_strings(ox_tensor *t)
 {

@@ -249,4 +249,12 @@ void		ox_int8_column_sums(const ox_tensor *b, const ox_tensor *zp, int32_t *sums
 void	   *ox_aligned_alloc(size_t bytes);
 void		ox_aligned_free(void *p);
 
+/*
+ * A scratch buffer kept between calls (usually a kernel's thread-locals):
+ * *buf, of *len floats, grown to at least `floats`; NULL when out of
+ * memory.  A fresh large buffer per call would be an mmap and its page
+ * faults each time.  Growing does not keep the contents.
+ */
+float	   *ox_aligned_grow(float **buf, size_t *len, size_t floats);
+
 #endif							/* OX_TENSOR_H */

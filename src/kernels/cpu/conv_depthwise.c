@@ -330,9 +330,7 @@ dw_task(void *arg, int64_t begin, int64_t end)
 				dw_channel_avx512(j, buf, wc, bias, zc, yc);
 			else
 				dw_channel_avx2(j, buf, wc, bias, zc, yc);
-			if (!(j->epi->act.kind == NN_ACT_NONE || j->epi->act.kind == NN_ACT_RELU ||
-				  j->epi->act.kind == NN_ACT_LEAKY_RELU || j->epi->act.kind == NN_ACT_CLIP ||
-				  j->epi->act.kind == NN_ACT_HARD_SIGMOID))
+			if (!nn_act_in_registers(&j->epi->act))
 				nn_activation_apply_row_f32(&j->epi->act, yc, g->out_size);
 		}
 	}

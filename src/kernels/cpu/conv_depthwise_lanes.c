@@ -229,7 +229,7 @@ static float *
 thread_buffers(size_t floats)
 {
 	size_t		had = tls_lanes_len;
-	float	   *buf = nn_conv_thread_buffer(&tls_lanes, &tls_lanes_len, floats);
+	float	   *buf = ox_aligned_grow(&tls_lanes, &tls_lanes_len, floats);
 
 	/* stale output rows are transposed (and never stored): keep them defined */
 	if (buf && tls_lanes_len != had)
@@ -267,9 +267,7 @@ lanes_task(void *arg, int64_t begin, int64_t end)
 	float	   *buf = thread_buffers(buf_floats + obuf_floats + (size_t) g->k_size * 16),
 			   *obuf = buf + buf_floats,
 			   *wv = obuf + obuf_floats;
-	bool		act_later = !(act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU ||
-							  act->kind == NN_ACT_LEAKY_RELU || act->kind == NN_ACT_CLIP ||
-							  act->kind == NN_ACT_HARD_SIGMOID);
+	bool		act_later = !nn_act_in_registers(act);
 
 	if (!buf)
 	{

@@ -97,14 +97,6 @@ typedef struct nn_convw
 	size_t		bytes;
 } nn_convw;
 
-/*
- * A thread's scratch buffer kept between calls: *buf (of *len floats, both
- * the caller's thread-locals) grown to at least `floats`; NULL when out of
- * memory.  A fresh buffer per call would be an mmap and its page faults
- * each time.  Growing does not keep the contents.
- */
-float	   *nn_conv_thread_buffer(float **buf, size_t *len, size_t floats);
-
 /* pack W for the GEMM path (float, [m, kk] per group); NULL + status on failure */
 nn_convw   *nn_convw_pack(int64_t group, int64_t m, int64_t kk, const float *w, ox_status *st);
 /* pack W for whichever path runs shape cs (depthwise: NULL, no status) */
@@ -203,6 +195,18 @@ ox_code		nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const
 /* depthwise path (conv_depthwise.c): one input channel per group */
 ox_code		nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
 								  const float *w, const nn_conv_epi *epi, float *y, ox_status *st);
+
+/*
+ * Whether the paths' epilogues compute the activation in vector registers
+ * (nn_act_avx512 below, and conv_gemm.c's and conv_depthwise.c's AVX2
+ * twins); the others run nn_activation_apply_row_f32 on the stored output.
+ */
+static inline bool
+nn_act_in_registers(const nn_activation *act)
+{
+	return act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU || act->kind == NN_ACT_LEAKY_RELU ||
+		act->kind == NN_ACT_CLIP || act->kind == NN_ACT_HARD_SIGMOID;
+}
 
 /*
  * The fused activation on 16 floats, for the AVX-512 paths' epilogues.  The

@@ -371,15 +371,6 @@ typedef struct uk_args
 	const tile_epi *e;			/* last block: bias, Z, activation; else NULL */
 } uk_args;
 
-/* activations the epilogues compute in vector registers; the others run
- * on the stored row (still in L1) */
-static inline bool
-act_in_registers(const nn_activation *act)
-{
-	return act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU || act->kind == NN_ACT_LEAKY_RELU ||
-		act->kind == NN_ACT_CLIP || act->kind == NN_ACT_HARD_SIGMOID;
-}
-
 /* (the AVX-512 activation is nn_act_avx512, conv_fast.h; the comparisons
  * below keep the same NaN behaviour) */
 __attribute__((target("avx2,fma")))
@@ -412,7 +403,7 @@ act_avx2(const nn_activation *act, __m256 v)
 static void
 finish_rows(const uk_args *u)
 {
-	if (u->e && !act_in_registers(u->e->act))
+	if (u->e && !nn_act_in_registers(u->e->act))
 		for (int r = 0; r < u->rows; r++)
 			nn_activation_apply_row_f32(u->e->act, u->c + r * u->ldc, u->cols);
 }
@@ -592,18 +583,6 @@ nn_conv_tile_avx512(int64_t kc, const float *a, const float *b, float *c, int64_
 /* channel tiles that sweep the slivers together (1 to 4 measured alike) */
 #define TILE_CHUNK 2
 
-float *
-nn_conv_thread_buffer(float **buf, size_t *len, size_t floats)
-{
-	if (*len < floats)
-	{
-		ox_aligned_free(*buf);
-		*buf = ox_aligned_alloc(floats * sizeof(float));
-		*len = *buf ? floats : 0;
-	}
-	return *buf;
-}
-
 /* the unrolled panel of each thread, kept between calls */
 static __thread float *tls_panel;
 static __thread size_t tls_panel_len;
@@ -665,7 +644,7 @@ gemm_task(void *arg, int64_t begin, int64_t end)
 				mg = cs->m / cs->group,
 				kk = pw->kk;
 	size_t		sliver_floats = (size_t) j->kc * j->nr;
-	float	   *panel = nn_conv_thread_buffer(&tls_panel, &tls_panel_len, sliver_floats * j->per_range);
+	float	   *panel = ox_aligned_grow(&tls_panel, &tls_panel_len, sliver_floats * j->per_range);
 	pix_run		runs[NR_MAX + 1];
 
 	if (!panel)

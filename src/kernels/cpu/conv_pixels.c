@@ -97,7 +97,6 @@ static __thread size_t tls_work_len;
 static __thread float *tls_panel;
 static __thread size_t tls_panel_len;
 
-
 static void
 unroll_task(void *arg, int64_t begin, int64_t end)
 {
@@ -186,9 +185,7 @@ px_epilogue(const px_job *j, int64_t m0, int64_t nch, const float *acc)
 	const nn_conv_shape *cs = j->cs;
 	const nn_activation *act = &j->epi->act;
 	int64_t		npix = cs->g.out_size;
-	bool		act_after = !(act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU ||
-							  act->kind == NN_ACT_LEAKY_RELU || act->kind == NN_ACT_CLIP ||
-							  act->kind == NN_ACT_HARD_SIGMOID);
+	bool		act_after = !nn_act_in_registers(act);
 	__m512i		idx = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
 										 _mm512_set1_epi32(CB));
 
@@ -226,7 +223,7 @@ block_task(void *arg, int64_t begin, int64_t end)
 	const nn_convw *pw = j->pw;
 	int64_t		kk = pw->kk,
 				rows = j->groups * PX;
-	float	   *acc = nn_conv_thread_buffer(&tls_work, &tls_work_len, (size_t) rows * CB);
+	float	   *acc = ox_aligned_grow(&tls_work, &tls_work_len, (size_t) rows * CB);
 
 	if (!acc)
 	{
@@ -271,7 +268,7 @@ nn_conv_pixels_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *
 	job.groups = cs->n * job.per_img;
 	panel_len = (size_t) job.groups * pw->kk * PX;
 	if (ox_shape_numel(3, (int64_t[]) {job.groups, pw->kk, PX}) < 0 ||
-		!(job.panel = nn_conv_thread_buffer(&tls_panel, &tls_panel_len, panel_len)))
+		!(job.panel = ox_aligned_grow(&tls_panel, &tls_panel_len, panel_len)))
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate %zu bytes to unroll the input",
 					   panel_len * sizeof(float));
 	OX_TRY(nn_unroll_init(&job.ur, &cs->g, st));

@@ -367,9 +367,7 @@ output_transform(const wino_job *j, int64_t mch, int64_t mrow, int64_t mrows, in
 	const nn_conv_shape *cs = j->cs;
 	const nn_geom *g = &cs->g;
 	const nn_activation *act = &j->epi->act;
-	bool		act_after = !(act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU ||
-							  act->kind == NN_ACT_LEAKY_RELU || act->kind == NN_ACT_CLIP ||
-							  act->kind == NN_ACT_HARD_SIGMOID);
+	bool		act_after = !nn_act_in_registers(act);
 	int64_t		OH = g->out[1],
 				OW = g->out[2];
 	__m512		bias = _mm512_set1_ps(j->epi->bias ? j->epi->bias[mch] : 0.0f);
@@ -457,7 +455,7 @@ wino_task(void *arg, int64_t begin, int64_t end)
 				mrows_max = j->tiles_per_part * NN_CONV_MR;
 	size_t		v_len = (size_t) WN * nsl * C * SLIVER,
 				m_len = (size_t) WN * mrows_max * ldm;
-	float	   *buf = nn_conv_thread_buffer(&tls_buf, &tls_len, v_len + m_len + 2 * WT * j->rw);
+	float	   *buf = ox_aligned_grow(&tls_buf, &tls_len, v_len + m_len + 2 * WT * j->rw);
 	float	   *v = buf,
 			   *mo = buf + v_len,
 			   *rows = mo + m_len;

@@ -120,7 +120,6 @@ static __thread size_t tls_v_len;
 static __thread float *tls_s;
 static __thread size_t tls_s_len;
 
-
 /* input transform of planes [begin, end) (image * C + channel) */
 __attribute__((target("avx512f,fma")))
 static void
@@ -254,8 +253,7 @@ output_block(const w2_job *j, int64_t m0, int64_t nch, const float *s)
 	int64_t		OH = g->out[1],
 				OW = g->out[2],
 				rows = j->groups * PX;
-	bool		simple_act = act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU ||
-		act->kind == NN_ACT_LEAKY_RELU || act->kind == NN_ACT_CLIP || act->kind == NN_ACT_HARD_SIGMOID;
+	bool		simple_act = nn_act_in_registers(act);
 	__m512i		chan = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
 										  _mm512_set1_epi32((int) g->out_size));
 
@@ -323,7 +321,7 @@ block_task(void *arg, int64_t begin, int64_t end)
 	const nn_convw *pw = j->pw;
 	int64_t		C = pw->kk,
 				rows = j->groups * PX;
-	float	   *s = nn_conv_thread_buffer(&tls_s, &tls_s_len, (size_t) WN2 * rows * CB);
+	float	   *s = ox_aligned_grow(&tls_s, &tls_s_len, (size_t) WN2 * rows * CB);
 
 	if (!s)
 	{
@@ -371,7 +369,7 @@ nn_conv_winograd2_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_conv
 	job.gr = (job.tw + PX - 1) / PX;
 	job.groups = cs->n * job.th * job.gr;
 	vlen = ox_shape_numel(4, (int64_t[]) {WN2, job.groups, cs->c, PX});
-	if (vlen < 0 || !(job.v = nn_conv_thread_buffer(&tls_v, &tls_v_len, (size_t) vlen)))
+	if (vlen < 0 || !(job.v = ox_aligned_grow(&tls_v, &tls_v_len, (size_t) vlen)))
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate the Winograd input transform");
 	ox_parallel_for(ctx, cs->n * cs->c, 1, input_task, &job);
 	ox_parallel_for(ctx, pw->tiles, 1, block_task, &job);

@@ -252,18 +252,6 @@ static __thread size_t tls_abuf_len;
 static __thread float *tls_bbuf;
 static __thread size_t tls_bbuf_len;
 
-static float *
-grow_buffer(float **buf, size_t *len, size_t floats)
-{
-	if (*len < floats)
-	{
-		ox_aligned_free(*buf);
-		*buf = ox_aligned_alloc(floats * sizeof(float));
-		*len = *buf ? floats : 0;
-	}
-	return *buf;
-}
-
 /* ---- packed matrices ---------------------------------------------------- */
 
 /*
@@ -296,17 +284,13 @@ bview_panel(const bview *v, int64_t K, int64_t nkb, int64_t kb)
 }
 
 /*
- * The caller's epilogue, with the column offset of the part of C at hand
- * (B packed in column chunks runs the loop nest once per chunk).
+ * The caller's epilogue (its bias at the part's first column), with the
+ * column offset of the part of C at hand (B packed in column chunks runs
+ * the loop nest once per chunk).
  */
 typedef struct epilogue
 {
-	const float *bias;
-	bool		clamp;
-	float		clamp_lo,
-				clamp_hi;
-	ox_sgemm_post_fn post;
-	void	   *post_arg;
+	ox_sgemm_epilogue u;
 	int64_t		col0;
 } epilogue;
 
@@ -343,13 +327,7 @@ typedef struct gemm_job
 	int64_t		ldc;
 	float		alpha,
 				beta;
-	const float *bias;
-	bool		clamp;
-	float		clamp_lo,
-				clamp_hi;
-	ox_sgemm_post_fn post;
-	void	   *post_arg;
-	int64_t		post_col0;
+	const epilogue *epi;
 	bool		oom;
 } gemm_job;
 
@@ -381,10 +359,10 @@ macro_tile(const gemm_job *j, const float *ap, int64_t row0, int64_t rows, int64
 		ox_sgemm_ukernel_fn	full = isa->kernel[mr][cols > nr / 2 ? 2 : 1];
 
 		e.cols = (int) cols;
-		e.bias = kb == 0 && j->bias ? j->bias + col : NULL;
-		e.clamp = j->clamp && kb == j->nkb - 1;
-		e.lo = j->clamp_lo;
-		e.hi = j->clamp_hi;
+		e.bias = kb == 0 && j->epi->u.bias ? j->epi->u.bias + col : NULL;
+		e.clamp = j->epi->u.clamp && kb == j->nkb - 1;
+		e.lo = j->epi->u.clamp_lo;
+		e.hi = j->epi->u.clamp_hi;
 		for (int64_t it = 0; it < mt; it++)
 		{
 			int64_t		r = it * mr;
@@ -400,8 +378,9 @@ macro_tile(const gemm_job *j, const float *ap, int64_t row0, int64_t rows, int64
 				isa->kernel[rr][cols > nr / 2 ? 2 : 1] (kc, ap + r * kc, bp, c, j->ldc, &e);
 		}
 		/* this sliver's columns are final: the caller's epilogue, while in cache */
-		if (j->post && kb == j->nkb - 1)
-			j->post(j->post_arg, row0, j->post_col0 + col, rows, cols, j->C + row0 * j->ldc + col, j->ldc);
+		if (j->epi->u.post && kb == j->nkb - 1)
+			j->epi->u.post(j->epi->u.post_arg, row0, j->epi->col0 + col, rows, cols, j->C + row0 * j->ldc + col,
+						   j->ldc);
 	}
 }
 
@@ -432,7 +411,7 @@ gemm_task(void *arg, int64_t begin, int64_t end)
 			ablock = j->pa->data + row0 * j->K;
 		else
 		{
-			float	   *buf = grow_buffer(&tls_abuf, &tls_abuf_len, (size_t) rows_pad * j->K);
+			float	   *buf = ox_aligned_grow(&tls_abuf, &tls_abuf_len, (size_t) rows_pad * j->K);
 
 			if (!buf)
 			{
@@ -502,13 +481,7 @@ run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64
 	job.ldc = ldc;
 	job.alpha = alpha;
 	job.beta = beta;
-	job.bias = epi->bias;
-	job.clamp = epi->clamp;
-	job.clamp_lo = epi->clamp_lo;
-	job.clamp_hi = epi->clamp_hi;
-	job.post = epi->post;
-	job.post_arg = epi->post_arg;
-	job.post_col0 = epi->col0;
+	job.epi = epi;
 	/* enough column ranges that the tasks divide evenly among the threads */
 	job.col_groups = 1;
 	if (threads > 1)
@@ -578,10 +551,7 @@ typedef struct gemv_job
 	const float *x;				/* the row of op(A), contiguous */
 	const float *B;
 	int64_t		ldb;
-	const float *bias;
-	const epilogue *epi;		/* its clamp */
-	ox_sgemm_post_fn post;
-	void	   *post_arg;
+	const epilogue *epi;
 	int64_t		row;
 	float	   *c;
 	bool		avx512;
@@ -650,6 +620,7 @@ static void
 gemv_task(void *arg, int64_t n0, int64_t n1)
 {
 	gemv_job   *j = arg;
+	const ox_sgemm_epilogue *u = &j->epi->u;
 	float		buf[256];
 	int64_t		nblocks = (n1 - n0 + 255) / 256;
 
@@ -669,13 +640,13 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 			gemv_products(j, s, e, buf);
 		for (int64_t n = s; n < e; n++)
 			c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * c[n] : 0.0f);
-		if (j->bias)
+		if (u->bias)
 			for (int64_t n = s; n < e; n++)
-				c[n] += j->bias[n];
-		if (j->epi->clamp)
-			clamp_row(c + s, e - s, j->epi->clamp_lo, j->epi->clamp_hi);
-		if (j->post)
-			j->post(j->post_arg, j->row, s, 1, e - s, c + s, 0);
+				c[n] += u->bias[n];
+		if (u->clamp)
+			clamp_row(c + s, e - s, u->clamp_lo, u->clamp_hi);
+		if (u->post)
+			u->post(u->post_arg, j->row, s, 1, e - s, c + s, 0);
 	}
 }
 
@@ -693,7 +664,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 	if (trans_a && K > 0)
 	{
 		/* gather the strided row of op(A) once */
-		xrow = grow_buffer(&tls_abuf, &tls_abuf_len, (size_t) K);
+		xrow = ox_aligned_grow(&tls_abuf, &tls_abuf_len, (size_t) K);
 		if (!xrow)
 			return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
 	}
@@ -711,10 +682,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.x = trans_a ? xrow : A + m * lda;
 		j.B = B;
 		j.ldb = ldb;
-		j.bias = epi->bias;
 		j.epi = epi;
-		j.post = epi->post;
-		j.post_arg = epi->post_arg;
 		j.row = m;
 		j.c = C + m * ldc;
 		j.avx512 = isa == &ox_sgemm_isa_avx512;
@@ -739,12 +707,14 @@ scale_c(int64_t M, int64_t N, float beta, const float *bias, float *C, int64_t l
 static void
 post_all(const epilogue *epi, int64_t M, int64_t N, float *C, int64_t ldc)
 {
-	if (epi->clamp)
+	const ox_sgemm_epilogue *u = &epi->u;
+
+	if (u->clamp)
 		for (int64_t m = 0; m < M; m++)
-			clamp_row(C + m * ldc, N, epi->clamp_lo, epi->clamp_hi);
-	if (epi->post)
+			clamp_row(C + m * ldc, N, u->clamp_lo, u->clamp_hi);
+	if (u->post)
 		for (int64_t m = 0; m < M; m++)
-			epi->post(epi->post_arg, m, 0, 1, N, C + m * ldc, ldc);
+			u->post(u->post_arg, m, 0, 1, N, C + m * ldc, ldc);
 }
 
 /*
@@ -766,26 +736,21 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 	memset(&epi, 0, sizeof(epi));
 	if (user)
 	{
-		epi.bias = user->bias;
-		epi.clamp = user->clamp;
-		epi.clamp_lo = user->clamp_lo;
-		epi.clamp_hi = user->clamp_hi;
-		epi.post = user->post;
-		epi.post_arg = user->post_arg;
+		epi.u = *user;
 	}
 	if (M <= 0 || N <= 0)
 		return OX_OK;
 	if (K <= 0 || alpha == 0.0f)
 	{
-		scale_c(M, N, beta, epi.bias, C, ldc);
+		scale_c(M, N, beta, epi.u.bias, C, ldc);
 		post_all(&epi, M, N, C, ldc);
 		return OX_OK;
 	}
 	if (!isa)
 	{
-		if (epi.bias)
+		if (epi.u.bias)
 		{
-			scale_c(M, N, beta, epi.bias, C, ldc);
+			scale_c(M, N, beta, epi.u.bias, C, ldc);
 			beta = 1.0f;
 		}
 		cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
@@ -820,7 +785,7 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 		{
 			int64_t		n = N - j0 < chunk ? N - j0 : chunk;
 			int64_t		nslivers = (n + isa->nr - 1) / isa->nr;
-			float	   *buf = grow_buffer(&tls_bbuf, &tls_bbuf_len, (size_t) nslivers * isa->nr * K);
+			float	   *buf = ox_aligned_grow(&tls_bbuf, &tls_bbuf_len, (size_t) nslivers * isa->nr * K);
 			bpack_job	bj;
 			bview		bv;
 
@@ -848,7 +813,7 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 			{
 				epilogue	part = epi;
 
-				part.bias = epi.bias ? epi.bias + j0 : NULL;
+				part.u.bias = epi.u.bias ? epi.u.bias + j0 : NULL;
 				part.col0 = j0;
 				OX_TRY(run_packed(ctx, isa, trans_a, M, n, K, alpha, A, lda, pa, &bv, beta, &part,
 								  C + j0, ldc));
