@@ -5,6 +5,7 @@
  *	  (see test/unit/gen_ml_vectors.py for the binary-classifier cases).
  */
 #include "kernel_test.h"
+#include "kernels/cpu/conv_fast.h"
 
 #define ML "ai.onnx.ml"
 #define RUN(n) kt_run(ox_kernels_ml_tree, ox_kernels_ml_tree_count, n)
@@ -737,6 +738,203 @@ test_deep_chains(void)
 #undef RND
 }
 
+/*
+ * Shallow trees over float rows in every branch mode, on values that hit
+ * thresholds exactly and on NaN: the walk by comparison masks (AVX-512, one
+ * row, at most 16 features), the complete-tree walk (batches, or 17
+ * features) and the portable build (instruction set forced down), each
+ * against a plain walk.  Tree t writes its leaf's id + 1 to target t, so
+ * every tree's leaf is checked, not just a sum.  11 trees: one group of 8
+ * lanes and a partial one; leaves appear above the bottom.
+ */
+enum
+{
+	SH_TREES = 11, SH_MAX_NODES = 127, SH_ROWS = 24
+};
+
+typedef struct shallow_forest
+{
+	int64_t		treeids[SH_TREES * SH_MAX_NODES],
+				nodeids[SH_TREES * SH_MAX_NODES],
+				feat[SH_TREES * SH_MAX_NODES],
+				tr[SH_TREES * SH_MAX_NODES],
+				fl[SH_TREES * SH_MAX_NODES];
+	float		vals[SH_TREES * SH_MAX_NODES];
+	const char *modes[SH_TREES * SH_MAX_NODES];
+	int64_t		wt[SH_TREES * SH_MAX_NODES],
+				wn[SH_TREES * SH_MAX_NODES],
+				wi[SH_TREES * SH_MAX_NODES];
+	float		ww[SH_TREES * SH_MAX_NODES];
+	int			n,
+				nw,
+				next_id;
+	uint32_t	seed;
+} shallow_forest;
+
+static uint32_t
+sh_rand(shallow_forest *sf)
+{
+	sf->seed = sf->seed * 1103515245u + 12345u;
+	return (sf->seed >> 8) & 0xffff;
+}
+
+/* a node of tree t with depth levels below it; returns its id in the tree */
+static int
+sh_node(shallow_forest *sf, int t, int depth, int nfeat, const char *mode)
+{
+	int			id = sf->next_id++;
+	int			k = t * SH_MAX_NODES + id;
+
+	sf->treeids[k] = t;
+	sf->nodeids[k] = id;
+	if (depth == 0 || (id > 0 && sh_rand(sf) % 5 == 0))
+	{
+		sf->modes[k] = "LEAF";
+		sf->feat[k] = 0;
+		sf->vals[k] = 0;
+		sf->tr[k] = sf->fl[k] = 0;
+		sf->wt[sf->nw] = t;
+		sf->wn[sf->nw] = id;
+		sf->wi[sf->nw] = t;
+		sf->ww[sf->nw] = (float) (id + 1);
+		sf->nw++;
+		return id;
+	}
+	sf->modes[k] = mode;
+	/* tree 0's root reads the last feature: the largest the masks take is 15 */
+	sf->feat[k] = t == 0 && id == 0 ? nfeat - 1 : sh_rand(sf) % nfeat;
+	sf->vals[k] = (float) (sh_rand(sf) % 5) * 0.25f;
+	sf->tr[k] = sh_node(sf, t, depth - 1, nfeat, mode);
+	sf->fl[k] = sh_node(sf, t, depth - 1, nfeat, mode);
+	return id;
+}
+
+static bool
+sh_branch(const char *mode, float x, float th)
+{
+	if (strcmp(mode, "BRANCH_LEQ") == 0)
+		return x <= th;
+	if (strcmp(mode, "BRANCH_LT") == 0)
+		return x < th;
+	if (strcmp(mode, "BRANCH_GTE") == 0)
+		return x >= th;
+	if (strcmp(mode, "BRANCH_GT") == 0)
+		return x > th;
+	if (strcmp(mode, "BRANCH_EQ") == 0)
+		return x == th;
+	return x != th;
+}
+
+static void
+test_shallow_modes(void)
+{
+	static const char *mode_names[] = {"BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"};
+	static shallow_forest sf;
+	static float x[SH_ROWS * 17];
+	static float want[SH_ROWS * SH_TREES];
+	nn_isa		hw = nn_conv_fast_isa();
+
+	for (int m = 0; m < N_OF(mode_names); m++)
+		for (int shape = 0; shape < 3; shape++)
+		{
+			/* depth 6 over 16 features, depth 3 over 16, depth 5 over 17 */
+			int			depth = shape == 0 ? 6 : shape == 1 ? 3 : 5;
+			int			nfeat = shape == 2 ? 17 : 16;
+			int64_t		xd[] = {SH_ROWS, nfeat};
+			int64_t		yd[] = {SH_ROWS, SH_TREES};
+
+			memset(&sf, 0, sizeof(sf));
+			sf.seed = 1000 + 10 * m + shape;
+			for (int t = 0; t < SH_TREES; t++)
+			{
+				sf.next_id = 0;
+				sh_node(&sf, t, depth, nfeat, mode_names[m]);
+				sf.n = t * SH_MAX_NODES + sf.next_id;
+			}
+			for (int i = 0; i < SH_ROWS * nfeat; i++)
+			{
+				uint32_t	v = sh_rand(&sf) % 7;
+
+				x[i] = v == 6 ? NAN : (float) v * 0.25f - 0.25f;
+			}
+			for (int r = 0; r < SH_ROWS; r++)
+				for (int t = 0; t < SH_TREES; t++)
+				{
+					int			id = 0;
+					int			base = t * SH_MAX_NODES;
+
+					while (strcmp(sf.modes[base + id], "LEAF") != 0)
+						id = sh_branch(sf.modes[base + id], x[r * nfeat + sf.feat[base + id]], sf.vals[base + id])
+							? (int) sf.tr[base + id] : (int) sf.fl[base + id];
+					want[r * SH_TREES + t] = (float) (id + 1);
+				}
+			for (int isa = 0; isa < 2; isa++)
+			{
+				if (isa == 1)
+					nn_conv_fast_force_isa(NN_ISA_NONE);
+				/* all rows at once, then each row alone */
+				for (int r = -1; r < SH_ROWS; r++)
+				{
+					int64_t		one_xd[] = {1, nfeat};
+					int64_t		one_yd[] = {1, SH_TREES};
+					char		label[96];
+
+					kt_begin("TreeEnsembleRegressor", ML, 3);
+					/* node arrays with the unused slots of each tree skipped */
+					{
+						static int64_t ti[SH_TREES * SH_MAX_NODES],
+									ni[SH_TREES * SH_MAX_NODES],
+									fi[SH_TREES * SH_MAX_NODES],
+									ti2[SH_TREES * SH_MAX_NODES],
+									fi2[SH_TREES * SH_MAX_NODES];
+						static float vi[SH_TREES * SH_MAX_NODES];
+						static const char *mi[SH_TREES * SH_MAX_NODES];
+						int			n = 0;
+
+						for (int k = 0; k < SH_TREES * SH_MAX_NODES; k++)
+							if (sf.modes[k])
+							{
+								ti[n] = sf.treeids[k];
+								ni[n] = sf.nodeids[k];
+								fi[n] = sf.feat[k];
+								ti2[n] = sf.tr[k];
+								fi2[n] = sf.fl[k];
+								vi[n] = sf.vals[k];
+								mi[n] = sf.modes[k];
+								n++;
+							}
+						kt_attr_ints("nodes_treeids", n, ti);
+						kt_attr_ints("nodes_nodeids", n, ni);
+						kt_attr_ints("nodes_featureids", n, fi);
+						kt_attr_strings("nodes_modes", n, mi);
+						kt_attr_floats("nodes_values", n, vi);
+						kt_attr_ints("nodes_truenodeids", n, ti2);
+						kt_attr_ints("nodes_falsenodeids", n, fi2);
+					}
+					kt_attr_ints("target_treeids", sf.nw, sf.wt);
+					kt_attr_ints("target_nodeids", sf.nw, sf.wn);
+					kt_attr_ints("target_ids", sf.nw, sf.wi);
+					kt_attr_floats("target_weights", sf.nw, sf.ww);
+					kt_attr_int("n_targets", SH_TREES);
+					if (r < 0)
+						kt_input_f32(2, xd, x);
+					else
+						kt_input_f32(2, one_xd, x + r * nfeat);
+					RUN(1);
+					snprintf(label, sizeof(label), "shallow %s, depth %d, %d features, %s%s", mode_names[m],
+							 depth, nfeat, r < 0 ? "all rows" : "one row", isa ? ", portable" : "");
+					kt.label = keep(label, strlen(label) + 1);
+					if (r < 0)
+						kt_expect_f32(0, 2, yd, want, 0);
+					else
+						kt_expect_f32(0, 2, one_yd, want + r * SH_TREES, 0);
+					kt_end();
+				}
+			}
+			nn_conv_fast_force_isa(hw);
+		}
+}
+
 int
 main(void)
 {
@@ -748,5 +946,6 @@ main(void)
 	test_errors();
 	test_forest_consistency();
 	test_deep_chains();
+	test_shallow_modes();
 	return kt_summary();
 }

@@ -20,6 +20,17 @@
  * On iris_rf (10 trees of depth 4 to 5; engine_rate, CPU time, same run)
  * the kernel went from about 148 to 86 ns per row in batches of 1024.
  *
+ * With AVX-512, shallow ensembles (depth at most ML_MASK_MAX_DEPTH) over few
+ * features (at most 16: a row fits one vector) skip the chain altogether:
+ * every comparison of a tree is made at once, 16 slots per instruction
+ * (the slot's feature fetched from the row's vector by a permute), into a
+ * bit mask, and the path is then followed in that mask, in registers:
+ * pos = 2 pos + 1 + bit[pos].  The comparisons are the ones the walk would
+ * make (same predicate, NaN included), so the leaves are the same.  Only
+ * for one row (a row-wise SQL call: a whole run of iris_rf 0.91x the time,
+ * interleaved A/B); batches keep the complete-tree walk, whose lanes of 8
+ * rows sharing a tree are faster there.
+ *
  * Leaves are then summed in model order by the caller (ml_tree.c), so scores
  * and labels are bit for bit those of the tree-by-tree walk.  For SUM and
  * AVERAGE aggregation with few targets each leaf also gets a dense row of
@@ -28,6 +39,7 @@
  * leaves a sum that started at +0 unchanged.
  */
 #include "kernels/cpu/ml.h"
+#include "kernels/cpu/conv_fast.h"
 
 #define ML_FAST_LANES 8
 
@@ -60,6 +72,11 @@ struct ml_tree_fast
 	/* shallow ensembles: each tree as a complete tree of depth fixed_steps */
 	ml_full_node *full;			/* n_trees x (2^depth - 1), heap order */
 	int32_t    *full_leaf;		/* n_trees x 2^depth: bottom slot -> leaf node */
+	/* the same, every comparison at once (AVX-512), or NULL */
+	float	   *mask_th;		/* n_trees x mask_slots thresholds, heap order */
+	int32_t    *mask_feature;	/* n_trees x mask_slots features */
+	int32_t		mask_slots;		/* 2^depth - 1 rounded up to 16 */
+	uint16_t	mask_load;		/* the row's columns to load: bits 0..max_feature */
 	/* dense leaf weights (SUM and AVERAGE, at most 64 targets), or NULL */
 	int32_t		n_targets;
 	int32_t    *leaf_slot;		/* node -> leaf row, -1 for branches */
@@ -75,6 +92,8 @@ ml_tree_fast_free(ml_tree_fast *f)
 	free(f->nodes);
 	free(f->full);
 	free(f->full_leaf);
+	ox_aligned_free(f->mask_th);
+	ox_aligned_free(f->mask_feature);
 	free(f->leaf_slot);
 	free(f->dense_w);
 	free(f->dense_has);
@@ -260,6 +279,45 @@ build_full(const ml_tree_ensemble *e, ml_tree_fast *f, ox_status *st)
 	return OX_OK;
 }
 
+/*
+ * The comparison masks of complete trees, when the walk by masks applies:
+ * AVX-512, at most ML_MASK_MAX_DEPTH levels (a tree's 2^depth - 1
+ * comparisons fit 64 bits), and features 0..15 only.  Padding slots compare
+ * feature 0 with 0 and are never read.
+ */
+#define ML_MASK_MAX_DEPTH 6
+#define ML_MASK_MAX_FEATURES 16
+
+static ox_code
+build_masks(const ml_tree_ensemble *e, ml_tree_fast *f, ox_status *st)
+{
+	int32_t		ni,
+				slots;
+
+	if (!f->full || f->fixed_steps > ML_MASK_MAX_DEPTH ||
+		e->max_feature >= ML_MASK_MAX_FEATURES || nn_conv_fast_isa() != NN_ISA_AVX512)
+		return OX_OK;
+	ni = (1 << f->fixed_steps) - 1;
+	slots = (ni + 15) & ~15;
+	f->mask_th = ox_aligned_alloc(sizeof(float) * (size_t) e->n_trees * slots);
+	f->mask_feature = ox_aligned_alloc(sizeof(int32_t) * (size_t) e->n_trees * slots);
+	if (!f->mask_th || !f->mask_feature)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "tree ensemble: could not allocate %d comparison masks",
+					   e->n_trees);
+	for (int32_t t = 0; t < e->n_trees; t++)
+		for (int32_t i = 0; i < slots; i++)
+		{
+			const ml_full_node *nd = &f->full[(size_t) t * ni + i];
+
+			f->mask_th[(size_t) t * slots + i] = i < ni ? nd->th : 0;
+			f->mask_feature[(size_t) t * slots + i] = i < ni ? nd->feature : 0;
+		}
+	f->mask_slots = slots;
+	/* features 0..max_feature (0 when no branch reads one: the dummies read 0) */
+	f->mask_load = (uint16_t) ((1u << (e->max_feature + 1 > 0 ? e->max_feature + 1 : 1)) - 1);
+	return OX_OK;
+}
+
 ox_code
 ml_tree_fast_build(ml_tree_ensemble *e, ox_status *st)
 {
@@ -302,7 +360,7 @@ ml_tree_fast_build(ml_tree_ensemble *e, ox_status *st)
 	f->roots = e->roots;
 	f->mode = e->common_mode;
 	if (fixed_height(e, &f->fixed_steps, st) != OX_OK || build_full(e, f, st) != OX_OK ||
-		build_dense(e, f, st) != OX_OK)
+		build_masks(e, f, st) != OX_OK || build_dense(e, f, st) != OX_OK)
 	{
 		ml_tree_fast_free(f);
 		return st->code;
@@ -508,6 +566,63 @@ ML_DEFINE_FULL_WALK(full_gt, >)
 ML_DEFINE_FULL_WALK(full_eq, ==)
 ML_DEFINE_FULL_WALK(full_neq, !=)
 
+/*
+ * The walk by masks, for one row (a row-wise call): the comparisons of 8
+ * trees at a time as 64-bit masks in the lanes of a vector, then depth
+ * steps on all 8 lanes together (a variable shift picks each lane's bit).
+ * Lanes past the last tree walk an all-zero mask and are not stored.
+ */
+#define ML_DEFINE_MASK_WALK(NAME, PRED) \
+__attribute__((target("avx512f"))) \
+static void \
+NAME(const ml_tree_fast *f, const float *x, int32_t *out) \
+{ \
+	int32_t		depth = f->fixed_steps; \
+	int64_t		ni = ((int64_t) 1 << depth) - 1; \
+	int32_t		nt = f->n_trees; \
+	int32_t		slots = f->mask_slots; \
+	const __m512i one = _mm512_set1_epi64(1); \
+	__m512		xv = _mm512_maskz_loadu_ps(f->mask_load, x); \
+\
+	for (int32_t t0 = 0; t0 < nt; t0 += 8) \
+	{ \
+		int			nl = nt - t0 < 8 ? nt - t0 : 8; \
+		uint64_t	bits[8] __attribute__((aligned(64))) = {0}; \
+		int64_t		pos[8] __attribute__((aligned(64))); \
+		__m512i		b, \
+					p = _mm512_setzero_si512(); \
+\
+		for (int l = 0; l < nl; l++) \
+		{ \
+			const float *th = f->mask_th + (size_t) (t0 + l) * slots; \
+			const int32_t *ft = f->mask_feature + (size_t) (t0 + l) * slots; \
+\
+			for (int32_t c = 0; c < slots; c += 16) \
+			{ \
+				__m512		xs = _mm512_permutexvar_ps(_mm512_load_si512(ft + c), xv); \
+\
+				bits[l] |= (uint64_t) _mm512_cmp_ps_mask(xs, _mm512_load_ps(th + c), PRED) << c; \
+			} \
+		} \
+		/* each lane: pos = 2 pos + 1 + bit pos of its mask */ \
+		b = _mm512_load_si512(bits); \
+		for (int32_t step = 0; step < depth; step++) \
+			p = _mm512_add_epi64(_mm512_add_epi64(p, p), \
+								 _mm512_add_epi64(one, _mm512_and_si512(_mm512_srlv_epi64(b, p), one))); \
+		_mm512_store_si512(pos, p); \
+		for (int l = 0; l < nl; l++) \
+			out[t0 + l] = f->full_leaf[(t0 + l) * (ni + 1) + (pos[l] - ni)]; \
+	} \
+}
+
+/* the predicates of C's comparisons: ordered, except != (true with NaN) */
+ML_DEFINE_MASK_WALK(masks_leq, _CMP_LE_OQ)
+ML_DEFINE_MASK_WALK(masks_lt, _CMP_LT_OQ)
+ML_DEFINE_MASK_WALK(masks_gte, _CMP_GE_OQ)
+ML_DEFINE_MASK_WALK(masks_gt, _CMP_GT_OQ)
+ML_DEFINE_MASK_WALK(masks_eq, _CMP_EQ_OQ)
+ML_DEFINE_MASK_WALK(masks_neq, _CMP_NEQ_UQ)
+
 ML_DEFINE_FAST_WALK(walk_leq, <=)
 ML_DEFINE_FAST_WALK(walk_lt, <)
 ML_DEFINE_FAST_WALK(walk_gte, >=)
@@ -518,6 +633,32 @@ ML_DEFINE_FAST_WALK(walk_neq, !=)
 void
 ml_tree_fast_walk(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32_t *leaf)
 {
+	/* batches: the full walk's 8 rows per tree are faster (1024 rows of iris_rf: 0.86x) */
+	if (f->mask_th && nrows == 1)
+	{
+		switch (f->mode)
+		{
+			case ML_BRANCH_LEQ:
+				masks_leq(f, x, leaf);
+				break;
+			case ML_BRANCH_LT:
+				masks_lt(f, x, leaf);
+				break;
+			case ML_BRANCH_GTE:
+				masks_gte(f, x, leaf);
+				break;
+			case ML_BRANCH_GT:
+				masks_gt(f, x, leaf);
+				break;
+			case ML_BRANCH_EQ:
+				masks_eq(f, x, leaf);
+				break;
+			case ML_BRANCH_NEQ:
+				masks_neq(f, x, leaf);
+				break;
+		}
+		return;
+	}
 	if (f->full)
 	{
 		switch (f->mode)
