@@ -406,20 +406,22 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 		env->borrowed[id] = true;
 	}
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.graph = g;
-	ctx.st = st;
-	ctx.nthreads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1;
-	ctx.run_subgraph = run_subgraph;
-	ctx.exec = &frame;
-	ctx.supply_buffer = frame_supply;
-	ctx.should_abort = s->opts.should_abort;
-	ctx.abort_arg = s->opts.abort_arg;
-	ctx.alloc_events = &s->alloc_events;
 	if (!parent)
 		s->run_new_bytes = 0;	/* a new top-level run (subgraphs add to it) */
-	ctx.run_new_bytes = &s->run_new_bytes;
-	ctx.run_memory_limit = s->opts.max_run_memory;
+	/* a compound literal: GCC made the memset it replaces a rep stos, slow to start, per node */
+	ctx = (ox_kernel_ctx) {
+		.graph = g,
+		.st = st,
+		.nthreads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1,
+		.run_subgraph = run_subgraph,
+		.exec = &frame,
+		.supply_buffer = frame_supply,
+		.should_abort = s->opts.should_abort,
+		.abort_arg = s->opts.abort_arg,
+		.alloc_events = &s->alloc_events,
+		.run_new_bytes = &s->run_new_bytes,
+		.run_memory_limit = s->opts.max_run_memory,
+	};
 
 	for (int k = 0; k < g->n_nodes; k++)
 	{

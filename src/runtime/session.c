@@ -677,7 +677,9 @@ select_targets(ox_session *s, const int *targets, int n, ox_status *st)
 	int		   *stack;
 	int			top = 0;
 
-	if (s->targets && s->n_targets == n && memcmp(s->targets, targets, sizeof(int) * n) == 0)
+	/* the same targets as the last run (a row-wise SQL call: every row) */
+	if (s->targets && s->n_targets == n &&
+		(n == 1 ? s->targets[0] == targets[0] : memcmp(s->targets, targets, sizeof(int) * n) == 0))
 		return OX_OK;
 	free(s->targets);
 	s->targets = NULL;
