@@ -27,7 +27,7 @@ copy_error(const ox_status *st, char *err, size_t errlen)
 void	   *oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen);
 void	   *oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const char *providers,
 						  int cuda_device_id, int64_t cuda_memory_limit, int cuda_fp16, int no_fallback,
-						  char *err, size_t errlen);
+						  int portable, char *err, size_t errlen);
 int			oxc_node_count(void *h);
 int			oxc_node_info(void *h, int i, const char **name, const char **op, const char **provider);
 const char *oxc_fallback_reason(void *h);
@@ -48,13 +48,13 @@ int64_t		oxc_stat(void *h, const char *what);
 void *
 oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen)
 {
-	return oxc_create_ex(bytes, len, opt_level, threads, NULL, 0, 0, 0, 0, err, errlen);
+	return oxc_create_ex(bytes, len, opt_level, threads, NULL, 0, 0, 0, 0, 0, err, errlen);
 }
 
 void *
 oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const char *providers,
 			  int cuda_device_id, int64_t cuda_memory_limit, int cuda_fp16, int no_fallback,
-			  char *err, size_t errlen)
+			  int portable, char *err, size_t errlen)
 {
 	ox_status	st;
 	ox_model   *m;
@@ -76,6 +76,7 @@ oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const c
 	opts.cuda_memory_limit = cuda_memory_limit > 0 ? (size_t) cuda_memory_limit : 0;
 	opts.cuda_fp16 = cuda_fp16 != 0;
 	opts.provider_no_fallback = no_fallback != 0;
+	opts.portable_graph = portable != 0;
 	h = calloc(1, sizeof(oxc_session));
 	if (!h)
 		return NULL;

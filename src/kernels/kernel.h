@@ -234,6 +234,7 @@ OX_DECLARE_KERNEL_FAMILY(gemm);
 OX_DECLARE_KERNEL_FAMILY(conv);
 OX_DECLARE_KERNEL_FAMILY(pool);
 OX_DECLARE_KERNEL_FAMILY(pool_nhwc);
+OX_DECLARE_KERNEL_FAMILY(nchwc);
 OX_DECLARE_KERNEL_FAMILY(norm);
 OX_DECLARE_KERNEL_FAMILY(tensor);
 OX_DECLARE_KERNEL_FAMILY(ml_tree);
@@ -249,6 +250,13 @@ OX_DECLARE_KERNEL_FAMILY(signal);
 OX_DECLARE_KERNEL_FAMILY(text);
 OX_DECLARE_KERNEL_FAMILY(random);
 OX_DECLARE_KERNEL_FAMILY(preview);
+
+/*
+ * The channel-blocked (NCHW16c) CNN operators of kernels/cpu/conv_nchwc.c,
+ * engine-private: passes/layout_nchwc.c adds them to sessions that run.
+ */
+/* (OX_NCHWC_DOMAIN, their domain, is in model/ir.h) whether this machine runs them: AVX-512 */
+bool		ox_kernels_nchwc_available(void);
 
 #define OX_KERNEL_COUNT(table) ((int) (sizeof(table) / sizeof((table)[0])))
 

@@ -25,6 +25,7 @@ OX_WEAK_FAMILY(gemm);
 OX_WEAK_FAMILY(conv);
 OX_WEAK_FAMILY(pool);
 OX_WEAK_FAMILY(pool_nhwc);
+OX_WEAK_FAMILY(nchwc);
 OX_WEAK_FAMILY(norm);
 OX_WEAK_FAMILY(tensor);
 OX_WEAK_FAMILY(ml_tree);
@@ -58,6 +59,7 @@ static const kernel_family families[] = {
 	{ox_kernels_conv, &ox_kernels_conv_count},
 	{ox_kernels_pool, &ox_kernels_pool_count},
 	{ox_kernels_pool_nhwc, &ox_kernels_pool_nhwc_count},
+	{ox_kernels_nchwc, &ox_kernels_nchwc_count},
 	{ox_kernels_norm, &ox_kernels_norm_count},
 	{ox_kernels_tensor, &ox_kernels_tensor_count},
 	{ox_kernels_ml_tree, &ox_kernels_ml_tree_count},

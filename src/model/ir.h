@@ -234,4 +234,11 @@ void		ox_type_from_tensor(ox_model *m, ox_type *out, const ox_tensor *t);
 /* human-readable type, e.g. "tensor(float)[N, 4]" or "seq(map(int64, float))" */
 const char *ox_type_str(const ox_type *t, char *buf, size_t len);
 
+
+/*
+ * The domain of the engine-private channel-blocked CNN operators
+ * (kernels/cpu/conv_nchwc.c, made by passes/layout_nchwc.c).
+ */
+#define OX_NCHWC_DOMAIN "onnx_pg.nchwc"
+
 #endif							/* OX_IR_H */

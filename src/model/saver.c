@@ -413,6 +413,18 @@ ox_model_save(const ox_model *m, void **bytes, size_t *len, ox_status *st)
 
 	*bytes = NULL;
 	*len = 0;
+	/* a graph other runtimes cannot run is not saved as ONNX */
+	for (int gi = 0; gi < m->n_graphs; gi++)
+		for (int k = 0; k < m->graphs[gi]->n_nodes; k++)
+		{
+			const ox_node *n = &m->graphs[gi]->nodes[k];
+
+			if (!n->dead && strcmp(n->domain, OX_NCHWC_DOMAIN) == 0)
+				return ox_fail(st, OX_UNSUPPORTED,
+							   "the graph holds the engine-private operator %s.%s (the channel-blocked layout "
+							   "of level 3); optimize it with portable_graph set to save it",
+							   n->domain, n->op_type);
+		}
 	memset(&c, 0, sizeof(c));
 	ox_arena_init(&c.arena);
 	c.st = st;

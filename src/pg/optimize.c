@@ -113,6 +113,7 @@ onnx_optimize(PG_FUNCTION_ARGS)
 	opts.providers = "cpu";
 	opts.intra_op_threads = 1;
 	opts.opt_level = level;
+	opts.portable_graph = true;	/* saved: ONNX other runtimes load */
 	opts.max_run_memory = OnnxMaxRunBytes();	/* constant folding runs kernels */
 	opts.should_abort = OnnxShouldAbort;
 	ox_status_clear(&st);

@@ -146,6 +146,8 @@ make_session(const void *bytes, size_t len, const char *name, ox_opt_level level
 				 errhint("Quantize the float model it was made from.")));
 	OnnxSessionOptions(&opts, "cpu", &eff);
 	opts.opt_level = level;
+	/* graphs saved, and values read by name for calibration: ONNX as written */
+	opts.portable_graph = true;
 	ox_status_clear(&st);
 	s = ox_session_create(guard->model, &opts, &st);
 	guard->model = NULL;		/* the session call owns it now */

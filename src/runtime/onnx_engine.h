@@ -58,6 +58,11 @@ typedef struct ox_session_options
 	bool		cuda_fp16;		/* let cuBLAS/cuDNN compute float32 with fp16 tensor cores */
 	bool		provider_no_fallback;	/* error instead of CPU fallback when cuda cannot
 										 * run the session or some of its nodes */
+	/*
+	 * The session's graph is for saving (onnx_optimize, quantization): keep
+	 * it ONNX that other runtimes load, without engine-private layouts.
+	 */
+	bool		portable_graph;
 } ox_session_options;
 
 typedef struct ox_session ox_session;

@@ -26,7 +26,7 @@ def lib():
         _lib.oxc_create_ex.restype = ctypes.c_void_p
         _lib.oxc_create_ex.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int,
                                        ctypes.c_char_p, ctypes.c_int, ctypes.c_int64, ctypes.c_int,
-                                       ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+                                       ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
         _lib.oxc_node_count.argtypes = [ctypes.c_void_p]
         _lib.oxc_node_info.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                        ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_char_p)]
@@ -74,14 +74,16 @@ def cuda_usable(device_id=0):
 
 class Session:
     def __init__(self, model_bytes, opt_level=3, threads=1, providers=None, cuda_device_id=0,
-                 cuda_memory_limit=0, cuda_fp16=False, no_fallback=False):
+                 cuda_memory_limit=0, cuda_fp16=False, no_fallback=False, portable=False):
+        """portable: the optimized graph is for save(): ONNX that other runtimes
+        load, without the engine-private channel-blocked layout"""
         if not isinstance(model_bytes, (bytes, bytearray)):
             model_bytes = model_bytes.SerializeToString()
         err = ctypes.create_string_buffer(2048)
         self._h = lib().oxc_create_ex(bytes(model_bytes), len(model_bytes), opt_level, threads,
                                       providers.encode() if providers else None, cuda_device_id,
                                       cuda_memory_limit, int(bool(cuda_fp16)), int(bool(no_fallback)),
-                                      err, 2048)
+                                      int(bool(portable)), err, 2048)
         if not self._h:
             raise EngineError(err.value.decode())
         self.input_names = [lib().oxc_input_name(self._h, i).decode() for i in range(lib().oxc_input_count(self._h))]

@@ -283,7 +283,7 @@ def residual_model(c=16, m=16, hw=(14, 14), k=3, group=1, act="Relu", z_first=Fa
 
 
 def fused_ops(model, level=2):
-    saved = onnx.load_from_string(Session(model, opt_level=level).save())
+    saved = onnx.load_from_string(Session(model, opt_level=level, portable=True).save())
     return saved, [(n.op_type, len(n.input)) for n in saved.graph.node]
 
 

@@ -63,7 +63,7 @@ def test_saved_optimized_model_runs_in_onnxruntime(name):
         data = f.read()
     ref = ort.InferenceSession(data, providers=["CPUExecutionProvider"])
     feeds = fixture_feeds(name, ref)
-    saved = Session(data, opt_level=3).save()
+    saved = Session(data, opt_level=3, portable=True).save()
     opt = ort.InferenceSession(saved, providers=["CPUExecutionProvider"])
     for w, g in zip(ref.run(None, feeds), opt.run(None, feeds)):
         if isinstance(w, np.ndarray):

@@ -98,7 +98,7 @@ def test_network_optimized_model_runs_in_onnxruntime(name):
     """The optimized graph saved back to ONNX loads in onnxruntime and gives
     the same outputs."""
     data = model_bytes(name)
-    saved = Session(data, opt_level=3).save()
+    saved = Session(data, opt_level=3, portable=True).save()
     sess = ort.InferenceSession(saved, providers=["CPUExecutionProvider"])
     got = sess.run(None, ni.inputs(name))
     check(name, got, reference(name, data), "%s (saved optimized model in onnxruntime)" % name)

@@ -52,44 +52,6 @@ nn_dw_lanes_applies(const nn_conv_shape *cs)
 	return ph <= LANES_MAX_BUFFER / 16 && pw <= LANES_MAX_BUFFER / 16 && ph * pw * 16 <= LANES_MAX_BUFFER;
 }
 
-/*
- * Transpose sixteen vectors in place: r[i] lane j becomes r[j] lane i.
- * Pairs of rows interleave by 32 bits, then by 64 bits, then the 128-bit
- * lanes are exchanged twice.
- */
-__attribute__((target("avx512f")))
-static inline void
-transpose16(__m512 r[16])
-{
-	__m512		u[16];
-
-	for (int gr = 0; gr < 4; gr++)
-	{
-		__m512		t0 = _mm512_unpacklo_ps(r[4 * gr], r[4 * gr + 1]),
-					t1 = _mm512_unpackhi_ps(r[4 * gr], r[4 * gr + 1]),
-					t2 = _mm512_unpacklo_ps(r[4 * gr + 2], r[4 * gr + 3]),
-					t3 = _mm512_unpackhi_ps(r[4 * gr + 2], r[4 * gr + 3]);
-
-		/* u[4 gr + e], 128-bit lane L: rows 4 gr .. 4 gr + 3 of column 4 L + e */
-		u[4 * gr] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
-		u[4 * gr + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
-		u[4 * gr + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
-		u[4 * gr + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
-	}
-	for (int e = 0; e < 4; e++)
-	{
-		__m512		v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88),
-					v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xDD),
-					v2 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88),
-					v3 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xDD);
-
-		r[e] = _mm512_shuffle_f32x4(v0, v2, 0x88);
-		r[4 + e] = _mm512_shuffle_f32x4(v1, v3, 0x88);
-		r[8 + e] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
-		r[12 + e] = _mm512_shuffle_f32x4(v1, v3, 0xDD);
-	}
-}
-
 static inline __mmask16
 first_lanes(int64_t n)
 {
@@ -136,7 +98,7 @@ fill_block(const lanes_job *j, const float *xb, int nc, float *buf)
 
 		for (int i = 0; i < 16; i++)
 			r[i] = i < nc ? _mm512_maskz_loadu_ps(m, xb + i * g->in_size + p0) : _mm512_setzero_ps();
-		transpose16(r);
+		nn_transpose16(r);
 		for (int64_t q = 0; q < cnt; q++)
 		{
 			_mm512_store_ps(buf + ((h + g->pb[1]) * j->pw + w + g->pb[2]) * 16, r[q]);
@@ -208,7 +170,7 @@ store_chunk(const lanes_job *j, const float *obuf, int nc, int64_t p0, int64_t c
 		/* rows past cnt hold stale values; their lanes are not stored */
 		for (int q = 0; q < 16; q++)
 			r[q] = _mm512_load_ps(obuf + (q0 + q) * 16);
-		transpose16(r);
+		nn_transpose16(r);
 		for (int i = 0; i < nc; i++)
 		{
 			int64_t		off = i * g->out_size + p0 + q0;

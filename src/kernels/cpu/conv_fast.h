@@ -209,6 +209,44 @@ nn_act_in_registers(const nn_activation *act)
 }
 
 /*
+ * Transpose sixteen vectors in place: r[i] lane j becomes r[j] lane i.
+ * Pairs of rows interleave by 32 bits, then by 64 bits, then the 128-bit
+ * lanes are exchanged twice.
+ */
+__attribute__((target("avx512f")))
+static inline void
+nn_transpose16(__m512 r[16])
+{
+	__m512		u[16];
+
+	for (int gr = 0; gr < 4; gr++)
+	{
+		__m512		t0 = _mm512_unpacklo_ps(r[4 * gr], r[4 * gr + 1]),
+					t1 = _mm512_unpackhi_ps(r[4 * gr], r[4 * gr + 1]),
+					t2 = _mm512_unpacklo_ps(r[4 * gr + 2], r[4 * gr + 3]),
+					t3 = _mm512_unpackhi_ps(r[4 * gr + 2], r[4 * gr + 3]);
+
+		/* u[4 gr + e], 128-bit lane L: rows 4 gr .. 4 gr + 3 of column 4 L + e */
+		u[4 * gr] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+		u[4 * gr + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t0), _mm512_castps_pd(t2)));
+		u[4 * gr + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+		u[4 * gr + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(_mm512_castps_pd(t1), _mm512_castps_pd(t3)));
+	}
+	for (int e = 0; e < 4; e++)
+	{
+		__m512		v0 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0x88),
+					v1 = _mm512_shuffle_f32x4(u[e], u[4 + e], 0xDD),
+					v2 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0x88),
+					v3 = _mm512_shuffle_f32x4(u[8 + e], u[12 + e], 0xDD);
+
+		r[e] = _mm512_shuffle_f32x4(v0, v2, 0x88);
+		r[4 + e] = _mm512_shuffle_f32x4(v1, v3, 0x88);
+		r[8 + e] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
+		r[12 + e] = _mm512_shuffle_f32x4(v1, v3, 0xDD);
+	}
+}
+
+/*
  * The fused activation on 16 floats, for the AVX-512 paths' epilogues.  The
  * comparisons keep the scalar definitions' NaN behaviour (fused_act.c):
  * max(a, b) returns b unless a > b.

@@ -17,6 +17,7 @@ static const ox_pass passes[] = {
 	{"fuse_transformer", 2, ox_pass_fuse_transformer},
 	{"fuse_conv_add", 2, ox_pass_fuse_conv_add},
 	{"layout_nhwc", 3, ox_pass_layout_nhwc},
+	{"layout_nchwc", 3, ox_pass_layout_nchwc},
 };
 
 /* a few rounds reach the fixed point on real models; more would only hide a bug */

@@ -33,6 +33,11 @@ typedef struct ox_pass_ctx
 	void	   *abort_arg;
 	/* every node runs on the CPU: layout passes may use CPU-only kernels */
 	bool		cpu_layout;
+	/*
+	 * The session executes the graph itself (it is not saved) on a machine
+	 * with the onnx_pg.nchwc kernels: layout_nchwc may use them.
+	 */
+	bool		nchwc;
 } ox_pass_ctx;
 
 /* true, with st set to OX_CANCELED, when the optimization is to stop */
@@ -60,6 +65,7 @@ ox_code		ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nhwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 
 /* helpers shared by passes */
 /* replace every use of value `from` by `to` (node inputs, graph outputs keep names) */

@@ -1,0 +1,767 @@
+/*
+ * conv_nchwc.c
+ *	  Float32 CNN layers in a channel-blocked layout (NCHW16c), AVX-512: the
+ *	  onnx_pg.nchwc operators that passes/layout_nchwc.c puts in place of
+ *	  chains of 2-D convolutions, as onnxruntime's NCHWc transformer does.
+ *
+ * A blocked tensor holds [N, C, H, W] as [N, ceil(C / 16), H, W, 16]: the 16
+ * channels of a block are contiguous at every pixel, and the channels past
+ * C are zero.  That is what the convolution below wants: it keeps a tile of
+ * up to 4 output blocks (64 channels) by 6 pixels of a row in 24 registers
+ * and, per input channel, loads the 4 weight vectors of that channel and
+ * broadcasts its value at the 6 pixels straight from the input: no im2col,
+ * no panel to pack, whatever the kernel size or stride.  The NCHW GEMM path
+ * (conv_gemm.c) must copy its input into slivers for every layer and read
+ * them from L2; a whole ResNet-50 1x1 layer ran at about 60% of the core's
+ * peak there, and at 85-90% here.
+ *
+ * Operators (domain onnx_pg.nchwc, engine-private: the pass adds them only
+ * to sessions that run, never to graphs that are saved):
+ *	 ReorderInput		X [N, C, H, W] -> [N, ceil(C/16), H, W, 16]
+ *	 ReorderOutput		channels = C: the inverse
+ *	 Conv				FusedConv's inputs and attributes (group 1, constant
+ *						W in the original [M, C, kh, kw] layout, packed at
+ *						prepare); X, Z and Y blocked
+ *	 MaxPool			MaxPool's attributes, blocked in and out
+ *	 GlobalAveragePool	blocked in and out ([N, CB, 1, 1, 16])
+ *
+ * Every kernel checks its input against the blocked shape it needs: a model
+ * may contain these operators itself.  They need AVX-512 (the pass adds
+ * them only then); without it they fail with a clear error.
+ */
+#include "kernels/cpu/conv_fast.h"
+
+#include <float.h>
+#include <immintrin.h>
+#include <string.h>
+
+#define BLK 16
+#define TILE_PX 6				/* output pixels per register tile */
+#define MAX_NOB 4				/* output blocks per register tile */
+#define ROW_CHUNK 96			/* output pixels per task along a row */
+/* the spatial axes of a 2-D nn_geom (right-aligned in NN_MAX_SPATIAL) */
+#define AH (NN_MAX_SPATIAL - 2)
+#define AW (NN_MAX_SPATIAL - 1)
+
+static bool
+have_avx512(const char *op, ox_status *st)
+{
+	if (nn_conv_fast_isa() == NN_ISA_AVX512)
+		return true;
+	ox_fail(st, OX_UNSUPPORTED, "onnx_pg.nchwc %s needs AVX-512", op);
+	return false;
+}
+
+/* x is [N, CB, H, W, 16] float; dims out */
+static ox_code
+check_blocked(const char *op, const char *what, const ox_tensor *x, ox_status *st)
+{
+	if (!x)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: input %s is required", op, what);
+	if (x->dtype != OX_FLOAT || x->rank != 5 || x->dims[4] != BLK)
+		return ox_fail(st, OX_INVALID_ARGUMENT,
+					   "onnx_pg.nchwc %s: %s must be a float tensor [N, C/16, H, W, 16]", op, what);
+	return OX_OK;
+}
+
+/* ---- reorders ----------------------------------------------------------- */
+
+typedef struct reorder_job
+{
+	const float *x;
+	float	   *y;
+	int64_t		c;
+	int64_t		cb;
+	int64_t		hw;
+} reorder_job;
+
+/* blocks (n, cb) in [begin, end): 16 channel rows of hw pixels -> hw x 16 */
+__attribute__((target("avx512f")))
+static void
+reorder_in_task(void *arg, int64_t begin, int64_t end)
+{
+	const reorder_job *j = arg;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		n = t / j->cb,
+					c0 = (t % j->cb) * BLK;
+		const float *xs = j->x + (n * j->c + c0) * j->hw;
+		float	   *yd = j->y + t * j->hw * BLK;
+		int			rows = (int) (j->c - c0 < BLK ? j->c - c0 : BLK);
+
+		for (int64_t p = 0; p < j->hw; p += BLK)
+		{
+			int			np = (int) (j->hw - p < BLK ? j->hw - p : BLK);
+			__mmask16	m = np == BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << np) - 1);
+			__m512		r[BLK];
+
+			for (int i = 0; i < BLK; i++)
+				r[i] = i < rows ? _mm512_maskz_loadu_ps(m, xs + i * j->hw + p) : _mm512_setzero_ps();
+			nn_transpose16(r);
+			for (int i = 0; i < np; i++)
+				_mm512_storeu_ps(yd + (p + i) * BLK, r[i]);
+		}
+	}
+}
+
+/* the inverse: blocks (n, cb) back to channel rows, the padding dropped */
+__attribute__((target("avx512f")))
+static void
+reorder_out_task(void *arg, int64_t begin, int64_t end)
+{
+	const reorder_job *j = arg;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		n = t / j->cb,
+					c0 = (t % j->cb) * BLK;
+		const float *xs = j->x + t * j->hw * BLK;
+		float	   *yd = j->y + (n * j->c + c0) * j->hw;
+		int			rows = (int) (j->c - c0 < BLK ? j->c - c0 : BLK);
+
+		for (int64_t p = 0; p < j->hw; p += BLK)
+		{
+			int			np = (int) (j->hw - p < BLK ? j->hw - p : BLK);
+			__mmask16	m = np == BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << np) - 1);
+			__m512		r[BLK];
+
+			for (int i = 0; i < BLK; i++)
+				r[i] = i < np ? _mm512_loadu_ps(xs + (p + i) * BLK) : _mm512_setzero_ps();
+			nn_transpose16(r);
+			for (int i = 0; i < rows; i++)
+				_mm512_mask_storeu_ps(yd + i * j->hw + p, m, r[i]);
+		}
+	}
+}
+
+static ox_code
+reorder_input_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	reorder_job j;
+	int64_t		dims[5];
+	ox_tensor  *y;
+
+	if (!have_avx512("ReorderInput", ctx->st))
+		return ctx->st->code;
+	if (!x || x->dtype != OX_FLOAT || x->rank != 4)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc ReorderInput: X must be a float tensor [N, C, H, W]");
+	dims[0] = x->dims[0];
+	dims[1] = (x->dims[1] + BLK - 1) / BLK;
+	dims[2] = x->dims[2];
+	dims[3] = x->dims[3];
+	dims[4] = BLK;
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.x = x->data;
+	j.y = y->data;
+	j.c = x->dims[1];
+	j.cb = dims[1];
+	j.hw = x->dims[2] * x->dims[3];
+	if (j.hw > 0)
+		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_in_task, &j);
+	return OX_OK;
+}
+
+static ox_code
+reorder_output_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	int64_t		c = ox_attr_int(ctx->node, "channels", -1);
+	reorder_job j;
+	int64_t		dims[4];
+	ox_tensor  *y;
+
+	if (!have_avx512("ReorderOutput", ctx->st))
+		return ctx->st->code;
+	OX_TRY(check_blocked("ReorderOutput", "X", x, ctx->st));
+	if (c < 1 || (c + BLK - 1) / BLK != x->dims[1])
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "onnx_pg.nchwc ReorderOutput: channels %lld do not fill the %lld blocks of X",
+					   (long long) c, (long long) x->dims[1]);
+	dims[0] = x->dims[0];
+	dims[1] = c;
+	dims[2] = x->dims[2];
+	dims[3] = x->dims[3];
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 4, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.x = x->data;
+	j.y = y->data;
+	j.c = c;
+	j.cb = x->dims[1];
+	j.hw = x->dims[2] * x->dims[3];
+	if (j.hw > 0)
+		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_out_task, &j);
+	return OX_OK;
+}
+
+/* ---- convolution -------------------------------------------------------- */
+
+typedef struct nchwc_conv_state
+{
+	nn_window	win;
+	nn_activation act;
+	int64_t		m,
+				c,
+				kh,
+				kw;
+	int64_t		mb,				/* output blocks */
+				cb,				/* input blocks */
+				og;				/* groups of up to MAX_NOB output blocks */
+	size_t		og_floats;		/* packed floats per group (room for MAX_NOB blocks) */
+	float	   *w;				/* [og][cb][kh][kw][16 ic][nob x 16 oc] */
+	const void *w_data;			/* the constant's data the packing came from */
+} nchwc_conv_state;
+
+static void
+nchwc_conv_free(void *state)
+{
+	nchwc_conv_state *s = state;
+
+	if (s)
+		ox_aligned_free(s->w);
+	free(s);
+}
+
+static int64_t
+group_blocks(const nchwc_conv_state *s, int64_t g)
+{
+	int64_t		left = s->mb - g * MAX_NOB;
+
+	return left < MAX_NOB ? left : MAX_NOB;
+}
+
+static ox_code
+nchwc_conv_prepare(ox_prepare_ctx *pc)
+{
+	const ox_node *node = pc->node;
+	const ox_value_def *wd = (pc->graph && node->n_inputs > 1 && node->inputs[1] >= 0 &&
+							  node->inputs[1] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, node, 1) : NULL;
+	const ox_tensor *w = wd ? wd->init : NULL;
+	nchwc_conv_state *s;
+	const float *src;
+
+	if (!w || w->dtype != OX_FLOAT || w->rank != 4 || ox_tensor_numel(w) <= 0)
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: W must be a constant float tensor [M, C, kh, kw]");
+	if (ox_attr_int(node, "group", 1) != 1)
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: group must be 1");
+	if (!(s = calloc(1, sizeof(*s))))
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate state");
+	if (nn_window_parse(node, &s->win, false, pc->st) != OX_OK ||
+		nn_activation_parse(node, &s->act, pc->st) != OX_OK)
+	{
+		free(s);
+		return pc->st->code;
+	}
+	if (!nn_act_in_registers(&s->act))
+	{
+		free(s);
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: activation not supported");
+	}
+	s->m = w->dims[0];
+	s->c = w->dims[1];
+	s->kh = w->dims[2];
+	s->kw = w->dims[3];
+	s->mb = (s->m + BLK - 1) / BLK;
+	s->cb = (s->c + BLK - 1) / BLK;
+	s->og = (s->mb + MAX_NOB - 1) / MAX_NOB;
+	s->w_data = w->data;
+	if (ox_shape_numel(5, (int64_t[]) {s->og * MAX_NOB * BLK, s->cb * BLK, s->kh, s->kw, 1}) < 0)
+	{
+		free(s);
+		return ox_fail(pc->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: W is too large");
+	}
+	s->og_floats = (size_t) (s->cb * s->kh * s->kw * BLK) * MAX_NOB * BLK;
+	if (!(s->w = ox_aligned_alloc(sizeof(float) * s->og_floats * (size_t) s->og)))
+	{
+		free(s);
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate packed weights");
+	}
+	src = w->data;
+	for (int64_t g = 0; g < s->og; g++)
+	{
+		int64_t		ns = group_blocks(s, g) * BLK;
+		float	   *d = s->w + g * s->og_floats;
+
+		for (int64_t icb = 0; icb < s->cb; icb++)
+			for (int64_t y = 0; y < s->kh; y++)
+				for (int64_t x = 0; x < s->kw; x++)
+					for (int64_t ic = 0; ic < BLK; ic++)
+						for (int64_t o = 0; o < ns; o++)
+						{
+							int64_t		oc = g * MAX_NOB * BLK + o,
+										c = icb * BLK + ic;
+
+							*d++ = oc < s->m && c < s->c
+								? src[((oc * s->c + c) * s->kh + y) * s->kw + x] : 0.0f;
+						}
+	}
+	pc->state = s;
+	return OX_OK;
+}
+
+typedef struct conv_job
+{
+	const nchwc_conv_state *s;
+	const float *x;
+	const float *z;
+	const float *bias;			/* mb x 16, zero past M */
+	float	   *y;
+	int64_t		h,
+				w,
+				oh,
+				ow,
+				sh,
+				sw,
+				dh,
+				dw,
+				ph,
+				pw;
+	int64_t		chunks;			/* tasks per output row */
+	int64_t		ow_lo,
+				ow_hi;			/* outputs whose every horizontal tap is inside */
+} conv_job;
+
+/* the tile's arguments */
+typedef struct tile_args
+{
+	const float *x;				/* the image's first block */
+	int64_t		iy,
+				ix;				/* input position of tap (0, 0) of the first pixel */
+	const float *w;				/* the group's packed weights */
+	int64_t		ky0,
+				ky1,
+				kx0,
+				kx1;			/* taps to read */
+	const float *bias;
+	const float *z;				/* or NULL */
+	float	   *y;
+	__mmask16	last_mask;		/* lanes of the group's last block that are channels */
+} tile_args;
+
+/*
+ * acc[ob][p] = sum over input channels and taps of x * w, then the
+ * epilogue, stored.  NOB and PX are constants in each instantiation.
+ */
+#define DEFINE_TILE(NOB, PX) \
+__attribute__((target("avx512f,fma"))) \
+static void \
+tile_##NOB##_##PX(const conv_job *j, const tile_args *t) \
+{ \
+	const nchwc_conv_state *s = j->s; \
+	__m512		acc[NOB][PX]; \
+	const int64_t ns = NOB * BLK, \
+				xps = j->sw * BLK, \
+				xrow = j->w * BLK, \
+				xblk = j->h * j->w * BLK; \
+	_Pragma("GCC unroll 4") \
+	for (int o = 0; o < NOB; o++) \
+		_Pragma("GCC unroll 6") \
+		for (int p = 0; p < PX; p++) \
+			acc[o][p] = _mm512_setzero_ps(); \
+	for (int64_t icb = 0; icb < s->cb; icb++) \
+	{ \
+		const float *xb = t->x + icb * xblk; \
+		const float *wb = t->w + icb * s->kh * s->kw * BLK * ns; \
+		for (int64_t ky = t->ky0; ky < t->ky1; ky++) \
+			for (int64_t kx = t->kx0; kx < t->kx1; kx++) \
+			{ \
+				const float *xp = xb + (t->iy + ky * j->dh) * xrow + (t->ix + kx * j->dw) * BLK; \
+				const float *wp = wb + (ky * s->kw + kx) * BLK * ns; \
+				_Pragma("GCC unroll 2") \
+				for (int ic = 0; ic < BLK; ic++) \
+				{ \
+					__m512		wv[NOB]; \
+					_Pragma("GCC unroll 4") \
+					for (int o = 0; o < NOB; o++) \
+						wv[o] = _mm512_load_ps(wp + ic * ns + o * BLK); \
+					_Pragma("GCC unroll 6") \
+					for (int p = 0; p < PX; p++) \
+					{ \
+						__m512		xv = _mm512_set1_ps(xp[p * xps + ic]); \
+						_Pragma("GCC unroll 4") \
+						for (int o = 0; o < NOB; o++) \
+							acc[o][p] = _mm512_fmadd_ps(xv, wv[o], acc[o][p]); \
+					} \
+				} \
+			} \
+	} \
+	_Pragma("GCC unroll 4") \
+	for (int o = 0; o < NOB; o++) \
+	{ \
+		const int64_t ystep = j->oh * j->ow * BLK; \
+		__m512		b = _mm512_loadu_ps(t->bias + o * BLK); \
+		__mmask16	keep = o == NOB - 1 ? t->last_mask : (__mmask16) 0xFFFF; \
+		_Pragma("GCC unroll 6") \
+		for (int p = 0; p < PX; p++) \
+		{ \
+			__m512		v = _mm512_add_ps(acc[o][p], b); \
+			if (t->z) \
+				v = _mm512_add_ps(v, _mm512_loadu_ps(t->z + o * ystep + p * BLK)); \
+			/* channels past M stay zero whatever act(0) is */ \
+			_mm512_storeu_ps(t->y + o * ystep + p * BLK, _mm512_maskz_mov_ps(keep, nn_act_avx512(&s->act, v))); \
+		} \
+	} \
+}
+
+#define DEFINE_TILES(NOB) \
+	DEFINE_TILE(NOB, 1) DEFINE_TILE(NOB, 2) DEFINE_TILE(NOB, 3) \
+	DEFINE_TILE(NOB, 4) DEFINE_TILE(NOB, 5) DEFINE_TILE(NOB, 6)
+DEFINE_TILES(1)
+DEFINE_TILES(2)
+DEFINE_TILES(3)
+DEFINE_TILES(4)
+
+typedef void (*tile_fn) (const conv_job *j, const tile_args *t);
+
+static const tile_fn tiles[MAX_NOB][TILE_PX] = {
+	{tile_1_1, tile_1_2, tile_1_3, tile_1_4, tile_1_5, tile_1_6},
+	{tile_2_1, tile_2_2, tile_2_3, tile_2_4, tile_2_5, tile_2_6},
+	{tile_3_1, tile_3_2, tile_3_3, tile_3_4, tile_3_5, tile_3_6},
+	{tile_4_1, tile_4_2, tile_4_3, tile_4_4, tile_4_5, tile_4_6},
+};
+
+/* taps k in [lo, hi) with 0 <= base + k * step < n */
+static void
+tap_range(int64_t base, int64_t step, int64_t taps, int64_t n, int64_t *lo, int64_t *hi)
+{
+	int64_t		l = 0,
+				h = taps;
+
+	while (l < h && base + l * step < 0)
+		l++;
+	while (h > l && base + (h - 1) * step >= n)
+		h--;
+	*lo = l;
+	*hi = h;
+}
+
+/* tasks (image, group, output row, chunk of the row) in [begin, end) */
+static void
+conv_task(void *arg, int64_t begin, int64_t end)
+{
+	const conv_job *j = arg;
+	const nchwc_conv_state *s = j->s;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		chunk = t % j->chunks,
+					oy = (t / j->chunks) % j->oh,
+					g = (t / (j->chunks * j->oh)) % s->og,
+					n = t / (j->chunks * j->oh * s->og);
+		int64_t		nob = group_blocks(s, g),
+					ob0 = g * MAX_NOB;
+		int64_t		x0 = chunk * ROW_CHUNK,
+					x1 = x0 + ROW_CHUNK < j->ow ? x0 + ROW_CHUNK : j->ow;
+		int64_t		iy = oy * j->sh - j->ph;
+		int64_t		m_last = s->m - (ob0 + nob - 1) * BLK;
+		tile_args	ta;
+
+		ta.w = s->w + g * s->og_floats;
+		tap_range(iy, j->dh, s->kh, j->h, &ta.ky0, &ta.ky1);
+		ta.bias = j->bias + ob0 * BLK;
+		ta.last_mask = m_last >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << m_last) - 1);
+		for (int64_t ox = x0; ox < x1;)
+		{
+			int64_t		ix = ox * j->sw - j->pw;
+			int64_t		px;
+			int64_t		off = ((n * s->mb + ob0) * j->oh + oy) * j->ow + ox;
+
+			if (ox >= j->ow_lo && ox < j->ow_hi)
+			{
+				int64_t		stop = x1 < j->ow_hi ? x1 : j->ow_hi;
+
+				px = stop - ox < TILE_PX ? stop - ox : TILE_PX;
+				ta.kx0 = 0;
+				ta.kx1 = s->kw;
+			}
+			else
+			{
+				px = 1;
+				tap_range(ix, j->dw, s->kw, j->w, &ta.kx0, &ta.kx1);
+			}
+			ta.x = j->x + n * s->cb * j->h * j->w * BLK;
+			ta.iy = iy;
+			ta.ix = ix;
+			ta.y = j->y + off * BLK;
+			ta.z = j->z ? j->z + off * BLK : NULL;
+			tiles[nob - 1][px - 1] (j, &ta);
+			ox += px;
+		}
+	}
+}
+
+static ox_code
+nchwc_conv_run(ox_kernel_ctx *ctx)
+{
+	const nchwc_conv_state *s = ctx->state;
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	const ox_tensor *w = ox_in_tensor(ctx, 1);
+	const ox_tensor *b = ox_in_tensor(ctx, 2);
+	const ox_tensor *z = ox_in_tensor(ctx, 3);
+	ox_tensor	fx;
+	nn_conv_shape cs;
+	conv_job	j;
+	int64_t		dims[5];
+	ox_tensor  *y;
+	float	   *bias;
+	const nn_geom *g;
+
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc Conv: not prepared");
+	if (!have_avx512("Conv", ctx->st))
+		return ctx->st->code;
+	OX_TRY(check_blocked("Conv", "X", x, ctx->st));
+	if (!w || w->data != s->w_data)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc Conv: W must be the constant it was prepared with");
+	if (x->dims[1] != s->cb)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "onnx_pg.nchwc Conv: X has %lld channel blocks, W needs %lld",
+					   (long long) x->dims[1], (long long) s->cb);
+	if (b && (b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != s->m))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc Conv: B must be a float tensor [%lld]",
+					   (long long) s->m);
+	/* the window, from the NCHW shape the blocks stand for */
+	memset(&fx, 0, sizeof(fx));
+	fx.dtype = OX_FLOAT;
+	fx.rank = 4;
+	fx.dims[0] = x->dims[0];
+	fx.dims[1] = s->c;
+	fx.dims[2] = x->dims[2];
+	fx.dims[3] = x->dims[3];
+	OX_TRY(nn_conv_check(&s->win, 1, "onnx_pg.nchwc Conv", &fx, w, NULL, &cs, ctx->st));
+	g = &cs.g;
+	dims[0] = x->dims[0];
+	dims[1] = s->mb;
+	dims[2] = g->out[AH];
+	dims[3] = g->out[AW];
+	dims[4] = BLK;
+	if (ox_shape_numel(5, dims) < 0)
+		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: the output is too large");
+	if (z && (z->dtype != OX_FLOAT || z->rank != 5 ||
+			  memcmp(z->dims, dims, sizeof(int64_t) * 5) != 0))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc Conv: Z must have the blocked shape of Y");
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	if (ox_tensor_numel(y) == 0)
+		return OX_OK;
+	if (!(bias = ox_workspace_alloc(sizeof(float) * (size_t) (s->og * MAX_NOB * BLK), ctx->st,
+									"onnx_pg.nchwc Conv")))
+		return ctx->st->code;
+	for (int64_t i = 0; i < s->og * MAX_NOB * BLK; i++)
+		bias[i] = b && i < s->m ? ((const float *) b->data)[i] : 0.0f;
+
+	memset(&j, 0, sizeof(j));
+	j.s = s;
+	j.x = x->data;
+	j.z = z ? z->data : NULL;
+	j.bias = bias;
+	j.y = y->data;
+	j.h = g->in[AH];
+	j.w = g->in[AW];
+	j.oh = g->out[AH];
+	j.ow = g->out[AW];
+	j.sh = g->s[AH];
+	j.sw = g->s[AW];
+	j.dh = g->d[AH];
+	j.dw = g->d[AW];
+	j.ph = g->pb[AH];
+	j.pw = g->pb[AW];
+	/* a pointwise layer is one long row: full tiles across the plane's row ends */
+	if (s->kh == 1 && s->kw == 1 && j.sh == 1 && j.sw == 1 && j.ph == 0 && j.pw == 0 &&
+		g->pe[AH] == 0 && g->pe[AW] == 0)
+	{
+		j.w = j.ow = j.h * j.w;
+		j.h = j.oh = 1;
+	}
+	j.chunks = (j.ow + ROW_CHUNK - 1) / ROW_CHUNK;
+	/* outputs whose taps 0 .. kw-1 all land inside the row */
+	nn_valid_range(j.ow, j.sw, -j.pw, j.w - (s->kw - 1) * j.dw, &j.ow_lo, &j.ow_hi);
+	ox_parallel_for(ctx, x->dims[0] * s->og * j.oh * j.chunks, 1, conv_task, &j);
+	free(bias);
+	return OX_OK;
+}
+
+/* ---- pooling ------------------------------------------------------------ */
+
+typedef struct nchwc_pool_state
+{
+	nn_window	win;
+} nchwc_pool_state;
+
+static ox_code
+nchwc_max_pool_prepare(ox_prepare_ctx *pc)
+{
+	nchwc_pool_state *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc MaxPool: could not allocate state");
+	if (nn_window_parse(pc->node, &s->win, true, pc->st) != OX_OK)
+	{
+		free(s);
+		return pc->st->code;
+	}
+	if (pc->node->n_outputs > 1)
+	{
+		free(s);
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc MaxPool: the Indices output is not supported");
+	}
+	pc->state = s;
+	return OX_OK;
+}
+
+static void
+nchwc_pool_free(void *state)
+{
+	free(state);
+}
+
+typedef struct pool_job
+{
+	const nn_geom *g;
+	const float *x;
+	float	   *y;
+} pool_job;
+
+/* rows (image and block, output row) in [begin, end) */
+__attribute__((target("avx512f")))
+static void
+max_pool_task(void *arg, int64_t begin, int64_t end)
+{
+	const pool_job *j = arg;
+	const nn_geom *g = j->g;
+	int64_t		h = g->in[AH],
+				w = g->in[AW],
+				oh = g->out[AH],
+				ow = g->out[AW];
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		oy = t % oh,
+					plane = t / oh;
+		const float *xp = j->x + plane * h * w * BLK;
+		float	   *yp = j->y + (plane * oh + oy) * ow * BLK;
+		int64_t		ky0,
+					ky1,
+					iy = oy * g->s[AH] - g->pb[AH];
+
+		tap_range(iy, g->d[AH], g->k[AH], h, &ky0, &ky1);
+		for (int64_t ox = 0; ox < ow; ox++)
+		{
+			int64_t		kx0,
+						kx1,
+						ix = ox * g->s[AW] - g->pb[AW];
+			__m512		v = _mm512_set1_ps(-FLT_MAX);
+
+			tap_range(ix, g->d[AW], g->k[AW], w, &kx0, &kx1);
+			for (int64_t ky = ky0; ky < ky1; ky++)
+				for (int64_t kx = kx0; kx < kx1; kx++)
+				{
+					__m512		u = _mm512_loadu_ps(xp + ((iy + ky * g->d[AH]) * w + ix + kx * g->d[AW]) * BLK);
+
+					/* MaxPool's comparison (pool.c): u > v ? u : v in tap order, from -FLT_MAX */
+					v = _mm512_mask_mov_ps(v, _mm512_cmp_ps_mask(u, v, _CMP_GT_OQ), u);
+				}
+			_mm512_storeu_ps(yp + ox * BLK, v);
+		}
+	}
+}
+
+static ox_code
+nchwc_max_pool_run(ox_kernel_ctx *ctx)
+{
+	const nchwc_pool_state *s = ctx->state;
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	nn_geom		g;
+	pool_job	j;
+	int64_t		dims[5];
+	ox_tensor  *y;
+
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc MaxPool: not prepared");
+	if (!have_avx512("MaxPool", ctx->st))
+		return ctx->st->code;
+	OX_TRY(check_blocked("MaxPool", "X", x, ctx->st));
+	OX_TRY(nn_window_resolve(&s->win, "onnx_pg.nchwc MaxPool", 2, x->dims + 2, NULL, &g, ctx->st));
+	dims[0] = x->dims[0];
+	dims[1] = x->dims[1];
+	dims[2] = g.out[AH];
+	dims[3] = g.out[AW];
+	dims[4] = BLK;
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.g = &g;
+	j.x = x->data;
+	j.y = y->data;
+	if (ox_tensor_numel(y) > 0)
+		ox_parallel_for(ctx, dims[0] * dims[1] * dims[2], 1, max_pool_task, &j);
+	return OX_OK;
+}
+
+typedef struct gap_job
+{
+	const float *x;
+	float	   *y;
+	int64_t		hw;
+} gap_job;
+
+__attribute__((target("avx512f")))
+static void
+gap_task(void *arg, int64_t begin, int64_t end)
+{
+	const gap_job *j = arg;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		const float *xp = j->x + t * j->hw * BLK;
+		__m512		sum = _mm512_setzero_ps();
+
+		for (int64_t p = 0; p < j->hw; p++)
+			sum = _mm512_add_ps(sum, _mm512_loadu_ps(xp + p * BLK));
+		_mm512_storeu_ps(j->y + t * BLK, _mm512_div_ps(sum, _mm512_set1_ps((float) j->hw)));
+	}
+}
+
+static ox_code
+nchwc_global_average_pool_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	gap_job		j;
+	int64_t		dims[5];
+	ox_tensor  *y;
+
+	if (!have_avx512("GlobalAveragePool", ctx->st))
+		return ctx->st->code;
+	OX_TRY(check_blocked("GlobalAveragePool", "X", x, ctx->st));
+	dims[0] = x->dims[0];
+	dims[1] = x->dims[1];
+	dims[2] = 1;
+	dims[3] = 1;
+	dims[4] = BLK;
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.x = x->data;
+	j.y = y->data;
+	j.hw = x->dims[2] * x->dims[3];
+	if (j.hw == 0)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc GlobalAveragePool: X has no pixels");
+	ox_parallel_for(ctx, dims[0] * dims[1], 1, gap_task, &j);
+	return OX_OK;
+}
+
+bool
+ox_kernels_nchwc_available(void)
+{
+	return nn_conv_fast_isa() == NN_ISA_AVX512;
+}
+
+const ox_kernel_def ox_kernels_nchwc[] = {
+	{OX_NCHWC_DOMAIN, "ReorderInput", 1, NULL, reorder_input_run, NULL},
+	{OX_NCHWC_DOMAIN, "ReorderOutput", 1, NULL, reorder_output_run, NULL},
+	{OX_NCHWC_DOMAIN, "Conv", 1, nchwc_conv_prepare, nchwc_conv_run, nchwc_conv_free},
+	{OX_NCHWC_DOMAIN, "MaxPool", 1, nchwc_max_pool_prepare, nchwc_max_pool_run, nchwc_pool_free},
+	{OX_NCHWC_DOMAIN, "GlobalAveragePool", 1, NULL, nchwc_global_average_pool_run, NULL},
+};
+const int	ox_kernels_nchwc_count = OX_KERNEL_COUNT(ox_kernels_nchwc);

@@ -1,0 +1,299 @@
+"""The channel-blocked layout (src/kernels/cpu/conv_nchwc.c and
+src/model/passes/layout_nchwc.c, level 3, AVX-512).
+
+The onnx_pg.nchwc kernels are checked one by one in models that use them
+directly (ReorderInput, the operator, ReorderOutput), against onnxruntime
+running the plain ONNX equivalent, over kernel sizes, strides, paddings,
+dilations, channel counts that are not multiples of 16 or 64, batches,
+bias, residual Z and activations (HardSigmoid among them, whose act(0) is
+not 0).  The pass is checked on ResNet-like
+graphs: level 3 (rewritten) against level 0 and onnxruntime, the profile
+showing the blocked operators, and graphs it must leave alone.  Tolerance:
+rtol 1e-4, atol 1e-5 of the output's scale (the sums run in another order).
+Skipped without AVX-512, where the pass does not apply."""
+import numpy as np
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from oxengine import EngineError, Session
+
+F = TensorProto.FLOAT
+NC = "onnx_pg.nchwc"
+MS = "com.microsoft"
+
+
+def model(nodes, inputs, outputs, inits, domains=()):
+    g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, F, s) for n, s in inputs],
+                          [helper.make_tensor_value_info(o, F, None) for o in outputs], initializer=inits)
+    ops = [helper.make_opsetid("", 17)] + [helper.make_opsetid(d, 1) for d in domains]
+    return helper.make_model(g, opset_imports=ops, ir_version=8).SerializeToString()
+
+
+def ort_run(m, feeds):
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    return ort.InferenceSession(m, so, providers=["CPUExecutionProvider"]).run(None, feeds)
+
+
+def close(got, want, what):
+    scale = max(1.0, float(np.abs(want).max()))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * scale, err_msg=what)
+
+
+def blocked_available():
+    m = model([helper.make_node("ReorderInput", ["x"], ["b"], domain=NC),
+               helper.make_node("ReorderOutput", ["b"], ["y"], domain=NC, channels=3)],
+              [("x", [1, 3, 2, 2])], ["y"], [], [NC])
+    try:
+        Session(m, opt_level=0).run({"x": np.zeros((1, 3, 2, 2), np.float32)})
+        return True
+    except EngineError as e:
+        assert "AVX-512" in str(e)
+        return False
+
+
+pytestmark = pytest.mark.skipif(not blocked_available(), reason="the onnx_pg.nchwc kernels need AVX-512")
+
+ACTS = {
+    None: ([], None),
+    "Relu": ([], lambda x: helper.make_node("Relu", [x], ["y"])),
+    "LeakyRelu": ([0.1], lambda x: helper.make_node("LeakyRelu", [x], ["y"], alpha=0.1)),
+    "Clip": ([-0.5, 0.25], None),
+    "HardSigmoid": ([0.3, 0.4], lambda x: helper.make_node("HardSigmoid", [x], ["y"], alpha=0.3, beta=0.4)),
+}
+
+
+def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed):
+    """(blocked model, plain model, feeds) of act(conv(x) + b + z)"""
+    rng = np.random.default_rng(seed)
+    wt = (rng.standard_normal((m, c, k, k)) * 0.2).astype(np.float32)
+    inits = [numpy_helper.from_array(wt, "w")]
+    if bias:
+        inits.append(numpy_helper.from_array(rng.standard_normal(m).astype(np.float32), "b"))
+    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=pads, dilations=[dilation, dilation])
+    oh = (h + pads[0] + pads[2] - dilation * (k - 1) - 1) // stride + 1
+    ow = (w + pads[1] + pads[3] - dilation * (k - 1) - 1) // stride + 1
+    feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
+    inputs = [("x", [n, c, h, w])]
+    if z:
+        feeds["z"] = rng.standard_normal((n, m, oh, ow)).astype(np.float32)
+        inputs.append(("z", [n, m, oh, ow]))
+    params, plain_act = ACTS[act]
+    act_attrs = {} if act is None else {"activation": act}
+    if params:
+        act_attrs["activation_params"] = params
+
+    conv_in = ["xb", "w", "b" if bias else ""] + (["zb"] if z else [])
+    blocked = [helper.make_node("ReorderInput", ["x"], ["xb"], domain=NC)]
+    if z:
+        blocked.append(helper.make_node("ReorderInput", ["z"], ["zb"], domain=NC))
+    blocked += [helper.make_node("Conv", conv_in, ["yb"], domain=NC, **attrs, **act_attrs),
+                helper.make_node("ReorderOutput", ["yb"], ["y"], domain=NC, channels=m)]
+
+    plain = [helper.make_node("Conv", ["x", "w"] + (["b"] if bias else []), ["c"], **attrs)]
+    last = "c"
+    if z:
+        plain.append(helper.make_node("Add", ["c", "z"], ["cz"]))
+        last = "cz"
+    if act == "Clip":
+        inits += [numpy_helper.from_array(np.float32(params[0]), "lo"),
+                  numpy_helper.from_array(np.float32(params[1]), "hi")]
+        plain.append(helper.make_node("Clip", [last, "lo", "hi"], ["y"]))
+    elif plain_act is not None:
+        plain.append(plain_act(last))
+    else:
+        plain.append(helper.make_node("Identity", [last], ["y"]))
+    return (model(blocked, inputs, ["y"], inits, [NC]), model(plain, inputs, ["y"], inits), feeds)
+
+
+CONV_CASES = [
+    # n, c, m, h, w, k, stride, pads, dilation, bias, z, act
+    (1, 64, 64, 14, 14, 1, 1, [0, 0, 0, 0], 1, True, False, "Relu"),      # pointwise: one long row
+    (2, 32, 200, 9, 11, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),       # 13 blocks: groups of 4, 4, 4, 1
+    (1, 16, 24, 7, 5, 1, 2, [0, 0, 0, 0], 1, False, False, None),         # stride-2 1x1, M not a multiple of 16
+    (1, 48, 80, 12, 13, 3, 1, [1, 1, 1, 1], 1, True, True, "LeakyRelu"),
+    (2, 20, 40, 10, 9, 3, 2, [1, 1, 1, 1], 1, True, False, "Clip"),       # C not a multiple of 16
+    (1, 16, 16, 8, 8, 3, 1, [2, 2, 2, 2], 2, True, False, "HardSigmoid"),  # dilation 2, act(0) != 0
+    (1, 32, 64, 23, 19, 7, 2, [3, 2, 1, 3], 1, True, False, "Relu"),      # asymmetric pads, edge pixels
+    (1, 16, 48, 6, 7, 5, 1, [0, 2, 1, 2], 1, False, True, None),          # a 5-wide kernel on 7 columns: 4 edge pixels per row
+    (1, 16, 16, 3, 3, 3, 3, [1, 1, 1, 1], 1, True, False, "Relu"),        # stride 3
+    (1, 64, 112, 3, 200, 1, 1, [0, 0, 0, 0], 1, True, False, None),       # several row chunks
+]
+
+
+@pytest.mark.parametrize("case", range(len(CONV_CASES)))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_blocked_conv_matches_conv(case, threads):
+    blocked, plain, feeds = conv_case(*CONV_CASES[case], seed=case)
+    want = ort_run(plain, feeds)[0]
+    got = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
+    assert got.shape == want.shape
+    close(got, want, "case %d %s" % (case, CONV_CASES[case]))
+
+
+def pool_case(op, n, c, h, w, attrs, seed):
+    rng = np.random.default_rng(seed)
+    feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
+    blocked = model([helper.make_node("ReorderInput", ["x"], ["xb"], domain=NC),
+                     helper.make_node(op, ["xb"], ["yb"], domain=NC, **attrs),
+                     helper.make_node("ReorderOutput", ["yb"], ["y"], domain=NC, channels=c)],
+                    [("x", [n, c, h, w])], ["y"], [], [NC])
+    plain = model([helper.make_node(op, ["x"], ["y"], **attrs)], [("x", [n, c, h, w])], ["y"], [])
+    return blocked, plain, feeds
+
+
+POOL_CASES = [
+    ("MaxPool", 1, 64, 112, 112, dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
+    ("MaxPool", 2, 20, 9, 10, dict(kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)),
+    ("MaxPool", 1, 16, 11, 7, dict(kernel_shape=[3, 2], strides=[1, 2], pads=[0, 1, 2, 0], dilations=[2, 1])),
+    ("GlobalAveragePool", 2, 40, 7, 5, {}),
+    ("GlobalAveragePool", 1, 2048, 7, 7, {}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(POOL_CASES)))
+def test_blocked_pool_matches_pool(case):
+    blocked, plain, feeds = pool_case(*POOL_CASES[case], seed=case)
+    want = ort_run(plain, feeds)[0]
+    got = Session(blocked, opt_level=0, threads=2).run(feeds)[0]
+    assert got.shape == want.shape
+    close(got, want, "pool case %d" % case)
+
+
+def test_reorder_round_trip_is_exact():
+    x = np.random.default_rng(1).standard_normal((2, 37, 5, 19)).astype(np.float32)
+    m = model([helper.make_node("ReorderInput", ["x"], ["b"], domain=NC),
+               helper.make_node("ReorderOutput", ["b"], ["y"], domain=NC, channels=37)],
+              [("x", list(x.shape))], ["y"], [], [NC])
+    np.testing.assert_array_equal(Session(m, opt_level=0).run({"x": x})[0], x)
+
+
+@pytest.mark.parametrize("bad", ["channels", "blocks", "z_shape", "rank"])
+def test_blocked_kernels_reject_bad_input(bad):
+    """a model may hold these operators itself: wrong shapes are errors, not crashes"""
+    rng = np.random.default_rng(0)
+    w = numpy_helper.from_array((rng.standard_normal((16, 32, 3, 3))).astype(np.float32), "w")
+    if bad == "channels":
+        nodes = [helper.make_node("ReorderInput", ["x"], ["b"], domain=NC),
+                 helper.make_node("ReorderOutput", ["b"], ["y"], domain=NC, channels=40)]
+        shape, inits = [1, 16, 4, 4], []
+    elif bad == "blocks":
+        nodes = [helper.make_node("ReorderInput", ["x"], ["b"], domain=NC),
+                 helper.make_node("Conv", ["b", "w"], ["c"], domain=NC, kernel_shape=[3, 3]),
+                 helper.make_node("ReorderOutput", ["c"], ["y"], domain=NC, channels=16)]
+        shape, inits = [1, 48, 4, 4], [w]
+    elif bad == "z_shape":
+        nodes = [helper.make_node("ReorderInput", ["x"], ["b"], domain=NC),
+                 helper.make_node("Conv", ["b", "w", "", "b"], ["c"], domain=NC, kernel_shape=[3, 3]),
+                 helper.make_node("ReorderOutput", ["c"], ["y"], domain=NC, channels=16)]
+        shape, inits = [1, 32, 4, 4], [w]
+    else:
+        nodes = [helper.make_node("MaxPool", ["x"], ["y"], domain=NC, kernel_shape=[2, 2])]
+        shape, inits = [1, 16, 4, 4], []
+    m = model(nodes, [("x", shape)], ["y"], inits, [NC])
+    with pytest.raises(EngineError, match="onnx_pg.nchwc"):
+        Session(m, opt_level=0).run({"x": rng.standard_normal(shape).astype(np.float32)})
+
+
+class Net:
+    """a float CNN built node by node (BatchNormalization folds into the convs)"""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits, self.n = [], [], 0
+
+    def name(self, p):
+        self.n += 1
+        return "%s%d" % (p, self.n)
+
+    def const(self, a):
+        nm = self.name("k")
+        self.inits.append(numpy_helper.from_array(np.asarray(a, np.float32), nm))
+        return nm
+
+    def conv(self, x, c, m, k=3, stride=1, relu=True, group=1):
+        y = self.name("c")
+        w = self.const(self.rng.standard_normal((m, c // group, k, k)) * (1.5 / np.sqrt(c * k * k / group)))
+        self.nodes.append(helper.make_node("Conv", [x, w, self.const(self.rng.standard_normal(m) * 0.1)], [y],
+                                           kernel_shape=[k, k], strides=[stride, stride], pads=[k // 2] * 4,
+                                           group=group))
+        bn = self.name("bn")
+        self.nodes.append(helper.make_node("BatchNormalization",
+                                           [y, self.const(1 + 0.1 * self.rng.standard_normal(m)),
+                                            self.const(0.1 * self.rng.standard_normal(m)),
+                                            self.const(0.1 * self.rng.standard_normal(m)),
+                                            self.const(1 + 0.1 * self.rng.random(m))], [bn]))
+        if not relu:
+            return bn
+        r = self.name("r")
+        self.nodes.append(helper.make_node("Relu", [bn], [r]))
+        return r
+
+    def op(self, op, ins, **attrs):
+        y = self.name(op)
+        self.nodes.append(helper.make_node(op, ins, [y], **attrs))
+        return y
+
+    def bottleneck(self, x, c, mid, out, stride):
+        y = self.conv(self.conv(self.conv(x, c, mid, k=1), mid, mid, stride=stride), mid, out, k=1, relu=False)
+        skip = x if (stride == 1 and c == out) else self.conv(x, c, out, k=1, stride=stride, relu=False)
+        return self.op("Relu", [self.op("Add", [y, skip])])
+
+
+def resnet_like(seed, h):
+    """stem (3 channels: stays NCHW), max pool, bottlenecks with a stride-2
+    downsample, 3x3 stride-1 layers (left NCHW for Winograd), a head with
+    global average pooling, Flatten and Gemm"""
+    net = Net(seed)
+    x = net.conv("x", 3, 32, k=7, stride=2)
+    x = net.op("MaxPool", [x], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])
+    x = net.bottleneck(x, 32, 16, 64, 1)
+    x = net.bottleneck(x, 64, 16, 64, 1)
+    x = net.bottleneck(x, 64, 32, 128, 2)
+    x = net.op("GlobalAveragePool", [x])
+    x = net.op("Flatten", [x])
+    y = net.op("Gemm", [x, net.const(net.rng.standard_normal((10, 128)) * 0.1)], transB=1)
+    net.nodes.append(helper.make_node("Identity", [y], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
+
+
+@pytest.mark.parametrize("batch,h,threads", [(1, 64, 1), (2, 40, 2), (1, 33, 1)])
+def test_pass_same_outputs(batch, h, threads):
+    m = resnet_like(batch + h, h)
+    feeds = {"x": np.random.default_rng(h).standard_normal((batch, 3, h, h)).astype(np.float32)}
+    want = ort_run(m, feeds)[0]
+    s = Session(m, opt_level=3, threads=threads)
+    got = s.run(feeds)[0]
+    close(got, want, "level 3")
+    close(Session(m, opt_level=0).run(feeds)[0], want, "level 0")
+    ops = [op for _, op, _ in s.profile(feeds)]
+    assert "ReorderInput" in ops and "MaxPool" in ops and "GlobalAveragePool" in ops, ops
+    # the pointwise and stride-2 layers blocked; the stem, the 3x3 stride-1 ones NCHW
+    assert ops.count("Conv") >= 8, ops
+    assert ops.count("FusedConv") >= 3, ops
+
+
+def test_pass_leaves_depthwise_networks_and_lower_levels_alone():
+    net = Net(5)
+    x = net.conv("x", 16, 32, k=1)
+    x = net.conv(x, 32, 32, k=3, group=32)
+    x = net.conv(x, 32, 32, k=1)
+    net.nodes.append(helper.make_node("Identity", [x], ["y"]))
+    m = model(net.nodes, [("x", [1, 16, 20, 20])], ["y"], net.inits)
+    feeds = {"x": np.random.default_rng(0).standard_normal((1, 16, 20, 20)).astype(np.float32)}
+    ops = [op for _, op, _ in Session(m, opt_level=3).profile(feeds)]
+    assert "ReorderInput" not in ops, ops
+    m = resnet_like(3, 40)
+    feeds = {"x": np.random.default_rng(0).standard_normal((1, 3, 40, 40)).astype(np.float32)}
+    ops = [op for _, op, _ in Session(m, opt_level=2).profile(feeds)]
+    assert "ReorderInput" not in ops, ops
+
+
+def test_saving_needs_the_portable_graph():
+    m = resnet_like(4, 40)
+    with pytest.raises(EngineError, match="engine-private"):
+        Session(m, opt_level=3).save()
+    feeds = {"x": np.random.default_rng(0).standard_normal((1, 3, 40, 40)).astype(np.float32)}
+    saved = Session(m, opt_level=3, portable=True).save()
+    close(ort_run(saved, feeds)[0], ort_run(m, feeds)[0], "portable graph in onnxruntime")
