@@ -173,10 +173,11 @@ all_ones(const ox_node *n, const char *name)
  * Whether the blocked kernel is the faster one for this layer; the others
  * stay NCHW, their input and output reordered.  Not for 3x3 stride-1 layers
  * (conv_winograd*.c do a third of the multiplies: ResNet-50's 56x56 and
- * 28x28 ones ran 1.3x slower blocked), nor for output planes of at most
- * 64 pixels when the shape is known (conv_pixels.c reads each weight once
- * per call; the blocked tile reads the weights once per 6 pixels, and
- * ResNet-50's 7x7 layers ran 1.3-1.5x slower blocked).
+ * 28x28 ones ran 1.3x slower blocked), nor for 1x1 layers with output
+ * planes of at most 64 pixels when the shape is known (conv_pixels.c reads
+ * each weight once per call; the blocked tile reads the weights once per 6
+ * pixels, and ResNet-50's 7x7 pointwise layers ran 1.3-1.5x slower
+ * blocked; its 3x3 stride-2 layer into 7x7 ran 0.88x).
  */
 static bool
 blocked_pays(const ox_graph *g, const ox_node *n, const ox_tensor *w)
@@ -185,7 +186,7 @@ blocked_pays(const ox_graph *g, const ox_node *n, const ox_tensor *w)
 
 	if (w->dims[2] == 3 && w->dims[3] == 3 && all_ones(n, "strides") && all_ones(n, "dilations"))
 		return false;
-	if (yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
+	if (w->dims[2] == 1 && w->dims[3] == 1 && yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
 		yt->dims[2].value > 0 && yt->dims[3].value > 0 && yt->dims[2].value * yt->dims[3].value <= 64)
 		return false;
 	return true;
