@@ -274,16 +274,91 @@ def test_pass_same_outputs(batch, h, threads):
     assert ops.count("FusedConv") >= 3, ops
 
 
-def test_pass_leaves_depthwise_networks_and_lower_levels_alone():
-    net = Net(5)
-    x = net.conv("x", 16, 32, k=1)
-    x = net.conv(x, 32, 32, k=3, group=32)
-    x = net.conv(x, 32, 32, k=1)
-    net.nodes.append(helper.make_node("Identity", [x], ["y"]))
-    m = model(net.nodes, [("x", [1, 16, 20, 20])], ["y"], net.inits)
-    feeds = {"x": np.random.default_rng(0).standard_normal((1, 16, 20, 20)).astype(np.float32)}
-    ops = [op for _, op, _ in Session(m, opt_level=3).profile(feeds)]
-    assert "ReorderInput" not in ops, ops
+def mobilenet_like(seed, h):
+    """inverted residual blocks: 1x1 expand (24 input channels: padded to 32
+    in the blocks), 3x3 depthwise (stride 1 and 2), 1x1
+    project, a residual add; a grouped (not depthwise) conv stays NCHW"""
+    net = Net(seed)
+    x = net.conv("x", 3, 24, k=3, stride=2)
+    e = net.conv(x, 24, 96, k=1)
+    d = net.conv(e, 96, 96, k=3, group=96)
+    p = net.conv(d, 96, 24, k=1, relu=False)
+    x = net.op("Add", [x, p])
+    e = net.conv(x, 24, 64, k=1)
+    d = net.conv(e, 64, 64, k=3, stride=2, group=64)
+    x = net.conv(d, 64, 32, k=1, relu=False)
+    x = net.conv(x, 32, 32, k=3, group=2)
+    x = net.op("GlobalAveragePool", [x])
+    net.nodes.append(helper.make_node("Flatten", [x], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
+
+
+@pytest.mark.parametrize("h,threads", [(48, 1), (37, 2)])
+def test_pass_depthwise_network(h, threads):
+    m = mobilenet_like(h, h)
+    feeds = {"x": np.random.default_rng(h).standard_normal((2, 3, h, h)).astype(np.float32)}
+    want = ort_run(m, feeds)[0]
+    s = Session(m, opt_level=3, threads=threads)
+    close(s.run(feeds)[0], want, "level 3")
+    ops = [op for _, op, _ in s.profile(feeds)]
+    assert ops.count("DepthwiseConv") == 2, ops
+    # the stem and the group-2 conv stay NCHW
+    assert ops.count("FusedConv") == 2, ops
+
+
+@pytest.mark.parametrize("case", [(1, 32, 12, 10, 3, 1, [1, 1, 1, 1], 1, True, False, "Clip"),
+                                  (2, 40, 9, 14, 3, 2, [1, 0, 1, 2], 1, False, True, None),
+                                  (1, 16, 11, 11, 5, 1, [4, 4, 4, 4], 2, True, True, "HardSigmoid"),
+                                  (1, 96, 7, 29, 3, 1, [0, 0, 0, 0], 1, True, False, "Relu"),
+                                  # interiors of 7 and 31 pixels: a group of 8 must stop short of the edge
+                                  (1, 16, 6, 9, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu"),
+                                  (1, 48, 5, 33, 3, 1, [1, 1, 1, 1], 1, False, False, None)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_blocked_depthwise_matches_conv(case, threads):
+    n, c, h, w, k, stride, pads, dilation, bias, z, act = case
+    rng = np.random.default_rng(c)
+    wt = (rng.standard_normal((c, 1, k, k)) * 0.3).astype(np.float32)
+    inits = [numpy_helper.from_array(wt, "w")]
+    if bias:
+        inits.append(numpy_helper.from_array(rng.standard_normal(c).astype(np.float32), "b"))
+    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=pads, dilations=[dilation, dilation], group=c)
+    oh = (h + pads[0] + pads[2] - dilation * (k - 1) - 1) // stride + 1
+    ow = (w + pads[1] + pads[3] - dilation * (k - 1) - 1) // stride + 1
+    feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
+    inputs = [("x", [n, c, h, w])]
+    if z:
+        feeds["z"] = rng.standard_normal((n, c, oh, ow)).astype(np.float32)
+        inputs.append(("z", [n, c, oh, ow]))
+    params, plain_act = ACTS[act]
+    act_attrs = {} if act is None else {"activation": act}
+    if params:
+        act_attrs["activation_params"] = params
+    nodes = [helper.make_node("ReorderInput", ["x"], ["xb"], domain=NC)]
+    if z:
+        nodes.append(helper.make_node("ReorderInput", ["z"], ["zb"], domain=NC))
+    nodes += [helper.make_node("DepthwiseConv", ["xb", "w", "b" if bias else ""] + (["zb"] if z else []), ["yb"],
+                               domain=NC, **attrs, **act_attrs),
+              helper.make_node("ReorderOutput", ["yb"], ["y"], domain=NC, channels=c)]
+    plain = [helper.make_node("Conv", ["x", "w"] + (["b"] if bias else []), ["cv"], **attrs)]
+    last = "cv"
+    if z:
+        plain.append(helper.make_node("Add", ["cv", "z"], ["cz"]))
+        last = "cz"
+    if act == "Clip":
+        inits += [numpy_helper.from_array(np.float32(params[0]), "lo"),
+                  numpy_helper.from_array(np.float32(params[1]), "hi")]
+        plain.append(helper.make_node("Clip", [last, "lo", "hi"], ["y"]))
+    elif plain_act is not None:
+        plain.append(plain_act(last))
+    else:
+        plain.append(helper.make_node("Identity", [last], ["y"]))
+    want = ort_run(model(plain, inputs, ["y"], inits), feeds)[0]
+    got = Session(model(nodes, inputs, ["y"], inits, [NC]), opt_level=0, threads=threads).run(feeds)[0]
+    assert got.shape == want.shape
+    close(got, want, "depthwise %s" % (case,))
+
+
+def test_pass_leaves_lower_levels_alone():
     m = resnet_like(3, 40)
     feeds = {"x": np.random.default_rng(0).standard_normal((1, 3, 40, 40)).astype(np.float32)}
     ops = [op for _, op, _ in Session(m, opt_level=2).profile(feeds)]

@@ -22,6 +22,7 @@
  *	 Conv				FusedConv's inputs and attributes (group 1, constant
  *						W in the original [M, C, kh, kw] layout, packed at
  *						prepare); X, Z and Y blocked
+ *	 DepthwiseConv		the same with group = C = M (conv_nchwc_depthwise.c)
  *	 MaxPool			MaxPool's attributes, blocked in and out
  *	 GlobalAveragePool	blocked in and out ([N, CB, 1, 1, 16])
  *
@@ -29,40 +30,15 @@
  * may contain these operators itself.  They need AVX-512 (the pass adds
  * them only then); without it they fail with a clear error.
  */
-#include "kernels/cpu/conv_fast.h"
+#include "kernels/cpu/conv_nchwc.h"
 
 #include <float.h>
 #include <immintrin.h>
 #include <string.h>
 
-#define BLK 16
 #define TILE_PX 6				/* output pixels per register tile */
 #define MAX_NOB 4				/* output blocks per register tile */
 #define ROW_CHUNK 96			/* output pixels per task along a row */
-/* the spatial axes of a 2-D nn_geom (right-aligned in NN_MAX_SPATIAL) */
-#define AH (NN_MAX_SPATIAL - 2)
-#define AW (NN_MAX_SPATIAL - 1)
-
-static bool
-have_avx512(const char *op, ox_status *st)
-{
-	if (nn_conv_fast_isa() == NN_ISA_AVX512)
-		return true;
-	ox_fail(st, OX_UNSUPPORTED, "onnx_pg.nchwc %s needs AVX-512", op);
-	return false;
-}
-
-/* x is [N, CB, H, W, 16] float; dims out */
-static ox_code
-check_blocked(const char *op, const char *what, const ox_tensor *x, ox_status *st)
-{
-	if (!x)
-		return ox_fail(st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: input %s is required", op, what);
-	if (x->dtype != OX_FLOAT || x->rank != 5 || x->dims[4] != BLK)
-		return ox_fail(st, OX_INVALID_ARGUMENT,
-					   "onnx_pg.nchwc %s: %s must be a float tensor [N, C/16, H, W, 16]", op, what);
-	return OX_OK;
-}
 
 /* ---- reorders ----------------------------------------------------------- */
 
@@ -143,7 +119,7 @@ reorder_input_run(ox_kernel_ctx *ctx)
 	int64_t		dims[5];
 	ox_tensor  *y;
 
-	if (!have_avx512("ReorderInput", ctx->st))
+	if (!nn_nchwc_have_avx512("ReorderInput", ctx->st))
 		return ctx->st->code;
 	if (!x || x->dtype != OX_FLOAT || x->rank != 4)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc ReorderInput: X must be a float tensor [N, C, H, W]");
@@ -173,9 +149,9 @@ reorder_output_run(ox_kernel_ctx *ctx)
 	int64_t		dims[4];
 	ox_tensor  *y;
 
-	if (!have_avx512("ReorderOutput", ctx->st))
+	if (!nn_nchwc_have_avx512("ReorderOutput", ctx->st))
 		return ctx->st->code;
-	OX_TRY(check_blocked("ReorderOutput", "X", x, ctx->st));
+	OX_TRY(nn_nchwc_check_blocked("ReorderOutput", "X", x, ctx->st));
 	if (c < 1 || (c + BLK - 1) / BLK != x->dims[1])
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 					   "onnx_pg.nchwc ReorderOutput: channels %lld do not fill the %lld blocks of X",
@@ -423,21 +399,6 @@ static const tile_fn tiles[MAX_NOB][TILE_PX] = {
 	{tile_4_1, tile_4_2, tile_4_3, tile_4_4, tile_4_5, tile_4_6},
 };
 
-/* taps k in [lo, hi) with 0 <= base + k * step < n */
-static void
-tap_range(int64_t base, int64_t step, int64_t taps, int64_t n, int64_t *lo, int64_t *hi)
-{
-	int64_t		l = 0,
-				h = taps;
-
-	while (l < h && base + l * step < 0)
-		l++;
-	while (h > l && base + (h - 1) * step >= n)
-		h--;
-	*lo = l;
-	*hi = h;
-}
-
 /* tasks (image, group, output row, chunk of the row) in [begin, end) */
 static void
 conv_task(void *arg, int64_t begin, int64_t end)
@@ -460,7 +421,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 		tile_args	ta;
 
 		ta.w = s->w + g * s->og_floats;
-		tap_range(iy, j->dh, s->kh, j->h, &ta.ky0, &ta.ky1);
+		nn_nchwc_tap_range(iy, j->dh, s->kh, j->h, &ta.ky0, &ta.ky1);
 		ta.bias = j->bias + ob0 * BLK;
 		ta.last_mask = m_last >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << m_last) - 1);
 		for (int64_t ox = x0; ox < x1;)
@@ -480,7 +441,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 			else
 			{
 				px = 1;
-				tap_range(ix, j->dw, s->kw, j->w, &ta.kx0, &ta.kx1);
+				nn_nchwc_tap_range(ix, j->dw, s->kw, j->w, &ta.kx0, &ta.kx1);
 			}
 			ta.x = j->x + n * s->cb * j->h * j->w * BLK;
 			ta.iy = iy;
@@ -511,9 +472,9 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc Conv: not prepared");
-	if (!have_avx512("Conv", ctx->st))
+	if (!nn_nchwc_have_avx512("Conv", ctx->st))
 		return ctx->st->code;
-	OX_TRY(check_blocked("Conv", "X", x, ctx->st));
+	OX_TRY(nn_nchwc_check_blocked("Conv", "X", x, ctx->st));
 	if (!w || w->data != s->w_data)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc Conv: W must be the constant it was prepared with");
 	if (x->dims[1] != s->cb)
@@ -647,7 +608,7 @@ max_pool_task(void *arg, int64_t begin, int64_t end)
 					ky1,
 					iy = oy * g->s[AH] - g->pb[AH];
 
-		tap_range(iy, g->d[AH], g->k[AH], h, &ky0, &ky1);
+		nn_nchwc_tap_range(iy, g->d[AH], g->k[AH], h, &ky0, &ky1);
 		for (int64_t ox = 0; ox < ow; ox++)
 		{
 			int64_t		kx0,
@@ -655,7 +616,7 @@ max_pool_task(void *arg, int64_t begin, int64_t end)
 						ix = ox * g->s[AW] - g->pb[AW];
 			__m512		v = _mm512_set1_ps(-FLT_MAX);
 
-			tap_range(ix, g->d[AW], g->k[AW], w, &kx0, &kx1);
+			nn_nchwc_tap_range(ix, g->d[AW], g->k[AW], w, &kx0, &kx1);
 			for (int64_t ky = ky0; ky < ky1; ky++)
 				for (int64_t kx = kx0; kx < kx1; kx++)
 				{
@@ -681,9 +642,9 @@ nchwc_max_pool_run(ox_kernel_ctx *ctx)
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc MaxPool: not prepared");
-	if (!have_avx512("MaxPool", ctx->st))
+	if (!nn_nchwc_have_avx512("MaxPool", ctx->st))
 		return ctx->st->code;
-	OX_TRY(check_blocked("MaxPool", "X", x, ctx->st));
+	OX_TRY(nn_nchwc_check_blocked("MaxPool", "X", x, ctx->st));
 	OX_TRY(nn_window_resolve(&s->win, "onnx_pg.nchwc MaxPool", 2, x->dims + 2, NULL, &g, ctx->st));
 	dims[0] = x->dims[0];
 	dims[1] = x->dims[1];
@@ -732,9 +693,9 @@ nchwc_global_average_pool_run(ox_kernel_ctx *ctx)
 	int64_t		dims[5];
 	ox_tensor  *y;
 
-	if (!have_avx512("GlobalAveragePool", ctx->st))
+	if (!nn_nchwc_have_avx512("GlobalAveragePool", ctx->st))
 		return ctx->st->code;
-	OX_TRY(check_blocked("GlobalAveragePool", "X", x, ctx->st));
+	OX_TRY(nn_nchwc_check_blocked("GlobalAveragePool", "X", x, ctx->st));
 	dims[0] = x->dims[0];
 	dims[1] = x->dims[1];
 	dims[2] = 1;
@@ -761,6 +722,7 @@ const ox_kernel_def ox_kernels_nchwc[] = {
 	{OX_NCHWC_DOMAIN, "ReorderInput", 1, NULL, reorder_input_run, NULL},
 	{OX_NCHWC_DOMAIN, "ReorderOutput", 1, NULL, reorder_output_run, NULL},
 	{OX_NCHWC_DOMAIN, "Conv", 1, nchwc_conv_prepare, nchwc_conv_run, nchwc_conv_free},
+	{OX_NCHWC_DOMAIN, "DepthwiseConv", 1, nn_nchwc_depthwise_prepare, nn_nchwc_depthwise_run, nn_nchwc_depthwise_free},
 	{OX_NCHWC_DOMAIN, "MaxPool", 1, nchwc_max_pool_prepare, nchwc_max_pool_run, nchwc_pool_free},
 	{OX_NCHWC_DOMAIN, "GlobalAveragePool", 1, NULL, nchwc_global_average_pool_run, NULL},
 };

@@ -1,0 +1,58 @@
+/*
+ * conv_nchwc.h
+ *	  What the channel-blocked (NCHW16c) kernels share: conv_nchwc.c (reorders,
+ *	  convolution, pooling) and conv_nchwc_depthwise.c.
+ */
+#ifndef OX_KERNELS_CPU_CONV_NCHWC_H
+#define OX_KERNELS_CPU_CONV_NCHWC_H
+
+#include "kernels/cpu/conv_fast.h"
+
+#define BLK 16					/* channels per block */
+/* the spatial axes of a 2-D nn_geom (right-aligned in NN_MAX_SPATIAL) */
+#define AH (NN_MAX_SPATIAL - 2)
+#define AW (NN_MAX_SPATIAL - 1)
+
+/* true on AVX-512; else false with st saying that op needs it */
+static inline bool
+nn_nchwc_have_avx512(const char *op, ox_status *st)
+{
+	if (nn_conv_fast_isa() == NN_ISA_AVX512)
+		return true;
+	ox_fail(st, OX_UNSUPPORTED, "onnx_pg.nchwc %s needs AVX-512", op);
+	return false;
+}
+
+/* x (input `what` of op) is a float tensor [N, CB, H, W, 16] */
+static inline ox_code
+nn_nchwc_check_blocked(const char *op, const char *what, const ox_tensor *x, ox_status *st)
+{
+	if (!x)
+		return ox_fail(st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: input %s is required", op, what);
+	if (x->dtype != OX_FLOAT || x->rank != 5 || x->dims[4] != BLK)
+		return ox_fail(st, OX_INVALID_ARGUMENT,
+					   "onnx_pg.nchwc %s: %s must be a float tensor [N, C/16, H, W, 16]", op, what);
+	return OX_OK;
+}
+
+/* taps k in [lo, hi) with 0 <= base + k * step < n */
+static inline void
+nn_nchwc_tap_range(int64_t base, int64_t step, int64_t taps, int64_t n, int64_t *lo, int64_t *hi)
+{
+	int64_t		l = 0,
+				h = taps;
+
+	while (l < h && base + l * step < 0)
+		l++;
+	while (h > l && base + (h - 1) * step >= n)
+		h--;
+	*lo = l;
+	*hi = h;
+}
+
+/* conv_nchwc_depthwise.c */
+ox_code		nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc);
+ox_code		nn_nchwc_depthwise_run(ox_kernel_ctx *ctx);
+void		nn_nchwc_depthwise_free(void *state);
+
+#endif							/* OX_KERNELS_CPU_CONV_NCHWC_H */
