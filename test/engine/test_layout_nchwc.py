@@ -64,14 +64,17 @@ ACTS = {
 }
 
 
-def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed):
-    """(blocked model, plain model, feeds) of act(conv(x) + b + z)"""
+def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, depthwise=False):
+    """(blocked model, plain model, feeds) of act(conv(x) + b + z); depthwise:
+    group = c = m, the blocked DepthwiseConv"""
     rng = np.random.default_rng(seed)
-    wt = (rng.standard_normal((m, c, k, k)) * 0.2).astype(np.float32)
+    wt = (rng.standard_normal((m, 1 if depthwise else c, k, k)) * 0.2).astype(np.float32)
     inits = [numpy_helper.from_array(wt, "w")]
     if bias:
         inits.append(numpy_helper.from_array(rng.standard_normal(m).astype(np.float32), "b"))
     attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=pads, dilations=[dilation, dilation])
+    if depthwise:
+        attrs["group"] = c
     oh = (h + pads[0] + pads[2] - dilation * (k - 1) - 1) // stride + 1
     ow = (w + pads[1] + pads[3] - dilation * (k - 1) - 1) // stride + 1
     feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
@@ -88,7 +91,8 @@ def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed):
     blocked = [helper.make_node("ReorderInput", ["x"], ["xb"], domain=NC)]
     if z:
         blocked.append(helper.make_node("ReorderInput", ["z"], ["zb"], domain=NC))
-    blocked += [helper.make_node("Conv", conv_in, ["yb"], domain=NC, **attrs, **act_attrs),
+    blocked += [helper.make_node("DepthwiseConv" if depthwise else "Conv", conv_in, ["yb"], domain=NC,
+                                 **attrs, **act_attrs),
                 helper.make_node("ReorderOutput", ["yb"], ["y"], domain=NC, channels=m)]
 
     plain = [helper.make_node("Conv", ["x", "w"] + (["b"] if bias else []), ["c"], **attrs)]
@@ -316,44 +320,9 @@ def test_pass_depthwise_network(h, threads):
 @pytest.mark.parametrize("threads", [1, 2])
 def test_blocked_depthwise_matches_conv(case, threads):
     n, c, h, w, k, stride, pads, dilation, bias, z, act = case
-    rng = np.random.default_rng(c)
-    wt = (rng.standard_normal((c, 1, k, k)) * 0.3).astype(np.float32)
-    inits = [numpy_helper.from_array(wt, "w")]
-    if bias:
-        inits.append(numpy_helper.from_array(rng.standard_normal(c).astype(np.float32), "b"))
-    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=pads, dilations=[dilation, dilation], group=c)
-    oh = (h + pads[0] + pads[2] - dilation * (k - 1) - 1) // stride + 1
-    ow = (w + pads[1] + pads[3] - dilation * (k - 1) - 1) // stride + 1
-    feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
-    inputs = [("x", [n, c, h, w])]
-    if z:
-        feeds["z"] = rng.standard_normal((n, c, oh, ow)).astype(np.float32)
-        inputs.append(("z", [n, c, oh, ow]))
-    params, plain_act = ACTS[act]
-    act_attrs = {} if act is None else {"activation": act}
-    if params:
-        act_attrs["activation_params"] = params
-    nodes = [helper.make_node("ReorderInput", ["x"], ["xb"], domain=NC)]
-    if z:
-        nodes.append(helper.make_node("ReorderInput", ["z"], ["zb"], domain=NC))
-    nodes += [helper.make_node("DepthwiseConv", ["xb", "w", "b" if bias else ""] + (["zb"] if z else []), ["yb"],
-                               domain=NC, **attrs, **act_attrs),
-              helper.make_node("ReorderOutput", ["yb"], ["y"], domain=NC, channels=c)]
-    plain = [helper.make_node("Conv", ["x", "w"] + (["b"] if bias else []), ["cv"], **attrs)]
-    last = "cv"
-    if z:
-        plain.append(helper.make_node("Add", ["cv", "z"], ["cz"]))
-        last = "cz"
-    if act == "Clip":
-        inits += [numpy_helper.from_array(np.float32(params[0]), "lo"),
-                  numpy_helper.from_array(np.float32(params[1]), "hi")]
-        plain.append(helper.make_node("Clip", [last, "lo", "hi"], ["y"]))
-    elif plain_act is not None:
-        plain.append(plain_act(last))
-    else:
-        plain.append(helper.make_node("Identity", [last], ["y"]))
-    want = ort_run(model(plain, inputs, ["y"], inits), feeds)[0]
-    got = Session(model(nodes, inputs, ["y"], inits, [NC]), opt_level=0, threads=threads).run(feeds)[0]
+    blocked, plain, feeds = conv_case(n, c, c, h, w, k, stride, pads, dilation, bias, z, act, seed=c, depthwise=True)
+    want = ort_run(plain, feeds)[0]
+    got = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
     assert got.shape == want.shape
     close(got, want, "depthwise %s" % (case,))
 

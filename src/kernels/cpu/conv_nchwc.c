@@ -34,6 +34,7 @@
 
 #include <float.h>
 #include <immintrin.h>
+#include <stdio.h>
 #include <string.h>
 
 #define TILE_PX 6				/* output pixels per register tile */
@@ -49,12 +50,17 @@ typedef struct reorder_job
 	int64_t		c;
 	int64_t		cb;
 	int64_t		hw;
+	bool		to_blocked;		/* NCHW -> blocked, else the inverse */
 } reorder_job;
 
-/* blocks (n, cb) in [begin, end): 16 channel rows of hw pixels -> hw x 16 */
+/*
+ * Blocks (n, cb) in [begin, end): 16 channel rows of hw pixels to hw x 16
+ * (the padding channels zero), or back (the padding dropped), 16 pixels at
+ * a time through a register transpose.
+ */
 __attribute__((target("avx512f")))
 static void
-reorder_in_task(void *arg, int64_t begin, int64_t end)
+reorder_task(void *arg, int64_t begin, int64_t end)
 {
 	const reorder_job *j = arg;
 
@@ -62,8 +68,8 @@ reorder_in_task(void *arg, int64_t begin, int64_t end)
 	{
 		int64_t		n = t / j->cb,
 					c0 = (t % j->cb) * BLK;
-		const float *xs = j->x + (n * j->c + c0) * j->hw;
-		float	   *yd = j->y + t * j->hw * BLK;
+		int64_t		rows_at = (n * j->c + c0) * j->hw,
+					blocks_at = t * j->hw * BLK;
 		int			rows = (int) (j->c - c0 < BLK ? j->c - c0 : BLK);
 
 		for (int64_t p = 0; p < j->hw; p += BLK)
@@ -72,41 +78,22 @@ reorder_in_task(void *arg, int64_t begin, int64_t end)
 			__mmask16	m = np == BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << np) - 1);
 			__m512		r[BLK];
 
-			for (int i = 0; i < BLK; i++)
-				r[i] = i < rows ? _mm512_maskz_loadu_ps(m, xs + i * j->hw + p) : _mm512_setzero_ps();
-			nn_transpose16(r);
-			for (int i = 0; i < np; i++)
-				_mm512_storeu_ps(yd + (p + i) * BLK, r[i]);
-		}
-	}
-}
-
-/* the inverse: blocks (n, cb) back to channel rows, the padding dropped */
-__attribute__((target("avx512f")))
-static void
-reorder_out_task(void *arg, int64_t begin, int64_t end)
-{
-	const reorder_job *j = arg;
-
-	for (int64_t t = begin; t < end; t++)
-	{
-		int64_t		n = t / j->cb,
-					c0 = (t % j->cb) * BLK;
-		const float *xs = j->x + t * j->hw * BLK;
-		float	   *yd = j->y + (n * j->c + c0) * j->hw;
-		int			rows = (int) (j->c - c0 < BLK ? j->c - c0 : BLK);
-
-		for (int64_t p = 0; p < j->hw; p += BLK)
-		{
-			int			np = (int) (j->hw - p < BLK ? j->hw - p : BLK);
-			__mmask16	m = np == BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << np) - 1);
-			__m512		r[BLK];
-
-			for (int i = 0; i < BLK; i++)
-				r[i] = i < np ? _mm512_loadu_ps(xs + (p + i) * BLK) : _mm512_setzero_ps();
-			nn_transpose16(r);
-			for (int i = 0; i < rows; i++)
-				_mm512_mask_storeu_ps(yd + i * j->hw + p, m, r[i]);
+			if (j->to_blocked)
+			{
+				for (int i = 0; i < BLK; i++)
+					r[i] = i < rows ? _mm512_maskz_loadu_ps(m, j->x + rows_at + i * j->hw + p) : _mm512_setzero_ps();
+				nn_transpose16(r);
+				for (int i = 0; i < np; i++)
+					_mm512_storeu_ps(j->y + blocks_at + (p + i) * BLK, r[i]);
+			}
+			else
+			{
+				for (int i = 0; i < BLK; i++)
+					r[i] = i < np ? _mm512_loadu_ps(j->x + blocks_at + (p + i) * BLK) : _mm512_setzero_ps();
+				nn_transpose16(r);
+				for (int i = 0; i < rows; i++)
+					_mm512_mask_storeu_ps(j->y + rows_at + i * j->hw + p, m, r[i]);
+			}
 		}
 	}
 }
@@ -135,8 +122,9 @@ reorder_input_run(ox_kernel_ctx *ctx)
 	j.c = x->dims[1];
 	j.cb = dims[1];
 	j.hw = x->dims[2] * x->dims[3];
+	j.to_blocked = true;
 	if (j.hw > 0)
-		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_in_task, &j);
+		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_task, &j);
 	return OX_OK;
 }
 
@@ -167,8 +155,9 @@ reorder_output_run(ox_kernel_ctx *ctx)
 	j.c = c;
 	j.cb = x->dims[1];
 	j.hw = x->dims[2] * x->dims[3];
+	j.to_blocked = false;
 	if (j.hw > 0)
-		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_out_task, &j);
+		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_task, &j);
 	return OX_OK;
 }
 
@@ -208,33 +197,45 @@ group_blocks(const nchwc_conv_state *s, int64_t g)
 	return left < MAX_NOB ? left : MAX_NOB;
 }
 
-static ox_code
-nchwc_conv_prepare(ox_prepare_ctx *pc)
+/*
+ * What every blocked convolution's prepare reads: the constant float W
+ * [.., .., kh, kw] of input 1, the window, and an activation that runs in
+ * registers.
+ */
+ox_code
+nn_nchwc_prepare_begin(ox_prepare_ctx *pc, const char *op, const ox_tensor **w, nn_window *win,
+					   nn_activation *act)
 {
 	const ox_node *node = pc->node;
 	const ox_value_def *wd = (pc->graph && node->n_inputs > 1 && node->inputs[1] >= 0 &&
 							  node->inputs[1] < pc->graph->n_values)
 		? ox_node_input_def(pc->graph, node, 1) : NULL;
-	const ox_tensor *w = wd ? wd->init : NULL;
+
+	*w = wd ? wd->init : NULL;
+	if (!*w || (*w)->dtype != OX_FLOAT || (*w)->rank != 4 || ox_tensor_numel(*w) <= 0)
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc %s: W must be a constant float tensor of rank 4", op);
+	OX_TRY(nn_window_parse(node, win, false, pc->st));
+	OX_TRY(nn_activation_parse(node, act, pc->st));
+	if (!nn_act_in_registers(act))
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc %s: activation not supported", op);
+	return OX_OK;
+}
+
+static ox_code
+nchwc_conv_prepare(ox_prepare_ctx *pc)
+{
 	nchwc_conv_state *s;
+	const ox_tensor *w;
 	const float *src;
 
-	if (!w || w->dtype != OX_FLOAT || w->rank != 4 || ox_tensor_numel(w) <= 0)
-		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: W must be a constant float tensor [M, C, kh, kw]");
-	if (ox_attr_int(node, "group", 1) != 1)
+	if (ox_attr_int(pc->node, "group", 1) != 1)
 		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: group must be 1");
 	if (!(s = calloc(1, sizeof(*s))))
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate state");
-	if (nn_window_parse(node, &s->win, false, pc->st) != OX_OK ||
-		nn_activation_parse(node, &s->act, pc->st) != OX_OK)
+	if (nn_nchwc_prepare_begin(pc, "Conv", &w, &s->win, &s->act) != OX_OK)
 	{
 		free(s);
 		return pc->st->code;
-	}
-	if (!nn_act_in_registers(&s->act))
-	{
-		free(s);
-		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: activation not supported");
 	}
 	s->m = w->dims[0];
 	s->c = w->dims[1];
@@ -454,65 +455,87 @@ conv_task(void *arg, int64_t begin, int64_t end)
 	}
 }
 
-static ox_code
-nchwc_conv_run(ox_kernel_ctx *ctx)
+/*
+ * What every blocked convolution checks and allocates before it runs (the
+ * op's inputs X, W, B, Z): X blocked in cb blocks, W the constant its
+ * weights were packed from (w_data), B [m]; *cs the geometry of the NCHW
+ * shape the blocks stand for; Y [N, ceil(m/16), OH, OW, 16] allocated and
+ * Z checked against it; *bias B padded with zeros to bias_len floats (the
+ * caller frees it), or NULL when Y is empty and there is nothing to do.
+ */
+ox_code
+nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, int64_t group, int64_t c,
+					int64_t cb, int64_t m, const void *w_data, int64_t bias_len, nn_conv_shape *cs,
+					ox_tensor **y, float **bias)
 {
-	const nchwc_conv_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *w = ox_in_tensor(ctx, 1);
 	const ox_tensor *b = ox_in_tensor(ctx, 2);
 	const ox_tensor *z = ox_in_tensor(ctx, 3);
 	ox_tensor	fx;
-	nn_conv_shape cs;
-	conv_job	j;
 	int64_t		dims[5];
-	ox_tensor  *y;
-	float	   *bias;
-	const nn_geom *g;
+	char		full[64];
 
-	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc Conv: not prepared");
-	if (!nn_nchwc_have_avx512("Conv", ctx->st))
+	*y = NULL;
+	*bias = NULL;
+	snprintf(full, sizeof(full), "onnx_pg.nchwc %s", op);
+	if (!nn_nchwc_have_avx512(op, ctx->st))
 		return ctx->st->code;
-	OX_TRY(nn_nchwc_check_blocked("Conv", "X", x, ctx->st));
-	if (!w || w->data != s->w_data)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc Conv: W must be the constant it was prepared with");
-	if (x->dims[1] != s->cb)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-					   "onnx_pg.nchwc Conv: X has %lld channel blocks, W needs %lld",
-					   (long long) x->dims[1], (long long) s->cb);
-	if (b && (b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != s->m))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc Conv: B must be a float tensor [%lld]",
-					   (long long) s->m);
-	/* the window, from the NCHW shape the blocks stand for */
+	OX_TRY(nn_nchwc_check_blocked(op, "X", x, ctx->st));
+	if (!w || w->data != w_data)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: W must be the constant it was prepared with", op);
+	if (x->dims[1] != cb)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: X has %lld channel blocks, W needs %lld",
+					   op, (long long) x->dims[1], (long long) cb);
+	if (b && (b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != m))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: B must be a float tensor [%lld]",
+					   op, (long long) m);
 	memset(&fx, 0, sizeof(fx));
 	fx.dtype = OX_FLOAT;
 	fx.rank = 4;
 	fx.dims[0] = x->dims[0];
-	fx.dims[1] = s->c;
+	fx.dims[1] = c;
 	fx.dims[2] = x->dims[2];
 	fx.dims[3] = x->dims[3];
-	OX_TRY(nn_conv_check(&s->win, 1, "onnx_pg.nchwc Conv", &fx, w, NULL, &cs, ctx->st));
-	g = &cs.g;
+	OX_TRY(nn_conv_check(win, group, full, &fx, w, NULL, cs, ctx->st));
 	dims[0] = x->dims[0];
-	dims[1] = s->mb;
-	dims[2] = g->out[AH];
-	dims[3] = g->out[AW];
+	dims[1] = (m + BLK - 1) / BLK;
+	dims[2] = cs->g.out[AH];
+	dims[3] = cs->g.out[AW];
 	dims[4] = BLK;
 	if (ox_shape_numel(5, dims) < 0)
-		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: the output is too large");
-	if (z && (z->dtype != OX_FLOAT || z->rank != 5 ||
-			  memcmp(z->dims, dims, sizeof(int64_t) * 5) != 0))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc Conv: Z must have the blocked shape of Y");
-	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc %s: the output is too large", op);
+	if (z && (z->dtype != OX_FLOAT || z->rank != 5 || memcmp(z->dims, dims, sizeof(int64_t) * 5) != 0))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: Z must have the blocked shape of Y", op);
+	if (!(*y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
 		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
-	if (ox_tensor_numel(y) == 0)
+	if (ox_tensor_numel(*y) == 0)
 		return OX_OK;
-	if (!(bias = ox_workspace_alloc(sizeof(float) * (size_t) (s->og * MAX_NOB * BLK), ctx->st,
-									"onnx_pg.nchwc Conv")))
+	if (!(*bias = ox_workspace_alloc(sizeof(float) * (size_t) bias_len, ctx->st, op)))
 		return ctx->st->code;
-	for (int64_t i = 0; i < s->og * MAX_NOB * BLK; i++)
-		bias[i] = b && i < s->m ? ((const float *) b->data)[i] : 0.0f;
+	for (int64_t i = 0; i < bias_len; i++)
+		(*bias)[i] = b && i < m ? ((const float *) b->data)[i] : 0.0f;
+	return OX_OK;
+}
+
+static ox_code
+nchwc_conv_run(ox_kernel_ctx *ctx)
+{
+	const nchwc_conv_state *s = ctx->state;
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	const ox_tensor *z = ox_in_tensor(ctx, 3);
+	nn_conv_shape cs;
+	conv_job	j;
+	ox_tensor  *y;
+	float	   *bias;
+	const nn_geom *g = &cs.g;
+
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc Conv: not prepared");
+	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", &s->win, 1, s->c, s->cb, s->m, s->w_data, s->og * MAX_NOB * BLK,
+							   &cs, &y, &bias));
+	if (!bias)
+		return OX_OK;
 
 	memset(&j, 0, sizeof(j));
 	j.s = s;

@@ -44,32 +44,22 @@ nn_nchwc_depthwise_free(void *state)
 ox_code
 nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc)
 {
-	const ox_node *node = pc->node;
-	const ox_value_def *wd = (pc->graph && node->n_inputs > 1 && node->inputs[1] >= 0 &&
-							  node->inputs[1] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, node, 1) : NULL;
-	const ox_tensor *w = wd ? wd->init : NULL;
 	dw_state   *s;
+	const ox_tensor *w;
 	const float *src;
 
-	if (!w || w->dtype != OX_FLOAT || w->rank != 4 || w->dims[1] != 1 || ox_tensor_numel(w) <= 0)
-		return ox_fail(pc->st, OX_INVALID_MODEL,
-					   "onnx_pg.nchwc DepthwiseConv: W must be a constant float tensor [C, 1, kh, kw]");
-	if (ox_attr_int(node, "group", 1) != w->dims[0])
-		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc DepthwiseConv: group must be the %lld channels of W",
-					   (long long) w->dims[0]);
 	if (!(s = calloc(1, sizeof(*s))))
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc DepthwiseConv: could not allocate state");
-	if (nn_window_parse(node, &s->win, false, pc->st) != OX_OK ||
-		nn_activation_parse(node, &s->act, pc->st) != OX_OK)
+	if (nn_nchwc_prepare_begin(pc, "DepthwiseConv", &w, &s->win, &s->act) != OX_OK)
 	{
 		free(s);
 		return pc->st->code;
 	}
-	if (!nn_act_in_registers(&s->act))
+	if (w->dims[1] != 1 || ox_attr_int(pc->node, "group", 1) != w->dims[0])
 	{
 		free(s);
-		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc DepthwiseConv: activation not supported");
+		return ox_fail(pc->st, OX_INVALID_MODEL,
+					   "onnx_pg.nchwc DepthwiseConv: W must be [C, 1, kh, kw] with group C");
 	}
 	s->c = w->dims[0];
 	s->cb = (s->c + BLK - 1) / BLK;
@@ -199,58 +189,18 @@ nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
 {
 	const dw_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
-	const ox_tensor *w = ox_in_tensor(ctx, 1);
-	const ox_tensor *b = ox_in_tensor(ctx, 2);
 	const ox_tensor *z = ox_in_tensor(ctx, 3);
-	ox_tensor	fx;
 	nn_conv_shape cs;
 	dw_job		j;
-	int64_t		dims[5];
 	ox_tensor  *y;
 	float	   *bias;
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc DepthwiseConv: not prepared");
-	if (!nn_nchwc_have_avx512("DepthwiseConv", ctx->st))
-		return ctx->st->code;
-	OX_TRY(nn_nchwc_check_blocked("DepthwiseConv", "X", x, ctx->st));
-	if (!w || w->data != s->w_data)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-					   "onnx_pg.nchwc DepthwiseConv: W must be the constant it was prepared with");
-	if (x->dims[1] != s->cb)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-					   "onnx_pg.nchwc DepthwiseConv: X has %lld channel blocks, W needs %lld",
-					   (long long) x->dims[1], (long long) s->cb);
-	if (b && (b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != s->c))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc DepthwiseConv: B must be a float tensor [%lld]",
-					   (long long) s->c);
-	/* the window, from the NCHW shape the blocks stand for */
-	memset(&fx, 0, sizeof(fx));
-	fx.dtype = OX_FLOAT;
-	fx.rank = 4;
-	fx.dims[0] = x->dims[0];
-	fx.dims[1] = s->c;
-	fx.dims[2] = x->dims[2];
-	fx.dims[3] = x->dims[3];
-	OX_TRY(nn_conv_check(&s->win, s->c, "onnx_pg.nchwc DepthwiseConv", &fx, w, NULL, &cs, ctx->st));
-	dims[0] = x->dims[0];
-	dims[1] = s->cb;
-	dims[2] = cs.g.out[AH];
-	dims[3] = cs.g.out[AW];
-	dims[4] = BLK;
-	if (ox_shape_numel(5, dims) < 0)
-		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc DepthwiseConv: the output is too large");
-	if (z && (z->dtype != OX_FLOAT || z->rank != 5 || memcmp(z->dims, dims, sizeof(int64_t) * 5) != 0))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-					   "onnx_pg.nchwc DepthwiseConv: Z must have the blocked shape of Y");
-	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
-		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
-	if (ox_tensor_numel(y) == 0)
+	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", &s->win, s->c, s->c, s->cb, s->c, s->w_data, s->cb * BLK,
+							   &cs, &y, &bias));
+	if (!bias)
 		return OX_OK;
-	if (!(bias = ox_workspace_alloc(sizeof(float) * (size_t) (s->cb * BLK), ctx->st, "onnx_pg.nchwc DepthwiseConv")))
-		return ctx->st->code;
-	for (int64_t i = 0; i < s->cb * BLK; i++)
-		bias[i] = b && i < s->c ? ((const float *) b->data)[i] : 0.0f;
 	memset(&j, 0, sizeof(j));
 	j.s = s;
 	j.x = x->data;
@@ -260,7 +210,7 @@ nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
 	j.g = &cs.g;
 	nn_valid_range(cs.g.out[AW], cs.g.s[AW], -cs.g.pb[AW], cs.g.in[AW] - (s->kw - 1) * cs.g.d[AW],
 				   &j.ow_lo, &j.ow_hi);
-	ox_parallel_for(ctx, dims[0] * s->cb * dims[2], 1, dw_task, &j);
+	ox_parallel_for(ctx, x->dims[0] * s->cb * cs.g.out[AH], 1, dw_task, &j);
 	free(bias);
 	return OX_OK;
 }
