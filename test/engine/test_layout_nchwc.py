@@ -123,6 +123,9 @@ CONV_CASES = [
     (1, 16, 48, 6, 7, 5, 1, [0, 2, 1, 2], 1, False, True, None),          # a 5-wide kernel on 7 columns: 4 edge pixels per row
     (1, 16, 16, 3, 3, 3, 3, [1, 1, 1, 1], 1, True, False, "Relu"),        # stride 3
     (1, 64, 112, 3, 200, 1, 1, [0, 0, 0, 0], 1, True, False, None),       # several row chunks
+    # weights past L1: the input blocks in chunks, partial sums in Y, the epilogue once
+    (2, 640, 80, 7, 7, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),        # 40 blocks in chunks of 8
+    (1, 72, 40, 10, 9, 3, 2, [1, 1, 1, 1], 1, True, True, "Clip"),        # 3x3: one block per chunk, a partial one
 ]
 
 
