@@ -64,9 +64,10 @@ ACTS = {
 }
 
 
-def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, depthwise=False):
+def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, depthwise=False, nchw_input=False):
     """(blocked model, plain model, feeds) of act(conv(x) + b + z); depthwise:
-    group = c = m, the blocked DepthwiseConv"""
+    group = c = m, the blocked DepthwiseConv; nchw_input: the blocked Conv
+    reads x as it is (an RGB stem)"""
     rng = np.random.default_rng(seed)
     wt = (rng.standard_normal((m, 1 if depthwise else c, k, k)) * 0.2).astype(np.float32)
     inits = [numpy_helper.from_array(wt, "w")]
@@ -88,7 +89,10 @@ def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, dept
         act_attrs["activation_params"] = params
 
     conv_in = ["xb", "w", "b" if bias else ""] + (["zb"] if z else [])
-    blocked = [helper.make_node("ReorderInput", ["x"], ["xb"], domain=NC)]
+    blocked = [helper.make_node("Identity" if nchw_input else "ReorderInput", ["x"], ["xb"],
+                                domain="" if nchw_input else NC)]
+    if nchw_input:
+        act_attrs["nchw_input"] = 1
     if z:
         blocked.append(helper.make_node("ReorderInput", ["z"], ["zb"], domain=NC))
     blocked += [helper.make_node("DepthwiseConv" if depthwise else "Conv", conv_in, ["yb"], domain=NC,
@@ -139,6 +143,18 @@ def test_blocked_conv_matches_conv(case, threads):
     close(got, want, "case %d %s" % (case, CONV_CASES[case]))
 
 
+@pytest.mark.parametrize("case", [(1, 3, 64, 23, 21, 7, 2, [3, 3, 3, 3], 1, True, False, "Relu"),
+                                  (2, 3, 32, 17, 16, 3, 2, [1, 1, 1, 1], 1, True, True, "Clip"),
+                                  (1, 5, 20, 9, 30, 1, 1, [0, 0, 0, 0], 1, False, False, None)])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_blocked_conv_of_nchw_input(case, threads):
+    blocked, plain, feeds = conv_case(*case, seed=len(case) + case[1], nchw_input=True)
+    want = ort_run(plain, feeds)[0]
+    got = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
+    assert got.shape == want.shape
+    close(got, want, "nchw input %s" % (case,))
+
+
 def pool_case(op, n, c, h, w, attrs, seed):
     rng = np.random.default_rng(seed)
     feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
@@ -176,7 +192,7 @@ def test_reorder_round_trip_is_exact():
     np.testing.assert_array_equal(Session(m, opt_level=0).run({"x": x})[0], x)
 
 
-@pytest.mark.parametrize("bad", ["channels", "blocks", "z_shape", "rank"])
+@pytest.mark.parametrize("bad", ["channels", "blocks", "z_shape", "rank", "nchw_channels"])
 def test_blocked_kernels_reject_bad_input(bad):
     """a model may hold these operators itself: wrong shapes are errors, not crashes"""
     rng = np.random.default_rng(0)
@@ -195,6 +211,10 @@ def test_blocked_kernels_reject_bad_input(bad):
                  helper.make_node("Conv", ["b", "w", "", "b"], ["c"], domain=NC, kernel_shape=[3, 3]),
                  helper.make_node("ReorderOutput", ["c"], ["y"], domain=NC, channels=16)]
         shape, inits = [1, 32, 4, 4], [w]
+    elif bad == "nchw_channels":
+        nodes = [helper.make_node("Conv", ["x", "w"], ["c"], domain=NC, kernel_shape=[3, 3], nchw_input=1),
+                 helper.make_node("ReorderOutput", ["c"], ["y"], domain=NC, channels=16)]
+        shape, inits = [1, 3, 4, 4], [w]
     else:
         nodes = [helper.make_node("MaxPool", ["x"], ["y"], domain=NC, kernel_shape=[2, 2])]
         shape, inits = [1, 16, 4, 4], []
@@ -249,7 +269,7 @@ class Net:
 
 
 def resnet_like(seed, h):
-    """stem (3 channels: stays NCHW), max pool, bottlenecks with a stride-2
+    """stem (3 channels, read as NCHW), max pool, bottlenecks with a stride-2
     downsample, 3x3 stride-1 layers (left NCHW for Winograd), a head with
     global average pooling, Flatten and Gemm"""
     net = Net(seed)
@@ -276,9 +296,11 @@ def test_pass_same_outputs(batch, h, threads):
     close(Session(m, opt_level=0).run(feeds)[0], want, "level 0")
     ops = [op for _, op, _ in s.profile(feeds)]
     assert "ReorderInput" in ops and "MaxPool" in ops and "GlobalAveragePool" in ops, ops
-    # the pointwise and stride-2 layers blocked; the stem, the 3x3 stride-1 ones NCHW
-    assert ops.count("Conv") >= 8, ops
-    assert ops.count("FusedConv") >= 3, ops
+    # the stem blocked, reading its NCHW input, the max pool reading its output;
+    # pointwise and stride-2 layers blocked, the two 3x3 stride-1 ones NCHW
+    assert ops[:2] == ["Conv", "MaxPool"], ops
+    assert ops.count("Conv") >= 9, ops
+    assert ops.count("FusedConv") == 2, ops
 
 
 def mobilenet_like(seed, h):
@@ -309,8 +331,8 @@ def test_pass_depthwise_network(h, threads):
     close(s.run(feeds)[0], want, "level 3")
     ops = [op for _, op, _ in s.profile(feeds)]
     assert ops.count("DepthwiseConv") == 2, ops
-    # the stem and the group-2 conv stay NCHW
-    assert ops.count("FusedConv") == 2, ops
+    # the group-2 conv stays NCHW
+    assert ops.count("FusedConv") == 1, ops
 
 
 @pytest.mark.parametrize("case", [(1, 32, 12, 10, 3, 1, [1, 1, 1, 1], 1, True, False, "Clip"),

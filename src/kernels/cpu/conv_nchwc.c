@@ -21,7 +21,9 @@
  *	 ReorderOutput		channels = C: the inverse
  *	 Conv				FusedConv's inputs and attributes (group 1, constant
  *						W in the original [M, C, kh, kw] layout, packed at
- *						prepare); X, Z and Y blocked
+ *						prepare); X, Z and Y blocked, or with nchw_input = 1
+ *						X plain NCHW (an RGB stem, which then needs no
+ *						reorder of its large output)
  *	 DepthwiseConv		the same with group = C = M (conv_nchwc_depthwise.c)
  *	 MaxPool			MaxPool's attributes, blocked in and out
  *	 GlobalAveragePool	blocked in and out ([N, CB, 1, 1, 16])
@@ -179,6 +181,7 @@ typedef struct nchwc_conv_state
 	size_t		og_floats;		/* packed floats per group (room for MAX_NOB blocks) */
 	float	   *w;				/* [og][cb][kh][kw][16 ic][nob x 16 oc] */
 	const void *w_data;			/* the constant's data the packing came from */
+	bool		nchw_input;		/* X is plain [N, C, H, W] (an RGB stem's input) */
 } nchwc_conv_state;
 
 static void
@@ -239,6 +242,7 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 		free(s);
 		return pc->st->code;
 	}
+	s->nchw_input = ox_attr_int(pc->node, "nchw_input", 0) != 0;
 	s->m = w->dims[0];
 	s->c = w->dims[1];
 	s->kh = w->dims[2];
@@ -327,18 +331,23 @@ typedef struct tile_args
 
 /*
  * acc[ob][p] = sum over input channels and taps of x * w, then the
- * epilogue, stored.  NOB and PX are constants in each instantiation.
+ * epilogue, stored.  NOB and PX are constants in each instantiation, and
+ * so is NCHW: a blocked input (a channel's value at stride 1 in its
+ * pixel's 16), or a plain NCHW one (nchw_input: an RGB stem's 3 channels,
+ * a plane apart, only those read).
  */
-#define DEFINE_TILE(NOB, PX) \
+#define DEFINE_TILE(NAME, NOB, PX, NCHW) \
 __attribute__((target("avx512f,fma"))) \
 static void \
-tile_##NOB##_##PX(const conv_job *j, const tile_args *t) \
+NAME(const conv_job *j, const tile_args *t) \
 { \
 	const nchwc_conv_state *s = j->s; \
 	__m512		acc[NOB][PX]; \
 	const int64_t ns = NOB * BLK, \
-				xps = j->sw * BLK, \
-				xrow = j->w * BLK, \
+				xpix = NCHW ? 1 : BLK, \
+				xch = NCHW ? j->h * j->w : 1, \
+				xps = j->sw * xpix, \
+				xrow = j->w * xpix, \
 				xblk = j->h * j->w * BLK; \
 	_Pragma("GCC unroll 4") \
 	for (int o = 0; o < NOB; o++) \
@@ -353,10 +362,11 @@ tile_##NOB##_##PX(const conv_job *j, const tile_args *t) \
 		for (int64_t ky = t->ky0; ky < t->ky1; ky++) \
 			for (int64_t kx = t->kx0; kx < t->kx1; kx++) \
 			{ \
-				const float *xp = xb + (t->iy + ky * j->dh) * xrow + (t->ix + kx * j->dw) * BLK; \
+				const float *xp = xb + (t->iy + ky * j->dh) * xrow + (t->ix + kx * j->dw) * xpix; \
 				const float *wp = wb + (ky * s->kw + kx) * BLK * ns; \
+				const int	nic = NCHW ? (int) (s->c - icb * BLK < BLK ? s->c - icb * BLK : BLK) : BLK; \
 				_Pragma("GCC unroll 2") \
-				for (int ic = 0; ic < BLK; ic++) \
+				for (int ic = 0; ic < nic; ic++) \
 				{ \
 					__m512		wv[NOB]; \
 					_Pragma("GCC unroll 4") \
@@ -365,7 +375,7 @@ tile_##NOB##_##PX(const conv_job *j, const tile_args *t) \
 					_Pragma("GCC unroll 6") \
 					for (int p = 0; p < PX; p++) \
 					{ \
-						__m512		xv = _mm512_set1_ps(xp[p * xps + ic]); \
+						__m512		xv = _mm512_set1_ps(xp[p * xps + ic * xch]); \
 						_Pragma("GCC unroll 4") \
 						for (int o = 0; o < NOB; o++) \
 							acc[o][p] = _mm512_fmadd_ps(xv, wv[o], acc[o][p]); \
@@ -398,8 +408,12 @@ tile_##NOB##_##PX(const conv_job *j, const tile_args *t) \
 }
 
 #define DEFINE_TILES(NOB) \
-	DEFINE_TILE(NOB, 1) DEFINE_TILE(NOB, 2) DEFINE_TILE(NOB, 3) \
-	DEFINE_TILE(NOB, 4) DEFINE_TILE(NOB, 5) DEFINE_TILE(NOB, 6)
+	DEFINE_TILE(tile_##NOB##_1, NOB, 1, 0) DEFINE_TILE(tile_##NOB##_2, NOB, 2, 0) \
+	DEFINE_TILE(tile_##NOB##_3, NOB, 3, 0) DEFINE_TILE(tile_##NOB##_4, NOB, 4, 0) \
+	DEFINE_TILE(tile_##NOB##_5, NOB, 5, 0) DEFINE_TILE(tile_##NOB##_6, NOB, 6, 0) \
+	DEFINE_TILE(ntile_##NOB##_1, NOB, 1, 1) DEFINE_TILE(ntile_##NOB##_2, NOB, 2, 1) \
+	DEFINE_TILE(ntile_##NOB##_3, NOB, 3, 1) DEFINE_TILE(ntile_##NOB##_4, NOB, 4, 1) \
+	DEFINE_TILE(ntile_##NOB##_5, NOB, 5, 1) DEFINE_TILE(ntile_##NOB##_6, NOB, 6, 1)
 DEFINE_TILES(1)
 DEFINE_TILES(2)
 DEFINE_TILES(3)
@@ -407,11 +421,20 @@ DEFINE_TILES(4)
 
 typedef void (*tile_fn) (const conv_job *j, const tile_args *t);
 
-static const tile_fn tiles[MAX_NOB][TILE_PX] = {
-	{tile_1_1, tile_1_2, tile_1_3, tile_1_4, tile_1_5, tile_1_6},
-	{tile_2_1, tile_2_2, tile_2_3, tile_2_4, tile_2_5, tile_2_6},
-	{tile_3_1, tile_3_2, tile_3_3, tile_3_4, tile_3_5, tile_3_6},
-	{tile_4_1, tile_4_2, tile_4_3, tile_4_4, tile_4_5, tile_4_6},
+/* [NCHW input][NOB - 1][PX - 1] */
+static const tile_fn tiles[2][MAX_NOB][TILE_PX] = {
+	{
+		{tile_1_1, tile_1_2, tile_1_3, tile_1_4, tile_1_5, tile_1_6},
+		{tile_2_1, tile_2_2, tile_2_3, tile_2_4, tile_2_5, tile_2_6},
+		{tile_3_1, tile_3_2, tile_3_3, tile_3_4, tile_3_5, tile_3_6},
+		{tile_4_1, tile_4_2, tile_4_3, tile_4_4, tile_4_5, tile_4_6},
+	},
+	{
+		{ntile_1_1, ntile_1_2, ntile_1_3, ntile_1_4, ntile_1_5, ntile_1_6},
+		{ntile_2_1, ntile_2_2, ntile_2_3, ntile_2_4, ntile_2_5, ntile_2_6},
+		{ntile_3_1, ntile_3_2, ntile_3_3, ntile_3_4, ntile_3_5, ntile_3_6},
+		{ntile_4_1, ntile_4_2, ntile_4_3, ntile_4_4, ntile_4_5, ntile_4_6},
+	},
 };
 
 /* tasks (image, group, output row, chunk of the row) in [begin, end) */
@@ -459,7 +482,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 				px = 1;
 				nn_nchwc_tap_range(ix, j->dw, s->kw, j->w, &ta.kx0, &ta.kx1);
 			}
-			ta.x = j->x + n * s->cb * j->h * j->w * BLK;
+			ta.x = j->x + n * (s->nchw_input ? s->c : s->cb * BLK) * j->h * j->w;
 			ta.iy = iy;
 			ta.ix = ix;
 			ta.y = j->y + off * BLK;
@@ -467,7 +490,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 			ta.icb1 = ta.icb0 + j->ic_chunk < s->cb ? ta.icb0 + j->ic_chunk : s->cb;
 			ta.first = ta.icb0 == 0;
 			ta.last = ta.icb1 == s->cb;
-			tiles[nob - 1][px - 1] (j, &ta);
+			tiles[s->nchw_input][nob - 1][px - 1] (j, &ta);
 			ox += px;
 		}
 	}
@@ -475,7 +498,8 @@ conv_task(void *arg, int64_t begin, int64_t end)
 
 /*
  * What every blocked convolution checks and allocates before it runs (the
- * op's inputs X, W, B, Z): X blocked in cb blocks, W the constant its
+ * op's inputs X, W, B, Z): X blocked in cb blocks (nchw_input: plain
+ * [N, c, H, W]), W the constant its
  * weights were packed from (w_data), B [m]; *cs the geometry of the NCHW
  * shape the blocks stand for; Y [N, ceil(m/16), OH, OW, 16] allocated and
  * Z checked against it; *bias B padded with zeros to bias_len floats (the
@@ -483,8 +507,8 @@ conv_task(void *arg, int64_t begin, int64_t end)
  */
 ox_code
 nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, int64_t group, int64_t c,
-					int64_t cb, int64_t m, const void *w_data, int64_t bias_len, nn_conv_shape *cs,
-					ox_tensor **y, float **bias)
+					int64_t cb, int64_t m, const void *w_data, bool nchw_input, int64_t bias_len,
+					nn_conv_shape *cs, ox_tensor **y, float **bias)
 {
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *w = ox_in_tensor(ctx, 1);
@@ -499,10 +523,17 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 	snprintf(full, sizeof(full), "onnx_pg.nchwc %s", op);
 	if (!nn_nchwc_have_avx512(op, ctx->st))
 		return ctx->st->code;
-	OX_TRY(nn_nchwc_check_blocked(op, "X", x, ctx->st));
+	if (nchw_input)
+	{
+		if (!x || x->dtype != OX_FLOAT || x->rank != 4 || x->dims[1] != c)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+						   "onnx_pg.nchwc %s: X must be a float tensor [N, %lld, H, W]", op, (long long) c);
+	}
+	else
+		OX_TRY(nn_nchwc_check_blocked(op, "X", x, ctx->st));
 	if (!w || w->data != w_data)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: W must be the constant it was prepared with", op);
-	if (x->dims[1] != cb)
+	if (!nchw_input && x->dims[1] != cb)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: X has %lld channel blocks, W needs %lld",
 					   op, (long long) x->dims[1], (long long) cb);
 	if (b && (b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != m))
@@ -550,8 +581,8 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc Conv: not prepared");
-	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", &s->win, 1, s->c, s->cb, s->m, s->w_data, s->og * MAX_NOB * BLK,
-							   &cs, &y, &bias));
+	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", &s->win, 1, s->c, s->cb, s->m, s->w_data, s->nchw_input,
+							   s->og * MAX_NOB * BLK, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
 

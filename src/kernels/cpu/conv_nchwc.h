@@ -54,8 +54,8 @@ nn_nchwc_tap_range(int64_t base, int64_t step, int64_t taps, int64_t n, int64_t 
 ox_code		nn_nchwc_prepare_begin(ox_prepare_ctx *pc, const char *op, const ox_tensor **w, nn_window *win,
 								   nn_activation *act);
 ox_code		nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, int64_t group,
-								int64_t c, int64_t cb, int64_t m, const void *w_data, int64_t bias_len,
-								nn_conv_shape *cs, ox_tensor **y, float **bias);
+								int64_t c, int64_t cb, int64_t m, const void *w_data, bool nchw_input,
+								int64_t bias_len, nn_conv_shape *cs, ox_tensor **y, float **bias);
 
 /* conv_nchwc_depthwise.c */
 ox_code		nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc);

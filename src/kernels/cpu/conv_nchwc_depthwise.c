@@ -197,8 +197,8 @@ nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc DepthwiseConv: not prepared");
-	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", &s->win, s->c, s->c, s->cb, s->c, s->w_data, s->cb * BLK,
-							   &cs, &y, &bias));
+	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", &s->win, s->c, s->c, s->cb, s->c, s->w_data, false,
+							   s->cb * BLK, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
 	memset(&j, 0, sizeof(j));

@@ -8,10 +8,12 @@
  * im2col.  This pass, in one sweep over the topologically sorted nodes:
  *
  *	1. turns every 2-D float Conv or FusedConv with constant weights, group
- *	   1 and a multiple of 8 input channels, at least 16 (not an RGB stem:
- *	   padding its 3 channels to 16 would multiply its work; MobileNet's 24
- *	   are padded to 32, which costs less than reordering around those
- *	   layers), into onnx_pg.nchwc Conv, and
+ *	   1 and a multiple of 8 input channels, at least 16 (MobileNet's 24 are
+ *	   padded to 32, which costs less than reordering around those layers),
+ *	   into onnx_pg.nchwc Conv; an RGB stem (fewer than 8 channels) into one
+ *	   that reads its NCHW input as it is (nchw_input: padding 3 channels
+ *	   to 16 would multiply its work, and its output is the largest to
+ *	   reorder); and
  *	   every depthwise one (group = C = M) into onnx_pg.nchwc
  *	   DepthwiseConv, between a ReorderInput of its input (and of
  *	   FusedConv's Z) and a ReorderOutput of its output; an activation the
@@ -219,7 +221,8 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 				z = -1;
 	int64_t		m,
 				group;
-	bool		depthwise;
+	bool		depthwise,
+				stem;
 
 	if (!(fused || is_op(n, "", "Conv")) || n->n_outputs != 1 || n->outputs[0] < 0 ||
 		n->n_inputs < 2 || n->inputs[0] < 0)
@@ -227,10 +230,15 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	w = ox_node_const_input(g, n, 1);
 	if (!w || w->dtype != OX_FLOAT || w->rank != 4 || w->dims[0] < 1)
 		return OX_OK;
-	/* dense with 16k input channels, or depthwise (group = C = M) */
+	/*
+	 * Dense with 8k input channels (at least 16), depthwise (group = C =
+	 * M), or an RGB stem (fewer than 8 channels of a plain NCHW input),
+	 * which reads its input as it is.
+	 */
 	group = ox_attr_int(n, "group", 1);
 	depthwise = group > 1 && w->dims[1] == 1 && group == w->dims[0];
-	if (!depthwise && (group != 1 || w->dims[1] % 8 != 0 || w->dims[1] < 16))
+	stem = group == 1 && w->dims[1] < 8 && reorder_output_of(g, n->inputs[0]) < 0;
+	if (!depthwise && !stem && (group != 1 || w->dims[1] % 8 != 0 || w->dims[1] < 16))
 		return OX_OK;
 	if (fused && (!activation_supported(n) || n->n_inputs > 4))
 		return OX_OK;
@@ -245,7 +253,8 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 			return OX_OK;
 	}
 	m = w->dims[0];
-	if ((x = blocked_of(pc, g, g->nodes[k].inputs[0], st)) < 0)
+	x = g->nodes[k].inputs[0];
+	if (!stem && (x = blocked_of(pc, g, x, st)) < 0)
 		return st->code;
 	if (z >= 0 && (z = blocked_of(pc, g, z, st)) < 0)
 		return st->code;
@@ -256,6 +265,16 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n->op_type = depthwise ? "DepthwiseConv" : "Conv";
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
+	if (stem)
+	{
+		ox_attr		a;
+
+		memset(&a, 0, sizeof(a));
+		a.name = "nchw_input";
+		a.type = OX_ATTR_INT;
+		a.i = 1;
+		OX_TRY(ox_pass_set_attrs(pc, g, k, g->nodes[k].attrs, g->nodes[k].n_attrs, &a, 1, st));
+	}
 	return retarget_output(pc, g, k, m, st);
 }
 
