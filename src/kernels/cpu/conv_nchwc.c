@@ -523,30 +523,38 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 	snprintf(full, sizeof(full), "onnx_pg.nchwc %s", op);
 	if (!nn_nchwc_have_avx512(op, ctx->st))
 		return ctx->st->code;
-	if (nchw_input)
-	{
-		if (!x || x->dtype != OX_FLOAT || x->rank != 4 || x->dims[1] != c)
-			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-						   "onnx_pg.nchwc %s: X must be a float tensor [N, %lld, H, W]", op, (long long) c);
-	}
-	else
-		OX_TRY(nn_nchwc_check_blocked(op, "X", x, ctx->st));
 	if (!w || w->data != w_data)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: W must be the constant it was prepared with", op);
-	if (!nchw_input && x->dims[1] != cb)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: X has %lld channel blocks, W needs %lld",
-					   op, (long long) x->dims[1], (long long) cb);
-	if (b && (b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != m))
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: B must be a float tensor [%lld]",
-					   op, (long long) m);
-	memset(&fx, 0, sizeof(fx));
-	fx.dtype = OX_FLOAT;
-	fx.rank = 4;
-	fx.dims[0] = x->dims[0];
-	fx.dims[1] = c;
-	fx.dims[2] = x->dims[2];
-	fx.dims[3] = x->dims[3];
-	OX_TRY(nn_conv_check(win, group, full, &fx, w, NULL, cs, ctx->st));
+	if (nchw_input)
+	{
+		/*
+		 * A plain input is checked as the Conv this node replaced would
+		 * check it, with the same messages (a model's own mistakes read
+		 * the same at every optimization level).
+		 */
+		if (!x || x->dtype != OX_FLOAT || x->rank != 4)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: X must be a float tensor [N, C, H, W]", op);
+		OX_TRY(nn_conv_check(win, group, op, x, w, b, cs, ctx->st));
+	}
+	else
+	{
+		OX_TRY(nn_nchwc_check_blocked(op, "X", x, ctx->st));
+		if (x->dims[1] != cb)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: X has %lld channel blocks, W needs %lld",
+						   op, (long long) x->dims[1], (long long) cb);
+		if (b && (b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != m))
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: B must be a float tensor [%lld]",
+						   op, (long long) m);
+		/* the window, from the NCHW shape the blocks stand for */
+		memset(&fx, 0, sizeof(fx));
+		fx.dtype = OX_FLOAT;
+		fx.rank = 4;
+		fx.dims[0] = x->dims[0];
+		fx.dims[1] = c;
+		fx.dims[2] = x->dims[2];
+		fx.dims[3] = x->dims[3];
+		OX_TRY(nn_conv_check(win, group, full, &fx, w, NULL, cs, ctx->st));
+	}
 	dims[0] = x->dims[0];
 	dims[1] = (m + BLK - 1) / BLK;
 	dims[2] = cs->g.out[AH];
