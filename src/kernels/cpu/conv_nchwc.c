@@ -12,8 +12,8 @@
  * broadcasts its value at the 6 pixels straight from the input: no im2col,
  * no panel to pack, whatever the kernel size or stride.  The NCHW GEMM path
  * (conv_gemm.c) must copy its input into slivers for every layer and read
- * them from L2; a whole ResNet-50 1x1 layer ran at about 60% of the core's
- * peak there, and at 85-90% here.
+ * them from L2; chains of ResNet-50's 1x1 layers ran 2-11% faster here
+ * (interleaved A/B), and whole networks 5-10% (passes/layout_nchwc.c).
  *
  * Operators (domain onnx_pg.nchwc, engine-private: the pass adds them only
  * to sessions that run, never to graphs that are saved):
@@ -182,6 +182,7 @@ typedef struct nchwc_conv_state
 	float	   *w;				/* [og][cb][kh][kw][16 ic][nob x 16 oc] */
 	const void *w_data;			/* the constant's data the packing came from */
 	bool		nchw_input;		/* X is plain [N, C, H, W] (an RGB stem's input) */
+	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels */
 } nchwc_conv_state;
 
 static void
@@ -257,6 +258,21 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 		return ox_fail(pc->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: W is too large");
 	}
 	s->og_floats = (size_t) (s->cb * s->kh * s->kw * BLK) * MAX_NOB * BLK;
+	/*
+	 * A group's weights are read once per tile of 6 pixels; past
+	 * L1_WEIGHTS_MAX bytes (ResNet's 1x1 layers from 1024 channels, its 3x3
+	 * ones from 64) they come from L2 or further every time, so the input
+	 * blocks go in chunks whose weights stay in L1 across a task's pixels,
+	 * the partial sums kept in Y: ResNet-50's 1024->256 layers at 14x14 ran
+	 * 0.85x the time.
+	 */
+	{
+		int64_t		per_block = (int64_t) (s->og_floats / (size_t) s->cb * sizeof(float));
+
+		s->ic_chunk = s->cb * per_block > L1_WEIGHTS_MAX ? L1_WEIGHTS / per_block : s->cb;
+		if (s->ic_chunk < 1)
+			s->ic_chunk = 1;
+	}
 	if (!(s->w = ox_aligned_alloc(sizeof(float) * s->og_floats * (size_t) s->og)))
 	{
 		free(s);
@@ -290,7 +306,7 @@ typedef struct conv_job
 	const nchwc_conv_state *s;
 	const float *x;
 	const float *z;
-	const float *bias;			/* mb x 16, zero past M */
+	const float *bias;			/* og x 64, zero past M */
 	float	   *y;
 	int64_t		h,
 				w,
@@ -303,7 +319,6 @@ typedef struct conv_job
 				ph,
 				pw;
 	int64_t		chunks;			/* tasks per output row */
-	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels */
 	int64_t		ow_lo,
 				ow_hi;			/* outputs whose every horizontal tap is inside */
 } conv_job;
@@ -462,7 +477,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 		nn_nchwc_tap_range(iy, j->dh, s->kh, j->h, &ta.ky0, &ta.ky1);
 		ta.bias = j->bias + ob0 * BLK;
 		ta.last_mask = m_last >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << m_last) - 1);
-		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += j->ic_chunk)
+		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += s->ic_chunk)
 		for (int64_t ox = x0; ox < x1;)
 		{
 			int64_t		ix = ox * j->sw - j->pw;
@@ -487,7 +502,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 			ta.ix = ix;
 			ta.y = j->y + off * BLK;
 			ta.z = j->z ? j->z + off * BLK : NULL;
-			ta.icb1 = ta.icb0 + j->ic_chunk < s->cb ? ta.icb0 + j->ic_chunk : s->cb;
+			ta.icb1 = ta.icb0 + s->ic_chunk < s->cb ? ta.icb0 + s->ic_chunk : s->cb;
 			ta.first = ta.icb0 == 0;
 			ta.last = ta.icb1 == s->cb;
 			tiles[s->nchw_input][nob - 1][px - 1] (j, &ta);
@@ -618,21 +633,6 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 		j.h = j.oh = 1;
 	}
 	j.chunks = (j.ow + ROW_CHUNK - 1) / ROW_CHUNK;
-	/*
-	 * A group's weights are read once per tile of 6 pixels; past
-	 * L1_WEIGHTS_MAX bytes (ResNet's 1x1 layers from 1024 channels, its 3x3
-	 * ones from 64) they come from L2 or further every time, so the input
-	 * blocks go in chunks whose weights stay in L1 across the task's pixels,
-	 * the partial sums kept in Y: ResNet-50's 1024->256 layers at 14x14 ran
-	 * 0.85x the time.
-	 */
-	{
-		int64_t		per_block = s->kh * s->kw * BLK * MAX_NOB * BLK * (int64_t) sizeof(float);
-
-		j.ic_chunk = s->cb * per_block > L1_WEIGHTS_MAX ? L1_WEIGHTS / per_block : s->cb;
-		if (j.ic_chunk < 1)
-			j.ic_chunk = 1;
-	}
 	/* outputs whose taps 0 .. kw-1 all land inside the row */
 	nn_valid_range(j.ow, j.sw, -j.pw, j.w - (s->kw - 1) * j.dw, &j.ow_lo, &j.ow_hi);
 	ox_parallel_for(ctx, x->dims[0] * s->og * j.oh * j.chunks, 1, conv_task, &j);

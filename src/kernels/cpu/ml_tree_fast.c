@@ -313,8 +313,8 @@ build_masks(const ml_tree_ensemble *e, ml_tree_fast *f, ox_status *st)
 			f->mask_feature[(size_t) t * slots + i] = i < ni ? nd->feature : 0;
 		}
 	f->mask_slots = slots;
-	/* features 0..max_feature (0 when no branch reads one: the dummies read 0) */
-	f->mask_load = (uint16_t) ((1u << (e->max_feature + 1 > 0 ? e->max_feature + 1 : 1)) - 1);
+	/* features 0..max_feature (feature 0 when no branch reads one: the dummies read it) */
+	f->mask_load = (uint16_t) ((1u << (e->max_feature >= 0 ? e->max_feature + 1 : 1)) - 1);
 	return OX_OK;
 }
 

@@ -97,19 +97,8 @@ add_reorder(ox_pass_ctx *pc, ox_graph *g, const char *op, int in, int out, int64
 	int			k = ox_pass_add_node(pc, g, op, OX_NCHWC_DOMAIN, ox_model_unique_name(pc->model, "nchwc_reorder"),
 									 &in, 1, &out, 1, "layout_nchwc", st);
 
-	if (k < 0)
+	if (k < 0 || (channels > 0 && ox_pass_add_int_attr(pc, g, k, "channels", channels, st) != OX_OK))
 		return -1;
-	if (channels > 0)
-	{
-		ox_attr		a;
-
-		memset(&a, 0, sizeof(a));
-		a.name = "channels";
-		a.type = OX_ATTR_INT;
-		a.i = channels;
-		if (ox_pass_set_attrs(pc, g, k, NULL, 0, &a, 1, st) != OX_OK)
-			return -1;
-	}
 	g->values[out].producer = k;
 	g->values[out].producer_slot = 0;
 	return k;
@@ -266,15 +255,7 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
 	if (stem)
-	{
-		ox_attr		a;
-
-		memset(&a, 0, sizeof(a));
-		a.name = "nchw_input";
-		a.type = OX_ATTR_INT;
-		a.i = 1;
-		OX_TRY(ox_pass_set_attrs(pc, g, k, g->nodes[k].attrs, g->nodes[k].n_attrs, &a, 1, st));
-	}
+		OX_TRY(ox_pass_add_int_attr(pc, g, k, "nchw_input", 1, st));
 	return retarget_output(pc, g, k, m, st);
 }
 

@@ -221,19 +221,6 @@ retarget_output(ox_pass_ctx *pc, ox_graph *g, int k, int elem_from, ox_status *s
 	return OX_OK;
 }
 
-/* node k's attributes plus one int attribute */
-static ox_code
-add_int_attr(ox_pass_ctx *pc, ox_graph *g, int k, const char *name, int64_t value, ox_status *st)
-{
-	ox_attr		a;
-
-	memset(&a, 0, sizeof(a));
-	a.name = name;
-	a.type = OX_ATTR_INT;
-	a.i = value;
-	return ox_pass_set_attrs(pc, g, k, g->nodes[k].attrs, g->nodes[k].n_attrs, &a, 1, st);
-}
-
 /* step 1: a QLinearConv the channels-last kernel serves */
 static ox_code
 convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
@@ -256,7 +243,7 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n->inputs[0] = xt;
 	n->domain = MS_DOMAIN;
 	n->opset = 1;
-	OX_TRY(add_int_attr(pc, g, k, "channels_last", 1, st));
+	OX_TRY(ox_pass_add_int_attr(pc, g, k, "channels_last", 1, st));
 	/* y has the type of y_zero_point */
 	return retarget_output(pc, g, k, g->nodes[k].inputs[7] >= 0 ? g->nodes[k].inputs[7] : x, st);
 }

@@ -174,6 +174,18 @@ ox_pass_set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr *copy, i
 	return OX_OK;
 }
 
+ox_code
+ox_pass_add_int_attr(ox_pass_ctx *pc, ox_graph *g, int node, const char *name, int64_t value, ox_status *st)
+{
+	ox_attr		a;
+
+	memset(&a, 0, sizeof(a));
+	a.name = name;
+	a.type = OX_ATTR_INT;
+	a.i = value;
+	return ox_pass_set_attrs(pc, g, node, g->nodes[node].attrs, g->nodes[node].n_attrs, &a, 1, st);
+}
+
 const ox_tensor *
 ox_node_const_input(const ox_graph *g, const ox_node *n, int i)
 {

@@ -83,6 +83,9 @@ int			ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char 
 /* node's attributes := copy[0..n_copy) then extra[0..n_extra), in the model's arena */
 ox_code		ox_pass_set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr *copy, int n_copy,
 							  const ox_attr *extra, int n_extra, ox_status *st);
+/* node's attributes plus one int attribute */
+ox_code		ox_pass_add_int_attr(ox_pass_ctx *pc, ox_graph *g, int node, const char *name, int64_t value,
+								 ox_status *st);
 /* constant tensor behind node input i, or NULL */
 const ox_tensor *ox_node_const_input(const ox_graph *g, const ox_node *n, int i);
 
