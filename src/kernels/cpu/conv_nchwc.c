@@ -183,6 +183,7 @@ typedef struct nchwc_conv_state
 	const void *w_data;			/* the constant's data the packing came from */
 	bool		nchw_input;		/* X is plain [N, C, H, W] (an RGB stem's input) */
 	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels */
+	nn_nchwc_wino *wino;		/* 3x3 stride 1: Winograd's weights, and w is NULL */
 } nchwc_conv_state;
 
 static void
@@ -191,8 +192,20 @@ nchwc_conv_free(void *state)
 	nchwc_conv_state *s = state;
 
 	if (s)
+	{
 		ox_aligned_free(s->w);
+		nn_nchwc_winograd_free(s->wino);
+	}
 	free(s);
+}
+
+static bool
+all_ones(const int64_t *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] != 1)
+			return false;
+	return true;
 }
 
 static int64_t
@@ -258,6 +271,18 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 		return ox_fail(pc->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: W is too large");
 	}
 	s->og_floats = (size_t) (s->cb * s->kh * s->kw * BLK) * MAX_NOB * BLK;
+	/* 3x3 stride 1 (ResNet's): a third of the multiplies by Winograd's F(4x4, 3x3) */
+	if (s->kh == 3 && s->kw == 3 && !s->nchw_input && all_ones(s->win.strides, s->win.n_strides) &&
+		all_ones(s->win.dilations, s->win.n_dilations))
+	{
+		if (!(s->wino = nn_nchwc_winograd_pack(s->m, s->c, w->data, pc->st)))
+		{
+			free(s);
+			return pc->st->code;
+		}
+		pc->state = s;
+		return OX_OK;
+	}
 	/*
 	 * A group's weights are read once per tile of 6 pixels; past
 	 * L1_WEIGHTS_MAX bytes (ResNet's 1x1 layers from 1024 channels, its 3x3
@@ -608,6 +633,14 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 							   s->og * MAX_NOB * BLK, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
+	if (s->wino)
+	{
+		ox_code		rc = nn_nchwc_winograd_run(ctx, s->wino, &cs, x->data, z ? z->data : NULL, bias,
+											   &s->act, y->data);
+
+		free(bias);
+		return rc;
+	}
 
 	memset(&j, 0, sizeof(j));
 	j.s = s;

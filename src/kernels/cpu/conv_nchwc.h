@@ -57,6 +57,18 @@ ox_code		nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window
 								int64_t c, int64_t cb, int64_t m, const void *w_data, bool nchw_input,
 								int64_t bias_len, nn_conv_shape *cs, ox_tensor **y, float **bias);
 
+/*
+ * conv_nchwc_winograd.c: 3x3 stride-1 convolutions by F(4x4, 3x3), the
+ * transformed weights packed once per session from W [m, c, 3, 3] (which
+ * must outlive them: non-finite outputs are recomputed from it)
+ */
+typedef struct nn_nchwc_wino nn_nchwc_wino;
+nn_nchwc_wino *nn_nchwc_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st);
+void		nn_nchwc_winograd_free(nn_nchwc_wino *p);
+ox_code		nn_nchwc_winograd_run(ox_kernel_ctx *ctx, const nn_nchwc_wino *p, const nn_conv_shape *cs,
+								  const float *x, const float *z, const float *bias,
+								  const nn_activation *act, float *y);
+
 /* conv_nchwc_depthwise.c */
 ox_code		nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc);
 ox_code		nn_nchwc_depthwise_run(ox_kernel_ctx *ctx);

@@ -35,12 +35,13 @@
  * 3e-6 of the output's largest magnitude (the engine tests allow 1e-5).
  */
 #include "kernels/cpu/conv_fast.h"
+#include "kernels/cpu/winograd_f43.h"
 
 #include <immintrin.h>
 #include <string.h>
 
-#define WT 6					/* transform tile */
-#define WN 36					/* points of the transform domain */
+#define WT NN_WINO_T
+#define WN NN_WINO_N
 #define SLIVER 48				/* the micro-kernel's B width */
 #define WKC 160					/* reduction block (input channels) */
 /* V and M of one block together stay under this */
@@ -65,14 +66,6 @@ nn_winograd_applies(const nn_conv_shape *cs)
 nn_convw *
 nn_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st)
 {
-	static const double G[WT][3] = {
-		{1, 0, 0},
-		{-1.0 / 3, -1.0 / 3, -1.0 / 3},
-		{1.0 / 3, -1.0 / 3, 1.0 / 3},
-		{1.0 / 15, 2.0 / 15, 4.0 / 15},
-		{-16.0 / 15, 8.0 / 15, -4.0 / 15},
-		{0, 0, 1}
-	};
 	float	   *u = nn_scratch(ox_shape_numel(3, (int64_t[]) {WN, m, c}), sizeof(float), st, "Conv Winograd weights");
 	nn_convw   *p;
 
@@ -81,17 +74,11 @@ nn_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st)
 	for (int64_t mi = 0; mi < m; mi++)
 		for (int64_t ci = 0; ci < c; ci++)
 		{
-			const float *g = w + (mi * c + ci) * 9;
-			double		t[WT][3];
+			float		t[WN];
 
-			/* t = G g, then U = t G^T */
-			for (int i = 0; i < WT; i++)
-				for (int b = 0; b < 3; b++)
-					t[i][b] = G[i][0] * g[b] + G[i][1] * g[3 + b] + G[i][2] * g[6 + b];
-			for (int i = 0; i < WT; i++)
-				for (int l = 0; l < WT; l++)
-					u[((i * WT + l) * m + mi) * c + ci] =
-						(float) (t[i][0] * G[l][0] + t[i][1] * G[l][1] + t[i][2] * G[l][2]);
+			nn_wino_filter(w + (mi * c + ci) * 9, t);
+			for (int xi = 0; xi < WN; xi++)
+				u[(xi * m + mi) * c + ci] = t[xi];
 		}
 	p = nn_convw_pack(WN, WN * m, c, u, st);
 	ox_aligned_free(u);
@@ -156,42 +143,6 @@ interleave4(const __m512 *y, __m512 *o)
 	o[1] = _mm512_shuffle_f32x4(x0, x2, 0xDD);
 	o[2] = _mm512_shuffle_f32x4(x1, x3, 0x88);
 	o[3] = _mm512_shuffle_f32x4(x1, x3, 0xDD);
-}
-
-/* v = B^T d (six points) */
-__attribute__((target("avx512f,fma")))
-static inline void
-input_1d(const __m512 *d, __m512 *v)
-{
-	__m512		half = _mm512_set1_ps(0.5f),
-				one5 = _mm512_set1_ps(1.5f),
-				two = _mm512_set1_ps(2.0f),
-				two5 = _mm512_set1_ps(2.5f);
-	__m512		d13 = _mm512_sub_ps(d[1], d[3]),
-				d42 = _mm512_sub_ps(d[4], d[2]);
-
-	v[0] = _mm512_fmadd_ps(one5, d13, _mm512_fnmadd_ps(two, d[2], _mm512_add_ps(d[0], d[4])));
-	v[1] = _mm512_fnmadd_ps(half, d[3], _mm512_fnmadd_ps(two5, d[2], _mm512_sub_ps(d[4], d[1])));
-	v[2] = _mm512_fnmadd_ps(two5, d[3], _mm512_fmadd_ps(half, d[2], _mm512_add_ps(d[4], d[1])));
-	v[3] = _mm512_fnmadd_ps(half, d13, d42);
-	v[4] = _mm512_fmadd_ps(two, d13, d42);
-	v[5] = _mm512_fnmadd_ps(one5, _mm512_sub_ps(d[4], d[2]),
-							_mm512_fnmadd_ps(two, d[3], _mm512_add_ps(d[1], d[5])));
-}
-
-/* o = A^T m (six points to four) */
-__attribute__((target("avx512f,fma")))
-static inline void
-output_1d(const __m512 *m, __m512 *o)
-{
-	__m512		p12 = _mm512_add_ps(m[1], m[2]),
-				m12 = _mm512_sub_ps(m[1], m[2]);
-
-	o[0] = _mm512_add_ps(_mm512_add_ps(m[0], p12), _mm512_add_ps(m[3], m[4]));
-	o[1] = _mm512_fnmadd_ps(_mm512_set1_ps(0.5f), m[4], _mm512_fmadd_ps(_mm512_set1_ps(2.0f), m[3], m12));
-	o[2] = _mm512_fmadd_ps(_mm512_set1_ps(0.25f), m[4], _mm512_fmadd_ps(_mm512_set1_ps(4.0f), m[3], p12));
-	o[3] = _mm512_add_ps(_mm512_fnmadd_ps(_mm512_set1_ps(0.125f), m[4],
-										  _mm512_fmadd_ps(_mm512_set1_ps(8.0f), m[3], m12)), m[5]);
 }
 
 static inline __mmask16
@@ -269,7 +220,7 @@ input_transform(const wino_job *j, int64_t c, int64_t t0, int64_t t1, float *v, 
 
 			for (int i = 0; i < WT; i++)
 				d[i] = _mm512_loadu_ps(in + i * rw + col);
-			input_1d(d, o);
+			nn_wino_input_1d(d, o);
 			for (int i = 0; i < WT; i++)
 				_mm512_storeu_ps(u + i * rw + col, o[i]);
 		}
@@ -292,7 +243,7 @@ input_transform(const wino_job *j, int64_t c, int64_t t0, int64_t t1, float *v, 
 				deinterleave4(u + i * rw + 4 * tw0, d);
 				deinterleave4(u + i * rw + 4 * tw0 + 4, d + 4);
 				/* phases 4 and 5 are the next tile's 0 and 1 */
-				input_1d(d, o);
+				nn_wino_input_1d(d, o);
 				for (int l = 0; l < WT; l++)
 				{
 					float	   *dst = v + (((i * WT + l) * nsl + s) * cs->c + c) * SLIVER + col;
@@ -396,7 +347,7 @@ output_transform(const wino_job *j, int64_t mch, int64_t mrow, int64_t mrows, in
 
 				for (int l = 0; l < WT; l++)
 					mv[l] = _mm512_maskz_loadu_ps(m, mo + ((i * WT + l) * mrows + mrow) * ldm + tb);
-				output_1d(mv, p[i]);
+				nn_wino_output_1d(mv, p[i]);
 			}
 			for (int c4 = 0; c4 < 4; c4++)
 			{
@@ -405,7 +356,7 @@ output_transform(const wino_job *j, int64_t mch, int64_t mrow, int64_t mrows, in
 
 				for (int i = 0; i < WT; i++)
 					col[i] = p[i][c4];
-				output_1d(col, o);
+				nn_wino_output_1d(col, o);
 				for (int rr = 0; rr < 4; rr++)
 					q[rr][c4] = o[rr];
 			}

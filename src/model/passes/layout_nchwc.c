@@ -167,23 +167,26 @@ all_ones(const ox_node *n, const char *name)
 
 /*
  * Whether the blocked kernel is the faster one for this layer; the others
- * stay NCHW, their input and output reordered.  Not for 3x3 stride-1 layers
- * (conv_winograd*.c do a third of the multiplies: ResNet-50's 56x56 and
- * 28x28 ones ran 1.3x slower blocked), nor for 1x1 layers with output
- * planes of at most 64 pixels when the shape is known (conv_pixels.c reads
- * each weight once per call; the blocked tile reads the weights once per 6
- * pixels, and ResNet-50's 7x7 pointwise layers ran 1.3-1.5x slower
- * blocked; its 3x3 stride-2 layer into 7x7 ran 0.88x).
+ * stay NCHW, their input and output reordered.  Not for 3x3 stride-1
+ * layers with output planes under 400 pixels or of unknown size: the
+ * blocked kernel runs them by Winograd's F(4x4, 3x3) (as conv_winograd.c
+ * does ResNet-50's 56x56 and 28x28 ones), and smaller planes do better
+ * with conv_winograd2.c's F(2x2, 3x3) and conv_pixels.c.  Nor for 1x1
+ * layers with output planes of at most 64 pixels when the shape is known
+ * (conv_pixels.c reads each weight once per call; the blocked tile reads
+ * the weights once per 6 pixels, and ResNet-50's 7x7 pointwise layers ran
+ * 1.3-1.5x slower blocked; its 3x3 stride-2 layer into 7x7 ran 0.88x).
  */
 static bool
 blocked_pays(const ox_graph *g, const ox_node *n, const ox_tensor *w)
 {
 	const ox_type *yt = &g->values[n->outputs[0]].type;
+	int64_t		plane = yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
+		yt->dims[2].value > 0 && yt->dims[3].value > 0 ? yt->dims[2].value * yt->dims[3].value : -1;
 
 	if (w->dims[2] == 3 && w->dims[3] == 3 && all_ones(n, "strides") && all_ones(n, "dilations"))
-		return false;
-	if (w->dims[2] == 1 && w->dims[3] == 1 && yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
-		yt->dims[2].value > 0 && yt->dims[3].value > 0 && yt->dims[2].value * yt->dims[3].value <= 64)
+		return plane >= 400;
+	if (w->dims[2] == 1 && w->dims[3] == 1 && plane >= 0 && plane <= 64)
 		return false;
 	return true;
 }
