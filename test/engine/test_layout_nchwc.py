@@ -130,6 +130,8 @@ CONV_CASES = [
     # weights past L1: the input blocks in chunks, partial sums in Y, the epilogue once
     (2, 640, 80, 7, 7, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),        # 40 blocks in chunks of 8
     (1, 72, 40, 10, 9, 3, 2, [1, 1, 1, 1], 1, True, True, "Clip"),        # 3x3: one block per chunk, a partial one
+    (1, 128, 24, 40, 30, 3, 2, [1, 1, 1, 1], 1, True, True, "Relu"),      # tasks of several rows (two groups of 10)
+    (1, 528, 32, 20, 20, 1, 1, [0, 0, 0, 0], 1, True, False, "Relu"),     # a flattened plane in two chunks of 204 and 196
     # 3x3 stride 1 (dilation 1): Winograd's F(4x4, 3x3) on the blocks (conv_nchwc_winograd.c)
     (2, 24, 40, 21, 23, 3, 1, [1, 1, 1, 1], 1, True, True, "Relu"),       # partial tiles, C and M not multiples of 16
     (1, 16, 200, 9, 10, 3, 1, [0, 2, 1, 0], 1, True, False, "HardSigmoid"),  # asymmetric pads, 13 output blocks

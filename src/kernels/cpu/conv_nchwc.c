@@ -42,6 +42,7 @@
 #define TILE_PX 6				/* output pixels per register tile */
 #define MAX_NOB 4				/* output blocks per register tile */
 #define ROW_CHUNK 96			/* output pixels per task along a row */
+#define TASK_PX 256				/* the same, over rows, when weights are read in chunks */
 #define L1_WEIGHTS_MAX (128 << 10)	/* a group's weights past which input blocks are chunked */
 #define L1_WEIGHTS (32 << 10)	/* a chunk's weights */
 
@@ -343,7 +344,10 @@ typedef struct conv_job
 				dw,
 				ph,
 				pw;
-	int64_t		chunks;			/* tasks per output row */
+	int64_t		rows,			/* output rows per task */
+				row_groups,		/* tasks down the plane */
+				chunk_px,		/* output pixels per task along a row */
+				chunks;			/* tasks along a row */
 	int64_t		ow_lo,
 				ow_hi;			/* outputs whose every horizontal tap is inside */
 } conv_job;
@@ -477,7 +481,7 @@ static const tile_fn tiles[2][MAX_NOB][TILE_PX] = {
 	},
 };
 
-/* tasks (image, group, output row, chunk of the row) in [begin, end) */
+/* tasks (image, group, group of output rows, chunk of the rows) in [begin, end) */
 static void
 conv_task(void *arg, int64_t begin, int64_t end)
 {
@@ -487,51 +491,57 @@ conv_task(void *arg, int64_t begin, int64_t end)
 	for (int64_t t = begin; t < end; t++)
 	{
 		int64_t		chunk = t % j->chunks,
-					oy = (t / j->chunks) % j->oh,
-					g = (t / (j->chunks * j->oh)) % s->og,
-					n = t / (j->chunks * j->oh * s->og);
+					rg = (t / j->chunks) % j->row_groups,
+					g = (t / (j->chunks * j->row_groups)) % s->og,
+					n = t / (j->chunks * j->row_groups * s->og);
 		int64_t		nob = group_blocks(s, g),
 					ob0 = g * MAX_NOB;
-		int64_t		x0 = chunk * ROW_CHUNK,
-					x1 = x0 + ROW_CHUNK < j->ow ? x0 + ROW_CHUNK : j->ow;
-		int64_t		iy = oy * j->sh - j->ph;
+		int64_t		x0 = chunk * j->chunk_px,
+					x1 = x0 + j->chunk_px < j->ow ? x0 + j->chunk_px : j->ow,
+					oy0 = rg * j->rows,
+					oy1 = oy0 + j->rows < j->oh ? oy0 + j->rows : j->oh;
 		int64_t		m_last = s->m - (ob0 + nob - 1) * BLK;
 		tile_args	ta;
 
 		ta.w = s->w + g * s->og_floats;
-		nn_nchwc_tap_range(iy, j->dh, s->kh, j->h, &ta.ky0, &ta.ky1);
 		ta.bias = j->bias + ob0 * BLK;
 		ta.last_mask = m_last >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << m_last) - 1);
+		ta.x = j->x + n * (s->nchw_input ? s->c : s->cb * BLK) * j->h * j->w;
+		/* each chunk of input blocks over all the task's pixels while its weights are in L1 */
 		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += s->ic_chunk)
-		for (int64_t ox = x0; ox < x1;)
 		{
-			int64_t		ix = ox * j->sw - j->pw;
-			int64_t		px;
-			int64_t		off = ((n * s->mb + ob0) * j->oh + oy) * j->ow + ox;
-
-			if (ox >= j->ow_lo && ox < j->ow_hi)
-			{
-				int64_t		stop = x1 < j->ow_hi ? x1 : j->ow_hi;
-
-				px = stop - ox < TILE_PX ? stop - ox : TILE_PX;
-				ta.kx0 = 0;
-				ta.kx1 = s->kw;
-			}
-			else
-			{
-				px = 1;
-				nn_nchwc_tap_range(ix, j->dw, s->kw, j->w, &ta.kx0, &ta.kx1);
-			}
-			ta.x = j->x + n * (s->nchw_input ? s->c : s->cb * BLK) * j->h * j->w;
-			ta.iy = iy;
-			ta.ix = ix;
-			ta.y = j->y + off * BLK;
-			ta.z = j->z ? j->z + off * BLK : NULL;
 			ta.icb1 = ta.icb0 + s->ic_chunk < s->cb ? ta.icb0 + s->ic_chunk : s->cb;
 			ta.first = ta.icb0 == 0;
 			ta.last = ta.icb1 == s->cb;
-			tiles[s->nchw_input][nob - 1][px - 1] (j, &ta);
-			ox += px;
+			for (int64_t oy = oy0; oy < oy1; oy++)
+			{
+				ta.iy = oy * j->sh - j->ph;
+				nn_nchwc_tap_range(ta.iy, j->dh, s->kh, j->h, &ta.ky0, &ta.ky1);
+				for (int64_t ox = x0; ox < x1;)
+				{
+					int64_t		px;
+					int64_t		off = ((n * s->mb + ob0) * j->oh + oy) * j->ow + ox;
+
+					ta.ix = ox * j->sw - j->pw;
+					if (ox >= j->ow_lo && ox < j->ow_hi)
+					{
+						int64_t		stop = x1 < j->ow_hi ? x1 : j->ow_hi;
+
+						px = stop - ox < TILE_PX ? stop - ox : TILE_PX;
+						ta.kx0 = 0;
+						ta.kx1 = s->kw;
+					}
+					else
+					{
+						px = 1;
+						nn_nchwc_tap_range(ta.ix, j->dw, s->kw, j->w, &ta.kx0, &ta.kx1);
+					}
+					ta.y = j->y + off * BLK;
+					ta.z = j->z ? j->z + off * BLK : NULL;
+					tiles[s->nchw_input][nob - 1][px - 1] (j, &ta);
+					ox += px;
+				}
+			}
 		}
 	}
 }
@@ -665,10 +675,34 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 		j.w = j.ow = j.h * j.w;
 		j.h = j.oh = 1;
 	}
-	j.chunks = (j.ow + ROW_CHUNK - 1) / ROW_CHUNK;
+	/*
+	 * Tasks of rows cut in equal chunks (a short last one would read all
+	 * the weights for a few pixels).  Weights read in chunks of input
+	 * blocks (past L1_WEIGHTS_MAX) come from L2 or further once per task:
+	 * tasks then take longer rows and several of them, up to TASK_PX
+	 * pixels (ResNet-50's 1x1 layers from 1024 channels at 14x14: one task
+	 * per group instead of three; its 3x3 stride-2 layer into 7x7: one
+	 * instead of seven).
+	 */
+	{
+		bool		chunked = s->ic_chunk < s->cb;
+		int64_t		target = chunked ? TASK_PX : ROW_CHUNK;
+
+		j.chunks = (j.ow + target - 1) / target;
+		j.chunk_px = (j.ow + j.chunks - 1) / j.chunks;
+		j.chunk_px = (j.chunk_px + TILE_PX - 1) / TILE_PX * TILE_PX;
+		j.chunks = (j.ow + j.chunk_px - 1) / j.chunk_px;
+		j.rows = chunked && j.chunks == 1 ? TASK_PX / j.ow : 1;
+		if (j.rows < 1)
+			j.rows = 1;
+		if (j.rows > j.oh)
+			j.rows = j.oh;
+		j.row_groups = (j.oh + j.rows - 1) / j.rows;
+		j.rows = (j.oh + j.row_groups - 1) / j.row_groups;
+	}
 	/* outputs whose taps 0 .. kw-1 all land inside the row */
 	nn_valid_range(j.ow, j.sw, -j.pw, j.w - (s->kw - 1) * j.dw, &j.ow_lo, &j.ow_hi);
-	ox_parallel_for(ctx, x->dims[0] * s->og * j.oh * j.chunks, 1, conv_task, &j);
+	ox_parallel_for(ctx, x->dims[0] * s->og * j.row_groups * j.chunks, 1, conv_task, &j);
 	free(bias);
 	return OX_OK;
 }
