@@ -44,6 +44,9 @@
 #define ROW_CHUNK 96			/* output pixels per task along a row */
 #define TASK_PX 256				/* the same, over rows, when weights are read in chunks */
 #define L1_WEIGHTS_MAX (128 << 10)	/* a group's weights past which input blocks are chunked */
+/* ... and past which they are on planes of LARGE_PLANE pixels and more */
+#define L1_WEIGHTS_LARGE_PLANE (48 << 10)
+#define LARGE_PLANE 784
 #define L1_WEIGHTS (32 << 10)	/* a chunk's weights */
 
 /* ---- reorders ----------------------------------------------------------- */
@@ -183,7 +186,8 @@ typedef struct nchwc_conv_state
 	float	   *w;				/* [og][cb][kh][kw][16 ic][nob x 16 oc] */
 	const void *w_data;			/* the constant's data the packing came from */
 	bool		nchw_input;		/* X is plain [N, C, H, W] (an RGB stem's input) */
-	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels */
+	int64_t		group_bytes;	/* a group's packed weights */
+	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels, when chunked */
 	nn_nchwc_wino *wino;		/* 3x3 stride 1: Winograd's weights, and w is NULL */
 } nchwc_conv_state;
 
@@ -290,12 +294,17 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 	 * ones from 64) they come from L2 or further every time, so the input
 	 * blocks go in chunks whose weights stay in L1 across a task's pixels,
 	 * the partial sums kept in Y: ResNet-50's 1024->256 layers at 14x14 ran
-	 * 0.85x the time.
+	 * 0.85x the time.  Past L1_WEIGHTS_LARGE_PLANE on planes of
+	 * LARGE_PLANE pixels and more (chosen at run time): ResNet-50 0.97x,
+	 * its 1x1 layers from 256 and 512 channels at 56x56 and 28x28; on
+	 * smaller planes (MobileNet's 14x14) storing and reloading the partial
+	 * sums cost what the chunks saved.
 	 */
 	{
 		int64_t		per_block = (int64_t) (s->og_floats / (size_t) s->cb * sizeof(float));
 
-		s->ic_chunk = s->cb * per_block > L1_WEIGHTS_MAX ? L1_WEIGHTS / per_block : s->cb;
+		s->group_bytes = s->cb * per_block;
+		s->ic_chunk = L1_WEIGHTS / per_block;
 		if (s->ic_chunk < 1)
 			s->ic_chunk = 1;
 	}
@@ -344,6 +353,7 @@ typedef struct conv_job
 				dw,
 				ph,
 				pw;
+	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels */
 	int64_t		rows,			/* output rows per task */
 				row_groups,		/* tasks down the plane */
 				chunk_px,		/* output pixels per task along a row */
@@ -508,9 +518,9 @@ conv_task(void *arg, int64_t begin, int64_t end)
 		ta.last_mask = m_last >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << m_last) - 1);
 		ta.x = j->x + n * (s->nchw_input ? s->c : s->cb * BLK) * j->h * j->w;
 		/* each chunk of input blocks over all the task's pixels while its weights are in L1 */
-		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += s->ic_chunk)
+		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += j->ic_chunk)
 		{
-			ta.icb1 = ta.icb0 + s->ic_chunk < s->cb ? ta.icb0 + s->ic_chunk : s->cb;
+			ta.icb1 = ta.icb0 + j->ic_chunk < s->cb ? ta.icb0 + j->ic_chunk : s->cb;
 			ta.first = ta.icb0 == 0;
 			ta.last = ta.icb1 == s->cb;
 			for (int64_t oy = oy0; oy < oy1; oy++)
@@ -685,8 +695,19 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 	 * instead of seven).
 	 */
 	{
-		bool		chunked = s->ic_chunk < s->cb;
-		int64_t		target = chunked ? TASK_PX : ROW_CHUNK;
+		bool		chunked = s->group_bytes > L1_WEIGHTS_MAX ||
+			(s->group_bytes > L1_WEIGHTS_LARGE_PLANE && j.oh * j.ow >= LARGE_PLANE);
+		int64_t		target = chunked ? TASK_PX : ROW_CHUNK,
+					units = x->dims[0] * s->og,
+					want = 2 * (int64_t) ctx->nthreads;
+
+		/* but two tasks per thread where the pixels allow */
+		if (units * ((j.oh * j.ow + target - 1) / target) < want)
+		{
+			target = units * j.oh * j.ow / want;
+			if (target < TILE_PX)
+				target = TILE_PX;
+		}
 
 		j.chunks = (j.ow + target - 1) / target;
 		j.chunk_px = (j.ow + j.chunks - 1) / j.chunks;
@@ -699,6 +720,7 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 			j.rows = j.oh;
 		j.row_groups = (j.oh + j.rows - 1) / j.rows;
 		j.rows = (j.oh + j.row_groups - 1) / j.row_groups;
+		j.ic_chunk = chunked ? s->ic_chunk : s->cb;
 	}
 	/* outputs whose taps 0 .. kw-1 all land inside the row */
 	nn_valid_range(j.ow, j.sw, -j.pw, j.w - (s->kw - 1) * j.dw, &j.ow_lo, &j.ow_hi);
