@@ -491,6 +491,41 @@ static const tile_fn tiles[2][MAX_NOB][TILE_PX] = {
 	},
 };
 
+/*
+ * The weights the pass after this one reads first (the task's next chunk
+ * of input blocks, or the first of the next task's group when that is
+ * another group or they are chunked): *lines cache lines from *at, or 0.
+ * A pass brings them into L2 over its tiles; without that, the first tile
+ * of each pass stalls on them (ResNet-50's 1x1 layers from 1024 channels
+ * ran 16% slower with cold weights than with warm ones).
+ */
+static void
+next_weights(const conv_job *j, int64_t t, int64_t end, int64_t g, int64_t icb1, const float **at,
+			 int64_t *lines)
+{
+	const nchwc_conv_state *s = j->s;
+	int64_t		ng = g,
+				from = icb1,
+				to;
+	int64_t		per_block;
+
+	*at = NULL;
+	*lines = 0;
+	if (icb1 >= s->cb)
+	{
+		if (t + 1 >= end)
+			return;
+		ng = ((t + 1) / (j->chunks * j->row_groups)) % s->og;
+		if (ng == g && j->ic_chunk >= s->cb)
+			return;				/* the same weights, still in cache */
+		from = 0;
+	}
+	to = from + j->ic_chunk < s->cb ? from + j->ic_chunk : s->cb;
+	per_block = s->kh * s->kw * BLK * group_blocks(s, ng) * BLK;
+	*at = s->w + ng * s->og_floats + from * per_block;
+	*lines = (to - from) * per_block / 16;
+}
+
 /* tasks (image, group, group of output rows, chunk of the rows) in [begin, end) */
 static void
 conv_task(void *arg, int64_t begin, int64_t end)
@@ -520,9 +555,16 @@ conv_task(void *arg, int64_t begin, int64_t end)
 		/* each chunk of input blocks over all the task's pixels while its weights are in L1 */
 		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += j->ic_chunk)
 		{
+			const float *pf;
+			int64_t		pf_lines,
+						pf_step;
+
 			ta.icb1 = ta.icb0 + j->ic_chunk < s->cb ? ta.icb0 + j->ic_chunk : s->cb;
 			ta.first = ta.icb0 == 0;
 			ta.last = ta.icb1 == s->cb;
+			next_weights(j, t, end, g, ta.icb1, &pf, &pf_lines);
+			pf_step = (pf_lines + (oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX) - 1) /
+				((oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX));
 			for (int64_t oy = oy0; oy < oy1; oy++)
 			{
 				ta.iy = oy * j->sh - j->ph;
@@ -548,6 +590,8 @@ conv_task(void *arg, int64_t begin, int64_t end)
 					}
 					ta.y = j->y + off * BLK;
 					ta.z = j->z ? j->z + off * BLK : NULL;
+					for (int64_t i = 0; i < pf_step && pf_lines > 0; i++, pf_lines--, pf += 16)
+						_mm_prefetch((const char *) pf, _MM_HINT_T1);
 					tiles[s->nchw_input][nob - 1][px - 1] (j, &ta);
 					ox += px;
 				}

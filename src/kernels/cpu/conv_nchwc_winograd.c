@@ -384,11 +384,17 @@ wino_task(void *arg, int64_t begin, int64_t end)
 				const float *u = p->u + (g * WN + xi) * cp * NS;
 				const float *vx = v + xi * nt * cp;
 				float	   *mx = m + xi * nt * NS;
+				/* the next point's weights (they follow these) into L2 over these tiles */
+				const float *pf = u + cp * NS;
+				int64_t		pf_lines = g * WN + xi + 1 < p->og * WN ? cp * NS / 16 : 0,
+							pf_step = (pf_lines + (nt + TPX - 1) / TPX - 1) / ((nt + TPX - 1) / TPX);
 
 				for (int64_t tl = 0; tl < nt; tl += TPX)
 				{
 					int			px = (int) (nt - tl < TPX ? nt - tl : TPX);
 
+					for (int64_t i = 0; i < pf_step && pf_lines > 0; i++, pf_lines--, pf += 16)
+						_mm_prefetch((const char *) pf, _MM_HINT_T1);
 					products[nb - 1][px - 1] (vx + tl * cp, u, cp, mx + tl * NS);
 				}
 			}
