@@ -59,8 +59,9 @@ def categories(model):
     return cat
 
 
-def ort_node_times(model_bytes, model, feeds, threads, runs):
-    """onnxruntime's minimum kernel time per original node name (ms)"""
+def ort_node_times(model_bytes, model, feeds, threads, runs, between=None):
+    """onnxruntime's minimum kernel time per original node name (ms); between() runs
+    after each of its runs (the other engine's, so that both see the same minutes)"""
     producer = {o: n for n in model.graph.node for o in n.output}
 
     def owner(tensor):
@@ -75,8 +76,10 @@ def ort_node_times(model_bytes, model, feeds, threads, runs):
     with tempfile.TemporaryDirectory() as tmp:
         so.profile_file_prefix = os.path.join(tmp, "ort")
         sess = ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
-        for _ in range(runs + 5):
+        for i in range(runs + 5):
             sess.run(None, feeds)
+            if between is not None and i >= 5:
+                between()
         events = json.load(open(sess.end_profiling()))
     per = defaultdict(list)
     for e in events:
@@ -86,6 +89,39 @@ def ort_node_times(model_bytes, model, feeds, threads, runs):
     for name, durs in per.items():
         times[owner(name)] += min(durs)
     return times
+
+
+def compare(model_name, threads=1, batch=1, runs=25):
+    """both engines node by node on a bench model: {"categories": [(category, nodes,
+    onnxruntime ms, onnx_pg ms)] largest loss first, "nodes": [(category, onnxruntime ms,
+    onnx_pg ms, name)], "missing": [names onnxruntime has no time for]}"""
+    model_bytes = open(R.model_path(model_name), "rb").read()
+    model = onnx.load_from_string(model_bytes)
+    feeds = R.make_inputs(R.ort_session(model_bytes, 1), model_name, batch)
+
+    import oxengine as ox
+    sess = ox.Session(model_bytes, threads=threads)
+    for _ in range(5):
+        sess.run(feeds)
+    profiles = []
+    theirs = ort_node_times(model_bytes, model, feeds, threads, runs,
+                            between=lambda: profiles.append(sess.profile(feeds)))
+    ours = [(row[0], min(p[i][2] for p in profiles)) for i, row in enumerate(profiles[0])]
+    cat = categories(model)
+    for name, _ in ours:
+        if name.startswith("nchwc_reorder"):
+            cat[name] = "layout reorders"
+
+    summed = defaultdict(lambda: [0, 0.0, 0.0])
+    for name, ms in ours:
+        c = summed[cat.get(name, name)]
+        c[0] += 1
+        c[1] += theirs.get(name, 0.0)
+        c[2] += ms
+    rows = sorted(((c, n, a, b) for c, (n, a, b) in summed.items()), key=lambda r: -(r[3] - r[2]))
+    return {"categories": rows,
+            "nodes": [(cat.get(name, name), theirs.get(name, 0.0), ms, name) for name, ms in ours],
+            "missing": [name for name, _ in ours if name not in theirs]}
 
 
 def main():
@@ -98,40 +134,21 @@ def main():
     args = ap.parse_args()
 
     R.pin(args.threads)
-    model_bytes = open(R.model_path(args.model), "rb").read()
-    model = onnx.load_from_string(model_bytes)
-    feeds = R.make_inputs(R.ort_session(model_bytes, 1), args.model, args.batch)
-
-    import oxengine as ox
-    sess = ox.Session(model_bytes, threads=args.threads)
-    for _ in range(5):
-        sess.run(feeds)
-    profiles = [sess.profile(feeds) for _ in range(args.runs)]
-    ours = [(row[0], min(p[i][2] for p in profiles)) for i, row in enumerate(profiles[0])]
-    theirs = ort_node_times(model_bytes, model, feeds, args.threads, args.runs)
-    cat = categories(model)
-
-    summed = defaultdict(lambda: [0.0, 0.0, 0])
-    missing = []
-    for name, ms in ours:
-        if name not in theirs:
-            missing.append(name)
-        c = summed[cat.get(name, name)]
-        c[0] += theirs.get(name, 0.0)
-        c[1] += ms
-        c[2] += 1
+    res = compare(args.model, args.threads, args.batch, args.runs)
     print(f"{args.model} batch {args.batch}, {args.threads} thread(s), minimum of {args.runs} runs per node (ms)")
     print(f"{'category':20s} {'nodes':>5s} {'onnxruntime':>11s} {'onnx_pg':>8s} {'diff':>8s} {'ratio':>6s}")
-    for c, (a, b, n) in sorted(summed.items(), key=lambda kv: -(kv[1][1] - kv[1][0])):
+    for c, n, a, b in res["categories"]:
         print(f"{c:20s} {n:5d} {a:11.3f} {b:8.3f} {b - a:+8.3f} {b / a if a else float('nan'):6.2f}")
-    total_a = sum(v[0] for v in summed.values())
-    total_b = sum(v[1] for v in summed.values())
-    print(f"{'total':20s} {len(ours):5d} {total_a:11.3f} {total_b:8.3f} {total_b - total_a:+8.3f} {total_b / total_a:6.2f}")
-    if missing:
-        print(f"no onnxruntime time for {len(missing)} node(s) (fused away there?): {', '.join(missing[:5])}")
+    total_a = sum(r[2] for r in res["categories"])
+    total_b = sum(r[3] for r in res["categories"])
+    print(f"{'total':20s} {len(res['nodes']):5d} {total_a:11.3f} {total_b:8.3f} {total_b - total_a:+8.3f} "
+          f"{total_b / total_a:6.2f}")
+    if res["missing"]:
+        print(f"no onnxruntime time for {len(res['missing'])} node(s) (fused away there?): "
+              f"{', '.join(res['missing'][:5])}")
     if args.nodes:
-        for name, ms in ours:
-            print(f"{cat.get(name, name):20s} onnxruntime {theirs.get(name, 0.0):7.3f} onnx_pg {ms:7.3f}  {name}")
+        for c, a, b, name in res["nodes"]:
+            print(f"{c:20s} onnxruntime {a:7.3f} onnx_pg {b:7.3f}  {name}")
 
 
 if __name__ == "__main__":

@@ -566,6 +566,98 @@ def target_for(name, batch):
     return 0.5 if (name in ("iris_rf", "mlp") and batch == 1) else 1.0
 
 
+# models whose misses are explained node by node (bench/nodes.py), and the
+# memory-bound one explained by its weights against the core's L2
+WHY_NODE_MODELS = ("resnet50", "mobilenet_v2", "encoder")
+
+
+def unmet_rows(rows):
+    return [r for r in rows if r.get("ratio") is not None and r["ratio"] > target_for(r["model"], r["batch"])]
+
+
+def l2_per_core(info):
+    """bytes of L2 per core from lscpu's "4 MiB (2 instances)", or None"""
+    m = re.match(r"([\d.]+)\s*([KMG])i?B?(?:\s*\((\d+) instances?\))?", info["lscpu"].get("L2 cache", ""))
+    if not m:
+        return None
+    size = float(m.group(1)) * {"K": 2**10, "M": 2**20, "G": 2**30}[m.group(2)]
+    return int(size / int(m.group(3) or 1))
+
+
+def float_weight_bytes(model_bytes):
+    import onnx
+    return sum(4 * int(np.prod(t.dims)) for t in onnx.load_from_string(model_bytes).graph.initializer
+               if t.data_type == 1)
+
+
+def explain_misses(res, runs):
+    """what the report says about each model with a row that misses its target"""
+    why = {}
+    for name in sorted({r["model"] for r in unmet_rows(res["rows"])}):
+        if name in WHY_NODE_MODELS:
+            import nodes
+            pin(1)
+            c = nodes.compare(name, 1, 1, runs)
+            why[name] = {"kind": "nodes", "runs": runs, "categories": c["categories"]}
+        elif name == "mlp":
+            with open(model_path(name), "rb") as f:
+                why[name] = {"kind": "weights", "weight_bytes": float_weight_bytes(f.read()),
+                             "l2_bytes": l2_per_core(res["machine"])}
+    return why
+
+
+def write_misses(res, L):
+    """the section of the report on the rows that miss their target, and why"""
+    miss = unmet_rows(res["rows"])
+    if not miss:
+        return
+    why = res.get("why", {})
+    L.append("## Targets not met, and why")
+    L.append("")
+    for r in miss:
+        L.append("- %s batch %d, %d thread(s): %.2f against %.1f" % (
+            r["model"], r["batch"], r["threads"], r["ratio"], target_for(r["model"], r["batch"])))
+    L.append("")
+    for name, w in why.items():
+        if w["kind"] == "nodes":
+            cats = w["categories"]
+            a = sum(c[2] for c in cats)
+            b = sum(c[3] for c in cats)
+            loss = [c for c in cats if c[3] - c[2] > 0.005][:5]
+            gain = sorted((c for c in cats if c[2] - c[3] > 0.005), key=lambda c: c[3] - c[2])[:3]
+            fmt = lambda c: "%s (%d node%s) %+.2f ms%s" % (  # noqa: E731
+                c[0], c[1], "s" if c[1] > 1 else "", c[3] - c[2],
+                ", %.2fx" % (c[3] / c[2]) if c[2] else ", no onnxruntime counterpart")
+            L.append("**%s**, node by node inside the network at batch 1 and 1 thread (`bench/nodes.py`: each "
+                     "node's minimum over %d runs, onnxruntime's from its own profiler, matched by node name; "
+                     "Conv nodes grouped by kernel, stride and input plane): %.2f ms in onnx_pg's nodes against "
+                     "%.2f ms in onnxruntime's (%.2fx). It loses most in %s; it wins most in %s. What the nodes "
+                     "do not cover (the executor's work between them) makes up the rest of the difference to "
+                     "the ratio above." % (
+                         name, w["runs"], b, a, b / a if a else float("nan"),
+                         "; ".join(fmt(c) for c in loss) or "nothing",
+                         "; ".join(fmt(c) for c in gain) or "nothing"))
+            L.append("")
+        elif w["kind"] == "weights":
+            rows = [r for r in res["rows"] if r["model"] == name and r["batch"] == 1 and r["threads"] == 1
+                    and r.get("ox")]
+            per_call = rows[0]["ox"]["cpu_median"] if rows else None
+            goal = rows[0]["ort"]["cpu_median"] * target_for(name, 1) if rows else None
+            L.append("**%s** at batch 1 is bound by reading its weights: a call makes one multiply-add per "
+                     "weight and streams all %.1f MB of them, more than one core's L2 (%s), so most come from "
+                     "L3 at every call; onnx_pg's %s per call reads them at %.0f GB/s, and the target (%s, "
+                     "%.1f x onnxruntime's time) would take %.0f GB/s. At 2 threads the CPU time adds the "
+                     "second thread's wake-up and its wait between the three layers (read the wall ratio "
+                     "there too)." % (
+                         name, w["weight_bytes"] / 1e6,
+                         "%.1f MB" % (w["l2_bytes"] / 2**20) if w.get("l2_bytes") else "unknown",
+                         fmt_t(per_call) if per_call else "?",
+                         w["weight_bytes"] / per_call / 1e9 if per_call else float("nan"),
+                         fmt_t(goal) if goal else "?", target_for(name, 1),
+                         w["weight_bytes"] / goal / 1e9 if goal else float("nan")))
+            L.append("")
+
+
 def write_svg(rows, path):
     """Horizontal bars of log2(onnx_pg / onnxruntime) per model/batch, one bar per thread count."""
     good = [r for r in rows if r.get("ratio")]
@@ -698,6 +790,7 @@ def write_markdown(res, path, svg_name):
     met = [r for r in rows if r.get("ratio") is not None and r["ratio"] <= target_for(r["model"], r["batch"])]
     L.append("Latency targets met: %d of %d rows." % (len(met), len(rows)))
     L.append("")
+    write_misses(res, L)
 
     L.append("## Session creation and memory")
     L.append("")
@@ -1096,6 +1189,7 @@ def main():
                     res["memory"][key][eng] = m
                 log("%-13s b%-5d memory: onnx_pg %s, onnxruntime %s" % (
                     name, b, json.dumps(res["memory"][key]["ox"]), json.dumps(res["memory"][key]["ort"])))
+    res["why"] = explain_misses(res, 5 if cfg.quick else 15)
     pin(os.cpu_count() or 1)
     res["elapsed_s"] = time.time() - t_start
 
