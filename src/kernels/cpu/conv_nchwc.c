@@ -545,7 +545,8 @@ conv_task(void *arg, int64_t begin, int64_t end)
 					x1 = x0 + j->chunk_px < j->ow ? x0 + j->chunk_px : j->ow,
 					oy0 = rg * j->rows,
 					oy1 = oy0 + j->rows < j->oh ? oy0 + j->rows : j->oh;
-		int64_t		m_last = s->m - (ob0 + nob - 1) * BLK;
+		int64_t		m_last = s->m - (ob0 + nob - 1) * BLK,
+					pass_tiles = (oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX);
 		tile_args	ta;
 
 		ta.w = s->w + g * s->og_floats;
@@ -563,8 +564,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 			ta.first = ta.icb0 == 0;
 			ta.last = ta.icb1 == s->cb;
 			next_weights(j, t, end, g, ta.icb1, &pf, &pf_lines);
-			pf_step = (pf_lines + (oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX) - 1) /
-				((oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX));
+			pf_step = (pf_lines + pass_tiles - 1) / pass_tiles;
 			for (int64_t oy = oy0; oy < oy1; oy++)
 			{
 				ta.iy = oy * j->sh - j->ph;
@@ -757,7 +757,7 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 		j.chunk_px = (j.ow + j.chunks - 1) / j.chunks;
 		j.chunk_px = (j.chunk_px + TILE_PX - 1) / TILE_PX * TILE_PX;
 		j.chunks = (j.ow + j.chunk_px - 1) / j.chunk_px;
-		j.rows = chunked && j.chunks == 1 ? TASK_PX / j.ow : 1;
+		j.rows = chunked && j.chunks == 1 ? target / j.ow : 1;
 		if (j.rows < 1)
 			j.rows = 1;
 		if (j.rows > j.oh)
