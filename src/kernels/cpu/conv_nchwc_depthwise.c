@@ -9,8 +9,8 @@
  * and back out of: here every tap of every output is one FMA on a full
  * vector, with no transposes at all.  Outputs go 8 pixels of a row at a
  * time (8 accumulators, each tap's weight vector loaded once for the 8);
- * pixels whose taps leave the row are done one by one with the taps that
- * are inside.  Bias, Z and the activation are applied before the store,
+ * groups with pixels whose taps leave the row skip those taps pixel by
+ * pixel.  Bias, Z and the activation are applied before the store,
  * and lanes past C are stored as zeros.
  */
 #include "kernels/cpu/conv_nchwc.h"
@@ -96,15 +96,136 @@ typedef struct dw_job
 				ow_hi;			/* outputs whose every horizontal tap is inside */
 } dw_job;
 
-/* one output pixel (or DW_PX of them from ox) of row oy, block b */
-__attribute__((target("avx512f,fma")))
-static inline void
-dw_finish(const dw_job *j, __m512 v, int64_t b, int64_t off, __mmask16 keep)
+/*
+ * What a row's outputs get before the store: the block's bias, Z when
+ * there is one, and the activation.  None, Relu and Clip (MobileNet's
+ * Relu6) are one max and one min against vectors made once per row; the
+ * comparisons keep nn_act_avx512's NaN behaviour (max(lo, v) and min(hi,
+ * v) return v when v is NaN), and -inf/+inf bounds leave every value as
+ * it is.
+ */
+typedef struct dw_epilogue
 {
-	v = _mm512_add_ps(v, _mm512_loadu_ps(j->bias + b * BLK));
+	__m512		bias,
+				lo,
+				hi;
+	bool		clamp;			/* the activation is the max/min pair */
+	__mmask16	keep;			/* lanes inside C */
+} dw_epilogue;
+
+__attribute__((target("avx512f")))
+static inline void
+dw_epilogue_init(dw_epilogue *e, const dw_job *j, int64_t b)
+{
+	const nn_activation *act = &j->s->act;
+	int64_t		left = j->s->c - b * BLK;
+
+	e->bias = _mm512_loadu_ps(j->bias + b * BLK);
+	e->clamp = act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU || act->kind == NN_ACT_CLIP;
+	e->lo = _mm512_set1_ps(act->kind == NN_ACT_RELU ? 0.0f : act->kind == NN_ACT_CLIP ? act->p0 : -INFINITY);
+	e->hi = _mm512_set1_ps(act->kind == NN_ACT_CLIP ? act->p1 : INFINITY);
+	e->keep = left >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << left) - 1);
+}
+
+/* output pixel off (flat over [N * CB, OH, OW]) from its sum v */
+__attribute__((target("avx512f")))
+static inline void
+dw_finish(const dw_job *j, const dw_epilogue *e, __m512 v, int64_t off)
+{
+	v = _mm512_add_ps(v, e->bias);
 	if (j->z)
 		v = _mm512_add_ps(v, _mm512_loadu_ps(j->z + off * BLK));
-	_mm512_storeu_ps(j->y + off * BLK, _mm512_maskz_mov_ps(keep, nn_act_avx512(&j->s->act, v)));
+	if (e->clamp)
+		v = _mm512_min_ps(e->hi, _mm512_max_ps(e->lo, v));
+	else
+		v = nn_act_avx512(&j->s->act, v);
+	_mm512_storeu_ps(j->y + off * BLK, _mm512_maskz_mov_ps(e->keep, v));
+}
+
+/*
+ * Groups of DW_PX outputs from ox, every tap of rows [ky0, ky1) inside:
+ * each tap's weight vector loaded once per group, 8 FMAs on it.  Inlined
+ * with kw = 3 for the 3x3 layers, whose taps then unroll and whose 9
+ * weight vectors stay in registers over the row.
+ */
+__attribute__((target("avx512f,fma")))
+static inline __attribute__((always_inline)) void
+dw_groups(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
+		  int64_t ky1, const int64_t kw, int64_t ox, int64_t groups, int64_t off)
+{
+	const nn_geom *g = j->g;
+	int64_t		w = g->in[AW],
+				sw = g->s[AW],
+				dh = g->d[AH],
+				dw = g->d[AW];
+
+	for (int64_t q = 0; q < groups; q++, ox += DW_PX, off += DW_PX)
+	{
+		int64_t		ix = ox * sw - g->pb[AW];
+		__m512		acc[DW_PX];
+
+		for (int p = 0; p < DW_PX; p++)
+			acc[p] = _mm512_setzero_ps();
+		for (int64_t ky = ky0; ky < ky1; ky++)
+		{
+			const float *xr = xp + ((iy + ky * dh) * w + ix) * BLK;
+
+#pragma GCC unroll 4
+			for (int64_t kx = 0; kx < kw; kx++)
+			{
+				__m512		wv = _mm512_load_ps(wb + (ky * kw + kx) * BLK);
+				const float *xq = xr + kx * dw * BLK;
+
+#pragma GCC unroll 8
+				for (int p = 0; p < DW_PX; p++)
+					acc[p] = _mm512_fmadd_ps(_mm512_loadu_ps(xq + p * sw * BLK), wv, acc[p]);
+			}
+		}
+		for (int p = 0; p < DW_PX; p++)
+			dw_finish(j, e, acc[p], off + p);
+	}
+}
+
+/*
+ * The n <= DW_PX outputs from ox where some taps leave the row (its ends,
+ * or a row shorter than DW_PX): the same accumulators, each pixel skipping
+ * the taps outside.  Done one pixel at a time with one accumulator, these
+ * waited on each FMA's latency: the 7 pixels of a 7x7 plane, and 8 of
+ * every 56, ran 3-4x slower than the full groups.
+ */
+__attribute__((target("avx512f,fma")))
+static void
+dw_edge(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
+		int64_t ky1, int64_t ox, int64_t n, int64_t off)
+{
+	const nn_geom *g = j->g;
+	int64_t		w = g->in[AW],
+				sw = g->s[AW],
+				dh = g->d[AH],
+				dw = g->d[AW],
+				kw = j->s->kw,
+				ix = ox * sw - g->pb[AW];
+	__m512		acc[DW_PX];
+
+	for (int p = 0; p < DW_PX; p++)
+		acc[p] = _mm512_setzero_ps();
+	for (int64_t ky = ky0; ky < ky1; ky++)
+	{
+		const float *xr = xp + (iy + ky * dh) * w * BLK;
+
+		for (int64_t kx = 0; kx < kw; kx++)
+		{
+			__m512		wv = _mm512_load_ps(wb + (ky * kw + kx) * BLK);
+			int64_t		at = ix + kx * dw;
+
+#pragma GCC unroll 8
+			for (int p = 0; p < DW_PX; p++)
+				if (p < n && (uint64_t) (at + p * sw) < (uint64_t) w)
+					acc[p] = _mm512_fmadd_ps(_mm512_loadu_ps(xr + (at + p * sw) * BLK), wv, acc[p]);
+		}
+	}
+	for (int p = 0; p < n; p++)
+		dw_finish(j, e, acc[p], off + p);
 }
 
 /* rows (image, block, output row) in [begin, end) */
@@ -118,10 +239,7 @@ dw_task(void *arg, int64_t begin, int64_t end)
 	int64_t		h = g->in[AH],
 				w = g->in[AW],
 				oh = g->out[AH],
-				ow = g->out[AW],
-				sw = g->s[AW],
-				dh = g->d[AH],
-				dw = g->d[AW];
+				ow = g->out[AW];
 
 	for (int64_t t = begin; t < end; t++)
 	{
@@ -133,52 +251,30 @@ dw_task(void *arg, int64_t begin, int64_t end)
 		int64_t		iy = oy * g->s[AH] - g->pb[AH];
 		int64_t		ky0,
 					ky1;
-		int64_t		left = s->c - b * BLK;
-		__mmask16	keep = left >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << left) - 1);
+		dw_epilogue e;
 
-		nn_nchwc_tap_range(iy, dh, s->kh, h, &ky0, &ky1);
+		dw_epilogue_init(&e, j, b);
+		nn_nchwc_tap_range(iy, g->d[AH], s->kh, h, &ky0, &ky1);
 		for (int64_t ox = 0; ox < ow;)
 		{
-			int64_t		ix = ox * sw - g->pb[AW];
 			int64_t		off = (plane * oh + oy) * ow + ox;
 
 			if (ox >= j->ow_lo && ox + DW_PX <= j->ow_hi)
 			{
-				__m512		acc[DW_PX];
+				int64_t		groups = (j->ow_hi - ox) / DW_PX;
 
-				for (int p = 0; p < DW_PX; p++)
-					acc[p] = _mm512_setzero_ps();
-				for (int64_t ky = ky0; ky < ky1; ky++)
-				{
-					const float *xr = xp + ((iy + ky * dh) * w + ix) * BLK;
-
-					for (int64_t kx = 0; kx < s->kw; kx++)
-					{
-						__m512		wv = _mm512_load_ps(wb + (ky * s->kw + kx) * BLK);
-						const float *xq = xr + kx * dw * BLK;
-
-#pragma GCC unroll 8
-						for (int p = 0; p < DW_PX; p++)
-							acc[p] = _mm512_fmadd_ps(_mm512_loadu_ps(xq + p * sw * BLK), wv, acc[p]);
-					}
-				}
-				for (int p = 0; p < DW_PX; p++)
-					dw_finish(j, acc[p], b, off + p, keep);
-				ox += DW_PX;
+				if (s->kh == 3 && s->kw == 3 && ky0 == 0 && ky1 == 3)
+					dw_groups(j, &e, xp, wb, iy, 0, 3, 3, ox, groups, off);
+				else
+					dw_groups(j, &e, xp, wb, iy, ky0, ky1, s->kw, ox, groups, off);
+				ox += groups * DW_PX;
 			}
 			else
 			{
-				int64_t		kx0,
-							kx1;
-				__m512		acc = _mm512_setzero_ps();
+				int64_t		n = ow - ox < DW_PX ? ow - ox : DW_PX;
 
-				nn_nchwc_tap_range(ix, dw, s->kw, w, &kx0, &kx1);
-				for (int64_t ky = ky0; ky < ky1; ky++)
-					for (int64_t kx = kx0; kx < kx1; kx++)
-						acc = _mm512_fmadd_ps(_mm512_loadu_ps(xp + ((iy + ky * dh) * w + ix + kx * dw) * BLK),
-											  _mm512_load_ps(wb + (ky * s->kw + kx) * BLK), acc);
-				dw_finish(j, acc, b, off, keep);
-				ox++;
+				dw_edge(j, &e, xp, wb, iy, ky0, ky1, ox, n, off);
+				ox += n;
 			}
 		}
 	}
