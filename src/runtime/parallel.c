@@ -42,22 +42,40 @@
 /* how long a worker spins for the next loop of a run before it sleeps */
 #define OX_SPIN_NS 2000000
 
+/*
+ * A loop handed to the workers.  Chunks are claimed without a lock: the
+ * ticket holds the job's generation (high 32 bits) and the next unclaimed
+ * index (low 32 bits; jobs of more indices than that run in the caller),
+ * and a claim is a compare-and-swap on it.  The caller writes fn, arg, n
+ * and chunk before it publishes a new generation in the ticket and only
+ * after every chunk of the previous job is done, so a claim that succeeds
+ * proves that the fields its thread read after seeing that generation are
+ * the job's.  Finished chunks add their indices to `done`; the caller
+ * waits for it to reach what was claimed.
+ *
+ * Claims were made under the pool's mutex before: with two threads and
+ * loops of short chunks the mutex was contended, and a contended mutex
+ * sleeps in the kernel.  A 64-index loop of 2 us took 7 us on two threads,
+ * MobileNet-v2's small layers at 2 threads ran 1.5x faster instead of 2x.
+ */
 typedef struct pool_job
 {
 	ox_range_fn fn;
 	void	   *arg;
 	int64_t		n;
 	int64_t		chunk;
-	int64_t		next;			/* next unclaimed index, under lock */
-	int			active;			/* workers still inside the job */
-	uint64_t	generation;
+	uint64_t	ticket;			/* generation << 32 | next unclaimed index */
+	int64_t		done;			/* indices whose chunks have finished */
 } pool_job;
 
 typedef struct thread_pool
 {
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	pthread_cond_t done;
+	pthread_mutex_t lock;		/* for sleeping and waking only */
+	pthread_cond_t wake;		/* workers: a new job */
+	pthread_cond_t done;		/* the caller: the job's chunks are done */
+	int			sleepers;		/* workers waiting on wake */
+	int			caller_waits;	/* the caller waits on done */
+	pthread_mutex_t call;		/* held by the thread whose loop the pool runs */
 	pthread_t	threads[OX_MAX_THREADS];
 	int			n_threads;		/* workers, not counting the caller */
 	pool_job	job;
@@ -65,6 +83,9 @@ typedef struct thread_pool
 } thread_pool;
 
 static thread_pool *pool;
+
+/* set in the pool's workers: a loop inside a chunk runs in that thread */
+static __thread bool in_worker;
 
 /* runs in progress that keep the workers spinning between loops */
 static int	hot_runs;
@@ -90,91 +111,109 @@ spin_expired(unsigned turn, int64_t start)
 	return (turn & 1023) == 0 && now_ns() - start > OX_SPIN_NS;
 }
 
+static inline uint32_t
+ticket_generation(uint64_t t)
+{
+	return (uint32_t) (t >> 32);
+}
+
 /*
- * Without the lock: wait for a job newer than `seen` while a run is hot,
- * for at most OX_SPIN_NS.  Returns whether one came.
+ * Claim the next chunk of generation gen: [*begin, *end), or false when the
+ * job is another one or has no chunk left.
  */
 static bool
-spin_for_job(thread_pool *p, uint64_t seen)
+claim(pool_job *job, uint32_t gen, int64_t n, int64_t chunk, int64_t *begin, int64_t *end)
 {
-	int64_t		start = now_ns();
+	uint64_t	t = __atomic_load_n(&job->ticket, __ATOMIC_ACQUIRE);
 
-	for (unsigned i = 1;; i++)
+	for (;;)
 	{
-		if (__atomic_load_n(&p->job.generation, __ATOMIC_ACQUIRE) != seen)
+		int64_t		next = (int64_t) (uint32_t) t;
+		int64_t		stop;
+
+		if (ticket_generation(t) != gen || next >= n)
+			return false;
+		stop = next + chunk < n ? next + chunk : n;
+		if (__atomic_compare_exchange_n(&job->ticket, &t, ((uint64_t) gen << 32) | (uint64_t) stop, true,
+										__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		{
+			*begin = next;
+			*end = stop;
 			return true;
-		if (__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) <= 0)
-			return false;
-		if (spin_expired(i, start))
-			return false;
-		_mm_pause();
+		}
 	}
 }
 
-/* Without the lock: wait for the job's chunks to be done, briefly */
+/*
+ * Chunk [b, e) finished: wake a caller that sleeps on the job (it counts
+ * itself, then looks at done; this adds to done, then looks for it).
+ */
 static void
-spin_for_done(thread_pool *p)
+chunk_done(thread_pool *p, int64_t b, int64_t e)
+{
+	__atomic_add_fetch(&p->job.done, e - b, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&p->caller_waits, __ATOMIC_SEQ_CST))
+	{
+		pthread_mutex_lock(&p->lock);
+		pthread_cond_signal(&p->done);
+		pthread_mutex_unlock(&p->lock);
+	}
+}
+
+/*
+ * A worker's wait for a generation other than `seen`: spinning while a run
+ * is hot, for at most OX_SPIN_NS, then asleep.  Returns the ticket it saw.
+ */
+static uint64_t
+wait_for_job(thread_pool *p, uint32_t seen)
 {
 	int64_t		start = now_ns();
+	uint64_t	t;
 
 	for (unsigned i = 1;; i++)
 	{
-		if (__atomic_load_n(&p->job.active, __ATOMIC_ACQUIRE) <= 0 &&
-			__atomic_load_n(&p->job.next, __ATOMIC_ACQUIRE) >= p->job.n)
-			return;
-		if (spin_expired(i, start))
-			return;
+		t = __atomic_load_n(&p->job.ticket, __ATOMIC_ACQUIRE);
+		if (ticket_generation(t) != seen)
+			return t;
+		if (__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) <= 0 || spin_expired(i, start))
+			break;
 		_mm_pause();
 	}
-}
-
-static bool
-claim(pool_job *job, int64_t *begin, int64_t *end)
-{
-	if (job->next >= job->n)
-		return false;
-	*begin = job->next;
-	*end = job->next + job->chunk < job->n ? job->next + job->chunk : job->n;
-	__atomic_store_n(&job->next, *end, __ATOMIC_RELEASE);
-	return true;
+	pthread_mutex_lock(&p->lock);
+	/* the caller publishes, then looks for sleepers; this one counts itself, then looks */
+	__atomic_add_fetch(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+	while (ticket_generation(t = __atomic_load_n(&p->job.ticket, __ATOMIC_SEQ_CST)) == seen)
+		pthread_cond_wait(&p->wake, &p->lock);
+	__atomic_sub_fetch(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_unlock(&p->lock);
+	return t;
 }
 
 static void *
 worker_main(void *arg)
 {
 	thread_pool *p = arg;
-	uint64_t	seen = 0;
+	uint32_t	seen = 0;
 
-	pthread_mutex_lock(&p->lock);
+	in_worker = true;
 	for (;;)
 	{
-		int64_t		b,
+		uint64_t	t = wait_for_job(p, seen);
+		uint32_t	gen = ticket_generation(t);
+		/* read after the generation was seen; a successful claim vouches for them */
+		ox_range_fn fn = __atomic_load_n(&p->job.fn, __ATOMIC_RELAXED);
+		void	   *fa = __atomic_load_n(&p->job.arg, __ATOMIC_RELAXED);
+		int64_t		n = __atomic_load_n(&p->job.n, __ATOMIC_RELAXED),
+					chunk = __atomic_load_n(&p->job.chunk, __ATOMIC_RELAXED),
+					b,
 					e;
 
-		while (p->job.generation == seen)
+		seen = gen;
+		while (claim(&p->job, gen, n, chunk, &b, &e))
 		{
-			bool		came = false;
-
-			if (__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) > 0)
-			{
-				pthread_mutex_unlock(&p->lock);
-				came = spin_for_job(p, seen);
-				pthread_mutex_lock(&p->lock);
-			}
-			if (!came && p->job.generation == seen)
-				pthread_cond_wait(&p->wake, &p->lock);
+			fn(fa, b, e);
+			chunk_done(p, b, e);
 		}
-		seen = p->job.generation;
-		__atomic_store_n(&p->job.active, p->job.active + 1, __ATOMIC_RELEASE);
-		while (claim(&p->job, &b, &e))
-		{
-			pthread_mutex_unlock(&p->lock);
-			p->job.fn(p->job.arg, b, e);
-			pthread_mutex_lock(&p->lock);
-		}
-		__atomic_store_n(&p->job.active, p->job.active - 1, __ATOMIC_RELEASE);
-		if (p->job.active == 0)
-			pthread_cond_signal(&p->done);
 	}
 	return NULL;
 }
@@ -194,6 +233,7 @@ get_pool(int want_workers)
 		pthread_mutex_init(&pool->lock, NULL);
 		pthread_cond_init(&pool->wake, NULL);
 		pthread_cond_init(&pool->done, NULL);
+		pthread_mutex_init(&pool->call, NULL);
 		pool->owner = getpid();
 	}
 	pthread_mutex_lock(&pool->lock);
@@ -253,7 +293,10 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	bool		polled = ctx && ctx->should_abort && ox_kernel_current() == ctx;
 	thread_pool *p;
 	int64_t		b,
-				e;
+				e,
+				chunk,
+				claimed;
+	uint32_t	gen;
 
 	if (n <= 0)
 		return;
@@ -262,7 +305,13 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 		return;
 	if (min_chunk < 1)
 		min_chunk = 1;
-	if (threads <= 1 || n <= min_chunk || !(p = get_pool(threads - 1)) || p->n_threads == 0)
+	/*
+	 * One thread: asked for, too little work, no pool, a loop inside a
+	 * worker's chunk, more indices than a ticket holds, or another thread's
+	 * loop in the pool (two sessions run from two threads).
+	 */
+	if (threads <= 1 || n <= min_chunk || in_worker || n > (int64_t) UINT32_MAX - 1 ||
+		!(p = get_pool(threads - 1)) || p->n_threads == 0 || pthread_mutex_trylock(&p->call) != 0)
 	{
 		if (polled && n > min_chunk)
 			serial_polled(ctx, n, min_chunk, fn, arg);
@@ -270,46 +319,63 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 			fn(arg, 0, n);
 		return;
 	}
-	pthread_mutex_lock(&p->lock);
-	p->job.fn = fn;
-	p->job.arg = arg;
-	p->job.n = n;
-	/* a few chunks per thread balance uneven work without much locking */
-	p->job.chunk = (n + threads * 4 - 1) / (threads * 4);
+	/* a few chunks per thread balance uneven work */
+	chunk = (n + threads * 4 - 1) / (threads * 4);
 	/* ... and a polled loop has enough of them that a cancel waits little */
-	if (polled && p->job.chunk > (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS)
-		p->job.chunk = (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS;
-	if (p->job.chunk < min_chunk)
-		p->job.chunk = min_chunk;
-	p->job.next = 0;
-	p->job.active = 1;			/* the caller */
-	/* spinning workers read the generation without the lock */
-	__atomic_store_n(&p->job.generation, p->job.generation + 1, __ATOMIC_RELEASE);
-	pthread_cond_broadcast(&p->wake);
-	while (claim(&p->job, &b, &e))
+	if (polled && chunk > (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS)
+		chunk = (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS;
+	if (chunk < min_chunk)
+		chunk = min_chunk;
+	gen = ticket_generation(__atomic_load_n(&p->job.ticket, __ATOMIC_RELAXED)) + 1;
+	__atomic_store_n(&p->job.fn, fn, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->job.arg, arg, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->job.n, n, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->job.chunk, chunk, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->job.done, 0, __ATOMIC_RELAXED);
+	/* publish; then wake the workers that sleep (wait_for_job's other half) */
+	__atomic_store_n(&p->job.ticket, (uint64_t) gen << 32, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0)
 	{
-		bool		stop;
-
-		pthread_mutex_unlock(&p->lock);
-		fn(arg, b, e);
-		stop = polled && ox_kernel_should_abort(ctx);
 		pthread_mutex_lock(&p->lock);
-		if (stop)
+		pthread_cond_broadcast(&p->wake);
+		pthread_mutex_unlock(&p->lock);
+	}
+	claimed = n;
+	while (claim(&p->job, gen, n, chunk, &b, &e))
+	{
+		fn(arg, b, e);
+		chunk_done(p, b, e);
+		if (polled && ox_kernel_should_abort(ctx))
 		{
 			/* nobody claims another chunk; running ones finish */
-			__atomic_store_n(&p->job.next, p->job.n, __ATOMIC_RELEASE);
+			uint64_t	t = __atomic_exchange_n(&p->job.ticket, ((uint64_t) gen << 32) | (uint64_t) n,
+												__ATOMIC_ACQ_REL);
+			int64_t		next = (int64_t) (uint32_t) t;
+
+			claimed = next < n ? next : n;
 			break;
 		}
 	}
-	__atomic_store_n(&p->job.active, p->job.active - 1, __ATOMIC_RELEASE);
-	if ((p->job.active > 0 || p->job.next < p->job.n) &&
-		__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) > 0)
+	/* the workers' last chunks: spin while a run is hot, for a while, then sleep */
 	{
-		pthread_mutex_unlock(&p->lock);
-		spin_for_done(p);
-		pthread_mutex_lock(&p->lock);
+		int64_t		start = now_ns();
+		bool		hot = __atomic_load_n(&hot_runs, __ATOMIC_RELAXED) > 0;
+
+		for (unsigned i = 1; __atomic_load_n(&p->job.done, __ATOMIC_ACQUIRE) < claimed; i++)
+		{
+			if (!hot || spin_expired(i, start))
+			{
+				pthread_mutex_lock(&p->lock);
+				__atomic_store_n(&p->caller_waits, 1, __ATOMIC_SEQ_CST);
+				while (__atomic_load_n(&p->job.done, __ATOMIC_SEQ_CST) < claimed)
+					pthread_cond_wait(&p->done, &p->lock);
+				__atomic_store_n(&p->caller_waits, 0, __ATOMIC_SEQ_CST);
+				pthread_mutex_unlock(&p->lock);
+				break;
+			}
+			_mm_pause();
+		}
 	}
-	while (p->job.active > 0 || p->job.next < p->job.n)
-		pthread_cond_wait(&p->done, &p->lock);
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->call);
 }
+
