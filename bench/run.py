@@ -237,8 +237,9 @@ def machine_peak(info, fma_units, threads_list, measure=True):
 
     lanes: 16 with avx512f, 8 with avx2+fma. The clock is measured per thread count by bench/peak.c
     (the turbo clock the cores actually run at); without it, the largest of lscpu's "CPU max MHz"
-    and /proc/cpuinfo's "cpu MHz" (the nominal clock under KVM). FMA units: `fma_units`
-    (2 on Xeon Scalable Gold/Platinum), cross-checked against peak.c's measured FMA throughput."""
+    and /proc/cpuinfo's "cpu MHz" (the nominal clock under KVM). FMA units: `fma_units` when
+    given, else the measured FMA throughput per cycle rounded to whole 512-bit FMAs (2 on Xeon Scalable
+    Gold/Platinum; 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves)."""
     lscpu = info["lscpu"]
     clocks = [info.get("cpuinfo_mhz") or 0.0]
     for key in ("CPU max MHz", "CPU MHz"):
@@ -249,8 +250,16 @@ def machine_peak(info, fma_units, threads_list, measure=True):
     nominal = max(clocks)
     flags = set(info["flags"])
     lanes = 16 if "avx512f" in flags else 8 if "avx2" in flags and "fma" in flags else 4
-    per_cycle = lanes * 2 * fma_units
     measured = measure_peak(threads_list) if measure and "avx512f" in flags else {}
+    fma_source = "given"
+    if fma_units is None:
+        one = measured.get(min(threads_list)) if measured else None
+        if one:
+            fma_units = max(1, int(round(one["fma_gflops"] / min(threads_list) / one["ghz"] / (lanes * 2))))
+            fma_source = "measured"
+        else:
+            fma_units, fma_source = 2, "assumed"
+    per_cycle = lanes * 2 * fma_units
     by_threads = {}
     for t in threads_list:
         mhz = measured[t]["ghz"] * 1e3 if t in measured else nominal
@@ -258,7 +267,8 @@ def machine_peak(info, fma_units, threads_list, measure=True):
                          "measured_fma_gflops": measured.get(t, {}).get("fma_gflops"),
                          "measured_flops_per_cycle": (measured[t]["fma_gflops"] / t / measured[t]["ghz"])
                          if t in measured else None}
-    return {"nominal_mhz": nominal, "lanes": lanes, "fma_units": fma_units, "flops_per_cycle": per_cycle,
+    return {"nominal_mhz": nominal, "lanes": lanes, "fma_units": fma_units, "fma_source": fma_source,
+            "flops_per_cycle": per_cycle,
             "clock_source": "bench/peak.c (imul chain)" if measured else "nominal (lscpu / /proc/cpuinfo)",
             "by_threads": by_threads}
 
@@ -838,13 +848,20 @@ def write_markdown(res, path, svg_name):
              "busy machine perturbs less than wall time (at 2 threads it also counts idle or spinning "
              "worker time, so it is lower than at 1).")
     L.append("")
+    units_why = {
+        "measured": "the 512-bit FMAs per cycle the measured throughput below shows, rounded: 2 on Xeon "
+                    "Scalable Gold/Platinum, 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves",
+        "given": "as given by --fma-units",
+        "assumed": "assumed, as on Xeon Scalable Gold/Platinum (no measurement)",
+    }[pk.get("fma_source", "given")]
     L.append("Peak = cores x clock x FLOPs/cycle. FLOPs/cycle = %d fp32 lanes (AVX-512: `avx512f` in "
-             "/proc/cpuinfo) x 2 (fused multiply-add) x %d FMA units per core (Xeon Scalable Gold/Platinum) "
+             "/proc/cpuinfo) x 2 (fused multiply-add) x %d FMA units per core (%s) "
              "= **%d**. Clock: %s. /proc/cpuinfo says `cpu MHz %.0f` and lscpu shows no \"CPU max MHz\" under "
              "KVM, but the cores run at a turbo clock above that nominal value, which bench/peak.c measures "
              "with a chain of dependent `imul` (3 cycles each) over thread CPU time; the same program's "
-             "12-chain `vfmadd231ps zmm` loop measures the FMA throughput that cross-checks FLOPs/cycle."
-             % (pk["lanes"], pk["fma_units"], pk["flops_per_cycle"], pk["clock_source"], pk["nominal_mhz"]))
+             "12-chain `vfmadd231ps zmm` loop measures the FMA throughput."
+             % (pk["lanes"], pk["fma_units"], units_why, pk["flops_per_cycle"], pk["clock_source"],
+                pk["nominal_mhz"]))
     L.append("")
     L.append("| threads (cores) | clock | peak = cores x clock x %d | measured AVX-512 FMA throughput | "
              "measured FLOPs/cycle/core |" % pk["flops_per_cycle"])
@@ -1021,7 +1038,8 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "performance.md"))
     ap.add_argument("--json", default=os.path.join(HERE, "results", "latest.json"))
     ap.add_argument("--budget", type=float, help="seconds of timed repetitions per row")
-    ap.add_argument("--fma-units", type=int, default=2, help="AVX-512 FMA units per core for the peak (default 2)")
+    ap.add_argument("--fma-units", type=int,
+                    help="512-bit FMAs per cycle per core for the peak (default: from the measured throughput)")
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--no-memory", action="store_true", help="skip the peak-RSS child processes")
     ap.add_argument("--wait-quiet", type=float, default=20.0,
