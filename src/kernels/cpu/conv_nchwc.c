@@ -388,10 +388,27 @@ typedef struct tile_args
  * epilogue, stored.  NOB and PX are constants in each instantiation, and
  * so is NCHW: a blocked input (a channel's value at stride 1 in its
  * pixel's 16), or a plain NCHW one (nchw_input: an RGB stem's 3 channels,
- * a plane apart).  Only the channels there are are read: the last block
+ * a plane apart; RGB's 3 unrolled).  Only the channels there are are read: the last block
  * of MobileNet-v2's 24 channels holds 8 (its 24 -> 144 layers ran 0.82x
  * the time reading 8 instead of 16).
  */
+/* the tile's products with input channel ic at one tap (inside DEFINE_TILE) */
+#define TILE_CHANNEL(NOB, PX, ic) \
+	do { \
+		__m512		wv[NOB]; \
+		_Pragma("GCC unroll 4") \
+		for (int o = 0; o < NOB; o++) \
+			wv[o] = _mm512_load_ps(wp + (ic) * ns + o * BLK); \
+		_Pragma("GCC unroll 6") \
+		for (int p = 0; p < PX; p++) \
+		{ \
+			__m512		xv = _mm512_set1_ps(xp[p * xps + (ic) * xch]); \
+			_Pragma("GCC unroll 4") \
+			for (int o = 0; o < NOB; o++) \
+				acc[o][p] = _mm512_fmadd_ps(xv, wv[o], acc[o][p]); \
+		} \
+	} while (0)
+
 #define DEFINE_TILE(NAME, NOB, PX, NCHW) \
 __attribute__((target("avx512f,fma"))) \
 static void \
@@ -421,21 +438,17 @@ NAME(const conv_job *j, const tile_args *t) \
 				const float *xp = xb + (t->iy + ky * j->dh) * xrow + (t->ix + kx * j->dw) * xpix; \
 				const float *wp = wb + (ky * s->kw + kx) * BLK * ns; \
 				const int	nic = (int) (s->c - icb * BLK < BLK ? s->c - icb * BLK : BLK); \
-				_Pragma("GCC unroll 2") \
-				for (int ic = 0; ic < nic; ic++) \
+				if (NCHW && nic == 3) \
 				{ \
-					__m512		wv[NOB]; \
-					_Pragma("GCC unroll 4") \
-					for (int o = 0; o < NOB; o++) \
-						wv[o] = _mm512_load_ps(wp + ic * ns + o * BLK); \
-					_Pragma("GCC unroll 6") \
-					for (int p = 0; p < PX; p++) \
-					{ \
-						__m512		xv = _mm512_set1_ps(xp[p * xps + ic * xch]); \
-						_Pragma("GCC unroll 4") \
-						for (int o = 0; o < NOB; o++) \
-							acc[o][p] = _mm512_fmadd_ps(xv, wv[o], acc[o][p]); \
-					} \
+					TILE_CHANNEL(NOB, PX, 0); \
+					TILE_CHANNEL(NOB, PX, 1); \
+					TILE_CHANNEL(NOB, PX, 2); \
+				} \
+				else \
+				{ \
+					_Pragma("GCC unroll 2") \
+					for (int ic = 0; ic < nic; ic++) \
+						TILE_CHANNEL(NOB, PX, ic); \
 				} \
 			} \
 	} \
