@@ -31,6 +31,7 @@
 #include "kernels/cpu/fused_act.h"
 
 #include <immintrin.h>
+#include <math.h>
 
 typedef enum nn_isa
 {
@@ -244,6 +245,20 @@ nn_transpose16(__m512 r[16])
 		r[8 + e] = _mm512_shuffle_f32x4(v0, v2, 0xDD);
 		r[12 + e] = _mm512_shuffle_f32x4(v1, v3, 0xDD);
 	}
+}
+
+/*
+ * Whether the activation is a clamp to [*lo, *hi] (None: -inf..+inf, Relu:
+ * 0..+inf, Clip), which an epilogue can apply as max(lo, v) then min(hi, v)
+ * with bounds made once: the same results as nn_act_avx512, NaN included
+ * (max(lo, NaN) and min(hi, NaN) return the NaN).
+ */
+static inline bool
+nn_act_as_clamp(const nn_activation *act, float *lo, float *hi)
+{
+	*lo = act->kind == NN_ACT_RELU ? 0.0f : act->kind == NN_ACT_CLIP ? act->p0 : -INFINITY;
+	*hi = act->kind == NN_ACT_CLIP ? act->p1 : INFINITY;
+	return act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU || act->kind == NN_ACT_CLIP;
 }
 
 /*

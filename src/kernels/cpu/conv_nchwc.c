@@ -383,15 +383,6 @@ typedef struct tile_args
 	__mmask16	last_mask;		/* lanes of the group's last block that are channels */
 } tile_args;
 
-/*
- * acc[ob][p] = sum over input channels and taps of x * w, then the
- * epilogue, stored.  NOB and PX are constants in each instantiation, and
- * so is NCHW: a blocked input (a channel's value at stride 1 in its
- * pixel's 16), or a plain NCHW one (nchw_input: an RGB stem's 3 channels,
- * a plane apart; RGB's 3 unrolled).  Only the channels there are are read: the last block
- * of MobileNet-v2's 24 channels holds 8 (its 24 -> 144 layers ran 0.82x
- * the time reading 8 instead of 16).
- */
 /* the tile's products with input channel ic at one tap (inside DEFINE_TILE) */
 #define TILE_CHANNEL(NOB, PX, ic) \
 	do { \
@@ -409,6 +400,15 @@ typedef struct tile_args
 		} \
 	} while (0)
 
+/*
+ * acc[ob][p] = sum over input channels and taps of x * w, then the
+ * epilogue, stored.  NOB and PX are constants in each instantiation, and
+ * so is NCHW: a blocked input (a channel's value at stride 1 in its
+ * pixel's 16), or a plain NCHW one (nchw_input: an RGB stem's 3 channels,
+ * a plane apart, unrolled).  Only the channels that exist are read: the
+ * last block of MobileNet-v2's 24 channels holds 8 (its 24 -> 144 layers
+ * ran 0.82x the time reading 8 instead of 16).
+ */
 #define DEFINE_TILE(NAME, NOB, PX, NCHW) \
 __attribute__((target("avx512f,fma"))) \
 static void \

@@ -99,10 +99,8 @@ typedef struct dw_job
 /*
  * What a row's outputs get before the store: the block's bias, Z when
  * there is one, and the activation.  None, Relu and Clip (MobileNet's
- * Relu6) are one max and one min against vectors made once per row; the
- * comparisons keep nn_act_avx512's NaN behaviour (max(lo, v) and min(hi,
- * v) return v when v is NaN), and -inf/+inf bounds leave every value as
- * it is.
+ * Relu6) are one max and one min against bounds made once per row
+ * (nn_act_as_clamp).
  */
 typedef struct dw_epilogue
 {
@@ -117,13 +115,14 @@ __attribute__((target("avx512f")))
 static inline void
 dw_epilogue_init(dw_epilogue *e, const dw_job *j, int64_t b)
 {
-	const nn_activation *act = &j->s->act;
 	int64_t		left = j->s->c - b * BLK;
+	float		lo,
+				hi;
 
 	e->bias = _mm512_loadu_ps(j->bias + b * BLK);
-	e->clamp = act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU || act->kind == NN_ACT_CLIP;
-	e->lo = _mm512_set1_ps(act->kind == NN_ACT_RELU ? 0.0f : act->kind == NN_ACT_CLIP ? act->p0 : -INFINITY);
-	e->hi = _mm512_set1_ps(act->kind == NN_ACT_CLIP ? act->p1 : INFINITY);
+	e->clamp = nn_act_as_clamp(&j->s->act, &lo, &hi);
+	e->lo = _mm512_set1_ps(lo);
+	e->hi = _mm512_set1_ps(hi);
 	e->keep = left >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << left) - 1);
 }
 
