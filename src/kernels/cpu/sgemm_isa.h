@@ -48,9 +48,12 @@ extern const ox_sgemm_isa_desc ox_sgemm_isa_avx2;
  */
 int64_t		ox_sgemm_pack_a12_avx512(const float *A, int64_t lda, int64_t rows, int64_t kc, float *dst);
 
-/* out[n - n0] = dot(x, row n of B) for n in [n0, n1); rows ldb apart, length K */
+/*
+ * out[n - n0] = dot(x, row n of B) for n in [n0, n1); rows ldb apart, length K.
+ * one_stream: one row at a time (for a B that comes from memory, see there).
+ */
 void		ox_sgemm_dots_avx512(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
-								 int64_t n1, float *out);
+								 int64_t n1, bool one_stream, float *out);
 void		ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
 							   int64_t n1, float *out);
 /* out[n - n0] = sum_k x[k] * B[k * ldb + n] for n in [n0, n1) */
