@@ -331,7 +331,7 @@ build_graph(ox_model *m, scope *sc, const Onnx__GraphProto *gp, ox_status *st)
 		if (sparse)
 			OX_TRY(ox_tensor_from_sparse_proto(t, gp->sparse_initializer[i - gp->n_initializer], name, st));
 		else
-			OX_TRY(ox_tensor_from_proto(t, gp->initializer[i], name, st));
+			OX_TRY(ox_tensor_take_from_proto(t, gp->initializer[i], true, name, st));
 		g->values[id].init = t;
 		if (g->values[id].type.kind == OX_TYPE_UNKNOWN || g->values[id].type.rank < 0)
 			ox_type_from_tensor(m, &g->values[id].type, t);
@@ -495,7 +495,7 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 	}
 	if (ox_proto_check_wire(bytes, len, &onnx__model_proto__descriptor, OX_MAX_PROTO_DEPTH, st) != OX_OK)
 		return NULL;
-	mp = onnx__model_proto__unpack(NULL, len, bytes);
+	mp = onnx__model_proto__unpack(&ox_proto_allocator, len, bytes);
 	if (!mp)
 	{
 		ox_fail(st, OX_INVALID_MODEL, "the data is not a valid ONNX model (protobuf decoding failed)");
@@ -590,7 +590,7 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 	if (build_graph(m, &top, mp->graph, st) != OX_OK)
 		goto fail;
 	ox_strmap_free(&top.names);
-	onnx__model_proto__free_unpacked(mp, NULL);
+	onnx__model_proto__free_unpacked(mp, &ox_proto_allocator);
 	ox_infer_shapes(m);
 	return m;
 
@@ -599,7 +599,7 @@ oom:
 fail:
 	ox_strmap_free(&top.names);
 	if (mp)
-		onnx__model_proto__free_unpacked(mp, NULL);
+		onnx__model_proto__free_unpacked(mp, &ox_proto_allocator);
 	ox_model_free(m);
 	return NULL;
 }

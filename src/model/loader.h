@@ -28,6 +28,17 @@ ox_code		ox_proto_check_wire(const uint8_t *buf, size_t len,
 /* TensorProto -> dense tensor (owned data).  what names it in messages. */
 ox_code		ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp,
 								 const char *what, ox_status *st);
+
+/*
+ * The same, and with take the TensorProto's raw_data becomes the tensor's
+ * buffer when it can (whole-byte types, and only for a message unpacked
+ * with ox_proto_allocator); tp then has no raw_data left.
+ */
+ox_code		ox_tensor_take_from_proto(ox_tensor *t, Onnx__TensorProto *tp, bool take,
+									  const char *what, ox_status *st);
+
+/* the allocator ox_model_load unpacks with: data buffers aligned for tensors */
+extern ProtobufCAllocator ox_proto_allocator;
 /* SparseTensorProto -> dense tensor */
 ox_code		ox_tensor_from_sparse_proto(ox_tensor *t, const Onnx__SparseTensorProto *sp,
 										const char *what, ox_status *st);
