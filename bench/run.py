@@ -171,7 +171,9 @@ def ort_session(model_bytes, threads):
 def ox_session(model_bytes, threads):
     import oxengine
 
-    return oxengine.Session(model_bytes, OX_OPT_LEVEL, threads)
+    # as the extension's cached sessions run (src/pg/cache.c): the constants
+    # that nodes packed copies of are freed, weights held once
+    return oxengine.Session(model_bytes, OX_OPT_LEVEL, threads, release_weights=True)
 
 
 # ---------------------------------------------------------------------------

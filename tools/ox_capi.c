@@ -24,10 +24,14 @@ copy_error(const ox_status *st, char *err, size_t errlen)
 		snprintf(err, errlen, "%s%s%s", st->node[0] ? st->node : "", st->node[0] ? ": " : "", st->msg);
 }
 
+/* oxc_create_ex's flags (bit 0 was its former int portable) */
+#define OXC_PORTABLE 1			/* ox_session_options.portable_graph */
+#define OXC_RELEASE_WEIGHTS 2	/* ox_session_options.release_weights */
+
 void	   *oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen);
 void	   *oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const char *providers,
 						  int cuda_device_id, int64_t cuda_memory_limit, int cuda_fp16, int no_fallback,
-						  int portable, char *err, size_t errlen);
+						  int flags, char *err, size_t errlen);
 int			oxc_node_count(void *h);
 int			oxc_node_info(void *h, int i, const char **name, const char **op, const char **provider);
 const char *oxc_fallback_reason(void *h);
@@ -54,7 +58,7 @@ oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err,
 void *
 oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const char *providers,
 			  int cuda_device_id, int64_t cuda_memory_limit, int cuda_fp16, int no_fallback,
-			  int portable, char *err, size_t errlen)
+			  int flags, char *err, size_t errlen)
 {
 	ox_status	st;
 	ox_model   *m;
@@ -76,7 +80,8 @@ oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const c
 	opts.cuda_memory_limit = cuda_memory_limit > 0 ? (size_t) cuda_memory_limit : 0;
 	opts.cuda_fp16 = cuda_fp16 != 0;
 	opts.provider_no_fallback = no_fallback != 0;
-	opts.portable_graph = portable != 0;
+	opts.portable_graph = (flags & OXC_PORTABLE) != 0;
+	opts.release_weights = (flags & OXC_RELEASE_WEIGHTS) != 0;
 	h = calloc(1, sizeof(oxc_session));
 	if (!h)
 		return NULL;
@@ -214,6 +219,8 @@ oxc_stat(void *p, const char *what)
 		return (int64_t) s.tensor_bytes;
 	if (strcmp(what, "weight_bytes") == 0)
 		return (int64_t) s.weight_bytes;
+	if (strcmp(what, "released_weight_bytes") == 0)
+		return (int64_t) s.released_weight_bytes;
 	if (strcmp(what, "alloc_events") == 0)
 		return s.alloc_events;
 	if (strcmp(what, "create_us") == 0)

@@ -36,7 +36,21 @@ typedef struct ox_prepare_ctx
 	void	   *state;			/* out: kernel state handed to run() */
 	ox_status  *st;
 	void	   *device;			/* provider context of the session (CUDA), or NULL */
+	/*
+	 * out: bit i set = run() never reads input i's data while it is the
+	 * constant prepare saw (prepare packed its own copy), so the session
+	 * may free that constant's data (ox_tensor.released); run() must then
+	 * accept it released.  Set with ox_prepare_releasable().
+	 */
+	uint64_t	releasable;
 } ox_prepare_ctx;
+
+static inline void
+ox_prepare_releasable(ox_prepare_ctx *pc, int input)
+{
+	if (input >= 0 && input < 64)
+		pc->releasable |= (uint64_t) 1 << input;
+}
 
 typedef struct ox_kernel_def
 {

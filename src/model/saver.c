@@ -425,6 +425,18 @@ ox_model_save(const ox_model *m, void **bytes, size_t *len, ox_status *st)
 							   "of level 3); optimize it with portable_graph set to save it",
 							   n->domain, n->op_type);
 		}
+	/* ... nor one whose session freed a constant after packing it */
+	for (int gi = 0; gi < m->n_graphs; gi++)
+		for (int v = 0; v < m->graphs[gi]->n_values; v++)
+		{
+			const ox_value_def *vd = &m->graphs[gi]->values[v];
+
+			if (vd->init && vd->init->released)
+				return ox_fail(st, OX_UNSUPPORTED,
+							   "the session released the data of initializer \"%s\" after packing it; "
+							   "create the session without release_weights to save its model",
+							   vd->name);
+		}
 	memset(&c, 0, sizeof(c));
 	ox_arena_init(&c.arena);
 	c.st = st;

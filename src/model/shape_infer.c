@@ -141,13 +141,28 @@ broadcast(dims_buf *out, const dims_buf *a, const dims_buf *b)
 	return true;
 }
 
-/* constant int64 list behind input i (an initializer), or from attribute name */
+/* the tensor of a Constant node's value attribute, or NULL */
+static const ox_tensor *
+constant_node_value(const ox_node *n)
+{
+	const ox_attr *a = n && strcmp(n->op_type, "Constant") == 0 && n->domain[0] == '\0'
+		? ox_node_attr(n, "value") : NULL;
+
+	return a && a->type == OX_ATTR_TENSOR ? a->t : NULL;
+}
+
+/*
+ * constant int64 list behind input i (an initializer, or a Constant node's
+ * value: shapes of Reshape in exported models), or from attribute name
+ */
 static int
 const_ints(const ox_graph *g, const ox_node *n, int input, const char *attr, int64_t *out, int max)
 {
 	if (input >= 0 && input < n->n_inputs && n->inputs[input] >= 0)
 	{
-		const ox_tensor *t = g->values[n->inputs[input]].init;
+		const ox_value_def *d = &g->values[n->inputs[input]];
+		const ox_tensor *t = d->init ? d->init
+			: d->producer >= 0 && d->producer < g->n_nodes ? constant_node_value(&g->nodes[d->producer]) : NULL;
 		int64_t		cnt;
 
 		if (!t || (t->dtype != OX_INT64 && t->dtype != OX_INT32))
@@ -217,6 +232,16 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 	from_type(&a, t0);
 	out.rank = -1;
 
+	if (constant_node_value(n))
+	{
+		const ox_tensor *t = constant_node_value(n);
+
+		out.rank = t->rank;
+		for (int i = 0; i < t->rank; i++)
+			out.d[i] = dim_known(t->dims[i]);
+		set_out(m, g, n, 0, t->dtype, &out);
+		return;
+	}
 	if (n->domain[0] == '\0' || strcmp(n->domain, "ai.onnx.ml") == 0)
 	{
 		if (in_list(n->op_type, same_shape_ops))

@@ -264,6 +264,8 @@ build_session(OnnxCacheEntry *e, const char *name, bytea *bytes, const OnnxModel
 
 	INSTR_TIME_SET_CURRENT(start);
 	OnnxSessionOptions(&opts, key->providers, &requested);
+	/* a cached session only runs: its weights once, packed (not twice) */
+	opts.release_weights = true;
 	set_str(&e->override, key->providers);
 	set_str(&e->requested, requested);
 	set_str(&e->effective, NULL);

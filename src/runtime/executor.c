@@ -119,6 +119,75 @@ bind_constants(ox_plan *p)
 		}
 }
 
+/*
+ * Freeing the constants that every node reading them packed a copy of
+ * (release_weights), each as soon as the last of those nodes is prepared:
+ * the originals and the packed copies then never all exist at once (the
+ * BERT-base encoder's creation peak: 742 MB above the baseline when freed
+ * at the end, 426 MB as they go; onnxruntime 834 MB).  Not a constant a feed may
+ * replace (also a graph input), a graph output, one a subgraph reads.
+ * refs[v]: references to v by nodes not yet prepared, or -1 for never.
+ */
+static int *
+release_refs(const ox_graph *g)
+{
+	int		   *refs = calloc(g->n_values + 1, sizeof(int));
+
+	if (!refs)
+		return NULL;			/* keeping them is always correct */
+	for (int v = 0; v < g->n_values; v++)
+	{
+		const ox_value_def *d = &g->values[v];
+
+		if (!d->init || d->is_input || d->is_output || d->init->dtype == OX_STRING)
+			refs[v] = -1;
+	}
+	for (int k = 0; k < g->n_nodes; k++)
+	{
+		const ox_node *node = &g->nodes[k];
+
+		for (int i = 0; i < node->n_inputs; i++)
+			if (node->inputs[i] >= 0 && refs[node->inputs[i]] >= 0)
+				refs[node->inputs[i]]++;
+		for (int i = 0; i < node->n_implicit; i++)
+			if (node->implicit_inputs[i] >= 0)
+				refs[node->implicit_inputs[i]] = -1;
+	}
+	return refs;
+}
+
+/* node k, just prepared, packed copies of the inputs in its releasable mask */
+static void
+release_packed_inputs(ox_plan *p, const ox_graph *g, int k, uint64_t releasable, int *refs)
+{
+	const ox_node *node = &g->nodes[k];
+
+	for (int i = 0; i < node->n_inputs && i < 64; i++)
+	{
+		int			v = node->inputs[i];
+		ox_tensor  *t;
+
+		if (v < 0 || refs[v] < 0)
+			continue;
+		if (!(releasable & ((uint64_t) 1 << i)))
+		{
+			refs[v] = -1;		/* this node reads it as it is */
+			continue;
+		}
+		if (--refs[v] > 0)
+			continue;
+		t = g->values[v].init;
+		if (!t->owns || !t->data || t->released)
+			continue;
+		ox_aligned_free(t->data);
+		t->data = NULL;
+		t->capacity = 0;
+		t->owns = false;
+		t->released = true;
+		ox_tensor_view(&p->env.vals[v].tensor, t);
+	}
+}
+
 ox_code
 ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 {
@@ -126,6 +195,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	int		   *last_use = NULL;
 	int			n_scratch = 0;
 	int			k_scratch = 0;
+	int		   *release = NULL;
 
 	memset(p, 0, sizeof(*p));
 	p->graph = g;
@@ -151,6 +221,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		if (p->outer_parent[i] < 0)
 		{
 			free(last_use);
+			free(release);
 			return ox_fail(st, OX_INVALID_MODEL, "subgraph value \"%s\" is not defined in an enclosing graph",
 						   ov->name);
 		}
@@ -158,6 +229,9 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	for (int v = 0; v < g->n_values; v++)
 		ox_value_init_tensor(&p->env.vals[v]);
 	bind_constants(p);
+	/* partition bodies share the main graph's constants: keep them all then */
+	if (s->opts.release_weights && s->n_partitions == 0)
+		release = release_refs(g);
 
 	/* kernels and prepared states */
 	for (int k = 0; k < n; k++)
@@ -165,10 +239,12 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		const ox_node *node = &g->nodes[k];
 		ox_prepare_ctx pc;
 
+		memset(&pc, 0, sizeof(pc));
 		p->kernels[k] = ox_kernel_find(node->domain, node->op_type, node->opset);
 		if (!p->kernels[k])
 		{
 			free(last_use);
+			free(release);
 			return ox_fail(st, OX_UNSUPPORTED, "operator %s%s%s (opset %d) is not supported",
 						   node->domain[0] ? node->domain : "", node->domain[0] ? "." : "",
 						   node->op_type, node->opset);
@@ -179,9 +255,9 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 			if (s->opts.should_abort && s->opts.should_abort(s->opts.abort_arg))
 			{
 				free(last_use);
+				free(release);
 				return ox_fail(st, OX_CANCELED, "session creation was canceled");
 			}
-			memset(&pc, 0, sizeof(pc));
 			pc.node = node;
 			pc.graph = g;
 			pc.st = st;
@@ -189,6 +265,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 			if (p->kernels[k]->prepare(&pc) != OX_OK)
 			{
 				free(last_use);
+				free(release);
 				if (st->code == OX_OK)
 					ox_fail(st, OX_INTERNAL, "kernel prepare failed without a message");
 				ox_status_set_node(st, node->name, node->op_type);
@@ -196,10 +273,14 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 			}
 			p->states[k] = pc.state;
 		}
+		if (release)
+			release_packed_inputs(p, g, k, pc.releasable, release);
 		for (int o = 0; o < node->n_outputs; o++)
 			if (node->outputs[o] < 0)
 				n_scratch++;
 	}
+	free(release);
+	release = NULL;
 	p->env.scratch = calloc(n_scratch + 1, sizeof(ox_value));
 	if (!p->env.scratch)
 		goto oom;
@@ -265,11 +346,13 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		free(fill);
 	}
 	free(last_use);
+	free(release);
 	(void) s;
 	return OX_OK;
 
 oom:
 	free(last_use);
+	free(release);
 	return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate an execution plan");
 }
 

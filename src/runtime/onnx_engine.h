@@ -63,6 +63,12 @@ typedef struct ox_session_options
 	 * it ONNX that other runtimes load, without engine-private layouts.
 	 */
 	bool		portable_graph;
+	/*
+	 * Free a constant's data once every node reading it packed its own
+	 * copy (weights then exist once, not twice).  The model can no longer
+	 * be saved (ox_model_save fails on such a constant).
+	 */
+	bool		release_weights;
 } ox_session_options;
 
 typedef struct ox_session ox_session;
@@ -145,7 +151,8 @@ typedef struct ox_session_stats
 	int64_t		runs;
 	size_t		tensor_bytes;	/* bytes currently held by value buffers */
 	size_t		peak_tensor_bytes;
-	size_t		weight_bytes;	/* initializers after optimization */
+	size_t		weight_bytes;	/* initializers after optimization, held */
+	size_t		released_weight_bytes;	/* ... whose data was freed after packing */
 	int			nodes_before_opt;
 	int			nodes_after_opt;
 	double		create_ms;

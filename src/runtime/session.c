@@ -288,9 +288,15 @@ ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 		}
 		s->stats.nodes_after_opt += g->n_nodes;
 		for (int v = 0; v < g->n_values; v++)
-			if (g->values[v].init && g->values[v].init->data)
-				s->stats.weight_bytes += (size_t) ox_tensor_numel(g->values[v].init) *
-					ox_dtype_size(g->values[v].init->dtype);
+		{
+			const ox_tensor *t = g->values[v].init;
+			size_t		bytes = t ? (size_t) ox_tensor_numel(t) * ox_dtype_size(t->dtype) : 0;
+
+			if (t && t->data)
+				s->stats.weight_bytes += bytes;
+			else if (t && t->released)
+				s->stats.released_weight_bytes += bytes;
+		}
 	}
 	s->stats.create_ms = now_ms() - t0;
 	return s;

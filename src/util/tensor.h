@@ -81,6 +81,12 @@ typedef struct ox_tensor
 	void	   *data;			/* NULL when numel == 0 is allowed */
 	size_t		capacity;		/* bytes allocated when owned, else 0 */
 	bool		owns;
+	/*
+	 * A session's constant whose data it freed once every node reading it
+	 * had packed its own copy (ox_session_options.release_weights): data
+	 * is NULL, the shape stays.  Only those nodes ever see it.
+	 */
+	bool		released;
 } ox_tensor;
 
 typedef enum ox_value_kind

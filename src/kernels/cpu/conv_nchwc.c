@@ -314,6 +314,8 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 		free(s);
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate packed weights");
 	}
+	/* Winograd's direct recomputation reads the original: released only here */
+	ox_prepare_releasable(pc, 1);
 	src = w->data;
 	for (int64_t g = 0; g < s->og; g++)
 	{
@@ -669,7 +671,8 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 	snprintf(full, sizeof(full), "onnx_pg.nchwc %s", op);
 	if (!nn_nchwc_have_avx512(op, ctx->st))
 		return ctx->st->code;
-	if (!w || w->data != w_data)
+	/* released: the session freed it, this node's packed copy being the only one needed */
+	if (!w || (w->data != w_data && !w->released))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: W must be the constant it was prepared with", op);
 	if (nchw_input)
 	{

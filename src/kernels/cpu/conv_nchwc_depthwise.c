@@ -80,6 +80,7 @@ nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc)
 
 				s->w[(b * s->kh * s->kw + t) * BLK + l] = c < s->c ? src[c * s->kh * s->kw + t] : 0.0f;
 			}
+	ox_prepare_releasable(pc, 1);
 	pc->state = s;
 	return OX_OK;
 }

@@ -186,6 +186,44 @@ pack_constant_b(ox_prepare_ctx *pc, int input, bool trans_b, nn_packed_weight *w
 	return pc->st->code;
 }
 
+/*
+ * The rows A gives the product (Gemm: op(A)'s first dimension; MatMul: all
+ * of A's dimensions but the last, batches folded in) when A's shape is
+ * static, else -1.
+ */
+static int64_t
+static_product_rows(const ox_prepare_ctx *pc, bool gemm, bool trans_a)
+{
+	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 0 && pc->node->inputs[0] >= 0 &&
+							   pc->node->inputs[0] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, 0) : NULL;
+	const ox_type *t = def ? &def->type : NULL;
+	int64_t		rows = 1;
+
+	if (!t || t->kind != OX_TYPE_TENSOR || t->rank < 2 || (gemm && t->rank != 2))
+		return -1;
+	for (int i = 0; i < t->rank; i++)
+		if (t->dims[i].value < 0)
+			return -1;
+	if (gemm)
+		return t->dims[trans_a ? 1 : 0].value;
+	for (int i = 0; i < t->rank - 1; i++)
+		rows *= t->dims[i].value;
+	return rows;
+}
+
+/*
+ * A packed B whose products always have more than two rows is the only
+ * copy a run needs (one or two rows stream the original B instead): the
+ * session may free the original (ox_prepare_releasable).
+ */
+static void
+offer_release(ox_prepare_ctx *pc, const nn_packed_weight *w, int64_t rows)
+{
+	if (w->packed && rows > 2)
+		ox_prepare_releasable(pc, 1);
+}
+
 /* Attributes parsed once, and B packed when it is a constant. */
 typedef struct gemm_state
 {
@@ -229,7 +267,9 @@ gemm_prepare(ox_prepare_ctx *pc)
 	pc->state = s;
 	if (strcmp(node->op_type, "FusedGemm") == 0)
 		OX_TRY(nn_activation_parse(node, &s->act, pc->st));
-	return pack_constant_b(pc, 1, s->trans_b, &s->b);
+	OX_TRY(pack_constant_b(pc, 1, s->trans_b, &s->b));
+	offer_release(pc, &s->b, static_product_rows(pc, true, s->trans_a));
+	return OX_OK;
 }
 
 static void
@@ -361,7 +401,7 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 		epi.post_arg = (void *) &s->act;
 	}
 	/* one or two rows stream B directly: cheaper than the padded tile */
-	if (s->b.packed && b->data == s->b.src && m > 2)
+	if (s->b.packed && (b->released || (b->data == s->b.src && m > 2)))
 		rc = ox_sgemm_packed_b_ex(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
 								  beta, y->data, n, &epi);
 	else
@@ -719,7 +759,11 @@ matmul_prepare(ox_prepare_ctx *pc)
 		s->trans_a = ta == 1;
 		s->trans_b = tb == 1;
 	}
-	return pack_constant_b(pc, 1, s->trans_b, &s->w);
+	OX_TRY(pack_constant_b(pc, 1, s->trans_b, &s->w));
+	/* the packed path takes A as it is (no transA) */
+	if (!s->trans_a)
+		offer_release(pc, &s->w, static_product_rows(pc, false, false));
+	return OX_OK;
 }
 
 static void
@@ -779,10 +823,12 @@ matmul_run(ox_kernel_ctx *ctx)
 		return rc;
 	}
 	/* a constant 2-D B: every batch matrix of A folds into one packed GEMM */
-	if (s && s->w.packed && b->data == s->w.src && kind == MM_F32 && b->rank == 2 &&
-		a->rank >= 2 && !p.ta && p.m * p.nbatch > 2)
+	if (s && s->w.packed && (b->data == s->w.src || b->released) && kind == MM_F32 && b->rank == 2 &&
+		a->rank >= 2 && !p.ta && (p.m * p.nbatch > 2 || b->released))
 		return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, p.alpha, a->data, p.k, s->w.packed,
 								 0.0f, y->data, p.n);
+	if (b->released)
+		return ox_fail(ctx->st, OX_INTERNAL, "%s: B was released but its packed copy does not fit this run", op);
 	return mm_execute(ctx, &p, kind, a->data, b->data, y->data);
 }
 
