@@ -221,6 +221,8 @@ oxc_stat(void *p, const char *what)
 		return (int64_t) s.weight_bytes;
 	if (strcmp(what, "released_weight_bytes") == 0)
 		return (int64_t) s.released_weight_bytes;
+	if (strcmp(what, "single_thread_runs") == 0)
+		return s.single_thread_runs;
 	if (strcmp(what, "alloc_events") == 0)
 		return s.alloc_events;
 	if (strcmp(what, "create_us") == 0)

@@ -87,6 +87,17 @@ struct ox_session
 	const char *effective_providers;
 	void	   *device;			/* the CUDA provider's per-session context, or NULL */
 	int			n_partitions;
+	/*
+	 * Threads of the run in progress: intra_op_threads, or 1 for input
+	 * shapes whose runs are too short to pay for waking the pool's workers
+	 * (session.c, run_threads_for).
+	 */
+	int			run_threads;
+	struct
+	{
+		uint64_t	sig;
+		bool		serial;
+	}			thread_modes[16];	/* by input shape signature, direct-mapped */
 };
 
 /*

@@ -453,7 +453,7 @@ ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const 
 	ox_code		rc;
 
 	/* a top-level run on several threads keeps the pool's workers awake between its loops */
-	if (parent || s->opts.intra_op_threads <= 1)
+	if (parent || s->run_threads <= 1)
 		return plan_run(s, p, parent, nodes, keep, st);
 	ox_parallel_run_begin();
 	rc = plan_run(s, p, parent, nodes, keep, st);
@@ -495,7 +495,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 	ctx = (ox_kernel_ctx) {
 		.graph = g,
 		.st = st,
-		.nthreads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1,
+		.nthreads = s->run_threads > 0 ? s->run_threads : 1,
 		.run_subgraph = run_subgraph,
 		.exec = &frame,
 		.supply_buffer = frame_supply,

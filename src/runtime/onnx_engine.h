@@ -157,6 +157,8 @@ typedef struct ox_session_stats
 	int			nodes_after_opt;
 	double		create_ms;
 	int64_t		alloc_events;	/* output buffers (re)allocated over all runs */
+	int64_t		single_thread_runs; /* runs of a multi-thread session made on one
+									 * thread: their input shape's runs are short */
 } ox_session_stats;
 
 void		ox_session_get_stats(const ox_session *s, ox_session_stats *out);

@@ -208,6 +208,7 @@ ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 		s->opts = *opts;
 	else
 		s->opts.opt_level = OX_OPT_ALL;
+	s->run_threads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1;
 	s->providers = strdup(s->opts.providers ? s->opts.providers : "cpu");
 	if (!s->providers)
 	{
@@ -552,6 +553,63 @@ ox_session_shape_count(const ox_session *s)
 	return s->n_shape_sigs;
 }
 
+/*
+ * A run on several threads wakes the pool's workers, which sleep between
+ * runs (a backend idles between queries): a futex wake-up, and in a VM an
+ * idle virtual CPU's, tens of microseconds.  Runs shorter than that gain
+ * nothing from a second thread: issue 4's MLP at batch 1 took 33 us on one
+ * thread and 37 us on two.  So per input shape, a run that took less than
+ * OX_TINY_RUN_NS on several threads makes the next ones of that shape run
+ * on one, until one of them takes more than OX_SERIAL_MAX_NS.
+ */
+#define OX_TINY_RUN_NS 50000
+#define OX_SERIAL_MAX_NS 200000
+
+static int
+run_threads_for(const ox_session *s, uint64_t sig)
+{
+	int			threads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1;
+	const __typeof__(s->thread_modes[0]) *m = &s->thread_modes[sig % 16];
+
+	return threads > 1 && m->sig == sig && m->serial ? 1 : threads;
+}
+
+static void
+note_run_time(ox_session *s, uint64_t sig, int threads, int64_t ns)
+{
+	__typeof__(s->thread_modes[0]) *m = &s->thread_modes[sig % 16];
+
+	if (s->opts.intra_op_threads <= 1)
+		return;
+	m->sig = sig;
+	m->serial = threads > 1 ? ns < OX_TINY_RUN_NS : ns <= OX_SERIAL_MAX_NS;
+}
+
+static int64_t
+mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* the main graph's run, on the threads its input shape gets */
+static ox_code
+run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep, ox_status *st)
+{
+	int64_t		t0 = s->opts.intra_op_threads > 1 ? mono_ns() : 0;
+	ox_code		rc;
+
+	s->run_threads = run_threads_for(s, sig);
+	if (s->run_threads == 1 && s->opts.intra_op_threads > 1)
+		s->stats.single_thread_runs++;
+	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
+	if (rc == OX_OK && s->opts.intra_op_threads > 1)
+		note_run_time(s, sig, s->run_threads, mono_ns() - t0);
+	return rc;
+}
+
 /* after a successful run: statistics, and outputs that are inputs copied */
 static ox_code
 finish_run(ox_session *s, uint64_t sig, ox_status *st)
@@ -602,6 +660,7 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 {
 	ox_env	   *env = &s->main->env;
 	ox_code		rc;
+	uint64_t	sig;
 
 	for (int i = 0; i < s->n_feeds; i++)
 	{
@@ -619,7 +678,8 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 		env->vals[id].seq_cap = 0;
 		env->borrowed[id] = true;
 	}
-	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
+	sig = values_sig(s, inputs);
+	rc = run_plan_timed(s, sig, nodes, keep, st);
 	/* drop the views of caller memory: it may be gone after we return */
 	for (int i = 0; i < s->n_feeds; i++)
 	{
@@ -633,7 +693,7 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 	}
 	if (rc != OX_OK)
 		return rc;
-	return finish_run(s, values_sig(s, inputs), st);
+	return finish_run(s, sig, st);
 }
 
 const ox_value *
@@ -765,6 +825,7 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	ox_tensor  *slot;
 	int			id;
 	ox_code		rc;
+	uint64_t	sig;
 
 	if (s->n_feeds != 1)
 		return ox_fail(st, OX_INVALID_ARGUMENT, "the model takes %d inputs, not one", s->n_feeds);
@@ -792,8 +853,9 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	slot->capacity = 0;
 	env->borrowed[id] = true;
 
-	rc = ox_plan_run(s, s->main, NULL, n_targets > 0 ? s->target_nodes : NULL,
-					 n_targets > 0 ? s->target_keep : NULL, st);
+	sig = tensor_sig(sig_mix(OX_SIG_SEED, (uint64_t) OX_VALUE_TENSOR), input);
+	rc = run_plan_timed(s, sig, n_targets > 0 ? s->target_nodes : NULL, n_targets > 0 ? s->target_keep : NULL,
+						st);
 	if (!def->is_output)
 	{
 		/* the slot is an empty tensor again, as run_main leaves it */
@@ -804,7 +866,7 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	if (rc != OX_OK)
 		return rc;
 	/* the signature values_sig gives a single tensor input */
-	return finish_run(s, tensor_sig(sig_mix(OX_SIG_SEED, (uint64_t) OX_VALUE_TENSOR), input), st);
+	return finish_run(s, sig, st);
 }
 
 const ox_value *

@@ -42,3 +42,25 @@ def test_workers_sleep_after_a_run():
     used = time.process_time() - c0
     elapsed = time.perf_counter() - t0
     assert used < 0.25 * elapsed, "the process used %.3f s of CPU while idle for %.3f s" % (used, elapsed)
+
+
+def test_short_runs_stay_on_one_thread():
+    # runs too short to pay for waking a sleeping worker run on the calling
+    # thread, per input shape; long ones keep every thread
+    m = matmul_chain(n=2, k=16)
+    small = np.random.RandomState(2).randn(1, 16).astype(np.float32)
+    s, ref = Session(m, threads=2), Session(m, threads=1)
+    for _ in range(5):
+        np.testing.assert_array_equal(s.run({"x": small})[0], ref.run({"x": small})[0])
+    assert 1 <= s.stat("single_thread_runs") <= 4
+    assert ref.stat("single_thread_runs") == 0
+    big = Session(matmul_chain(), threads=2)
+    x = np.random.RandomState(1).randn(512, 256).astype(np.float32)
+    want = Session(matmul_chain(), threads=1).run({"x": x})[0]
+    for _ in range(3):
+        np.testing.assert_array_equal(big.run({"x": x})[0], want)
+    assert big.stat("single_thread_runs") == 0
+    # a new shape starts on every thread again
+    n = s.stat("single_thread_runs")
+    np.testing.assert_array_equal(s.run({"x": x[:, :16]})[0], ref.run({"x": x[:, :16]})[0])
+    assert s.stat("single_thread_runs") == n
