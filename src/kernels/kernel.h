@@ -227,6 +227,9 @@ void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
  * run do not each pay a sleeping thread's wake-up (tens of microseconds,
  * more in a VM).  After the last run ends they sleep at once.
  */
+/* CLOCK_MONOTONIC in nanoseconds */
+int64_t		ox_now_ns(void);
+
 void		ox_parallel_run_begin(void);
 void		ox_parallel_run_end(void);
 

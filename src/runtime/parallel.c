@@ -102,13 +102,12 @@ ox_parallel_run_end(void)
 	__atomic_sub_fetch(&hot_runs, 1, __ATOMIC_RELAXED);
 }
 
-static int64_t now_ns(void);
 
 /* whether a spin that began at `start` has had its OX_SPIN_NS (checked every 1024 turns) */
 static inline bool
 spin_expired(unsigned turn, int64_t start)
 {
-	return (turn & 1023) == 0 && now_ns() - start > OX_SPIN_NS;
+	return (turn & 1023) == 0 && ox_now_ns() - start > OX_SPIN_NS;
 }
 
 static inline uint32_t
@@ -167,7 +166,7 @@ chunk_done(thread_pool *p, int64_t b, int64_t e)
 static uint64_t
 wait_for_job(thread_pool *p, uint32_t seen)
 {
-	int64_t		start = now_ns();
+	int64_t		start = ox_now_ns();
 	uint64_t	t;
 
 	for (unsigned i = 1;; i++)
@@ -247,8 +246,8 @@ get_pool(int want_workers)
 	return pool;
 }
 
-static int64_t
-now_ns(void)
+int64_t
+ox_now_ns(void)
 {
 	struct timespec ts;
 
@@ -270,14 +269,14 @@ serial_polled(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn, 
 	for (int64_t b = 0; b < n;)
 	{
 		int64_t		e = n - b > step ? b + step : n;
-		int64_t		t0 = now_ns(),
+		int64_t		t0 = ox_now_ns(),
 					dt;
 
 		fn(arg, b, e);
 		b = e;
 		if (b < n && ox_kernel_should_abort(ctx))
 			return;
-		dt = now_ns() - t0;
+		dt = ox_now_ns() - t0;
 		if (dt < OX_SLICE_MIN_NS && step < n / 2)
 			step *= 2;
 		else if (dt > OX_SLICE_MAX_NS && step / 2 >= min_chunk)
@@ -358,7 +357,7 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	}
 	/* the workers' last chunks: spin while a run is hot, for a while, then sleep */
 	{
-		int64_t		start = now_ns();
+		int64_t		start = ox_now_ns();
 		bool		hot = __atomic_load_n(&hot_runs, __ATOMIC_RELAXED) > 0;
 
 		for (unsigned i = 1; __atomic_load_n(&p->job.done, __ATOMIC_ACQUIRE) < claimed; i++)

@@ -585,20 +585,11 @@ note_run_time(ox_session *s, uint64_t sig, int threads, int64_t ns)
 	m->serial = threads > 1 ? ns < OX_TINY_RUN_NS : ns <= OX_SERIAL_MAX_NS;
 }
 
-static int64_t
-mono_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
 /* the main graph's run, on the threads its input shape gets */
 static ox_code
 run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep, ox_status *st)
 {
-	int64_t		t0 = s->opts.intra_op_threads > 1 ? mono_ns() : 0;
+	int64_t		t0 = s->opts.intra_op_threads > 1 ? ox_now_ns() : 0;
 	ox_code		rc;
 
 	s->run_threads = run_threads_for(s, sig);
@@ -606,7 +597,7 @@ run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep,
 		s->stats.single_thread_runs++;
 	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
 	if (rc == OX_OK && s->opts.intra_op_threads > 1)
-		note_run_time(s, sig, s->run_threads, mono_ns() - t0);
+		note_run_time(s, sig, s->run_threads, ox_now_ns() - t0);
 	return rc;
 }
 
