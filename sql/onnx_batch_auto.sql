@@ -188,6 +188,15 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, onnx_predict('a
 SELECT * FROM pg_temp.compare($$SELECT id, onnx_predict('ab_iris', features) FROM ab$$);
 SET onnx.batch_size = 1;
 SELECT * FROM pg_temp.compare($$SELECT id, onnx_predict('ab_iris', features) FROM ab WHERE id < 300$$);
+-- passed-through values that grow from batch to batch: each batch's copies
+-- outgrow the buffer the batches before it left
+SET onnx.batch_size = 100;
+CREATE TEMP TABLE ab_pad AS
+SELECT id, (SELECT string_agg(md5((id * 7919 + i)::text), '') FROM generate_series(1, id % 60) i) AS pad,
+       features FROM ab;
+ANALYZE ab_pad;
+SELECT * FROM pg_temp.compare($$SELECT id, pad, onnx_predict('ab_iris', features) FROM ab_pad$$);
+DROP TABLE ab_pad;
 RESET onnx.batch_size;
 
 -- ---- parallel query: the calls run in the workers ----
