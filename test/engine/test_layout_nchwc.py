@@ -400,3 +400,23 @@ def test_saving_needs_the_portable_graph():
     feeds = {"x": np.random.default_rng(0).standard_normal((1, 3, 40, 40)).astype(np.float32)}
     saved = Session(m, opt_level=3, portable=True).save()
     close(ort_run(saved, feeds)[0], ort_run(m, feeds)[0], "portable graph in onnxruntime")
+
+
+@pytest.mark.parametrize("cin,cout,h", [(960, 320, 7), (960, 160, 7), (512, 1296, 7), (256, 1040, 9)])
+def test_pointwise_groups_shared_by_threads(cin, cout, h):
+    """layers of a few groups of output blocks (5 for 320 channels), as many
+    tasks as groups: the groups left over once every thread has had its
+    share are cut along the columns, one part a thread, into as many parts
+    as whole tiles allow (49 columns on 4 threads: 3 parts).  Bit for bit
+    the single-thread result on any number of threads."""
+    net = Net(cin + cout + h)
+    x = net.conv("x", 3, cin, k=1)
+    y = net.conv(x, cin, cout, k=1, relu=False)
+    net.nodes.append(helper.make_node("Identity", [y], ["y"]))
+    m = model(net.nodes, [("x", [1, 3, h, h])], ["y"], net.inits)
+    feeds = {"x": np.random.default_rng(h).standard_normal((1, 3, h, h)).astype(np.float32)}
+    want = Session(m, opt_level=3, threads=1).run(feeds)[0]
+    close(want, ort_run(m, feeds)[0], "one thread")
+    for threads in (2, 3, 4, 5, 8):
+        np.testing.assert_array_equal(Session(m, opt_level=3, threads=threads).run(feeds)[0], want,
+                                      err_msg=f"{threads} threads")
