@@ -5,15 +5,16 @@
  *
  * Written as _mm512_fmadd_ps(_mm512_set1_ps(*x), w, acc), GCC folds the
  * broadcast into the multiply-add only when the scalar has one use; with
- * two or more it emits one vbroadcastss and reuses the register.  On AMD
- * Zen 4 that broadcast costs a vector uop beside the multiply-adds: a 1x1
- * convolution tile of 2 output blocks by 6 pixels (6 broadcasts for 12
- * multiply-adds) ran at 75% of the FMA peak, and at 93% with the broadcast
- * in each multiply-add (a second load of the same scalar, and loads have
- * room to spare there).  The asm keeps GCC from merging the two loads
- * back; it costs GCC's register allocation some freedom, so tiles of many
- * accumulators (3 and 4 blocks by 6 pixels, which spilled) keep the
- * broadcast.
+ * two or more it emits one vbroadcastss and reuses the register.  Measured
+ * on AMD Zen 4: a 1x1 convolution tile of 2 output blocks by 6 pixels (6
+ * broadcasts from 6 pixels' cache lines for 12 multiply-adds) ran at 75%
+ * of the FMA peak that way and at 93% with the broadcast in each
+ * multiply-add (a second load of the same scalar).  The SGEMM micro-kernel
+ * (12 rows by 2 vectors, its 12 scalars packed in one line) ran the same
+ * either way, so which tiles gain is measured, not assumed.  The asm keeps
+ * GCC from merging the two loads back; it costs GCC's register allocation
+ * some freedom, so tiles of many accumulators (3 and 4 blocks by 6 pixels,
+ * which spilled) keep the broadcast.
  */
 #ifndef OX_KERNELS_CPU_SIMD_BCAST_H
 #define OX_KERNELS_CPU_SIMD_BCAST_H
