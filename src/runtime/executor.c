@@ -124,9 +124,10 @@ bind_constants(ox_plan *p)
  * (release_weights), each as soon as the last of those nodes is prepared:
  * the originals and the packed copies then never all exist at once (the
  * BERT-base encoder's creation peak: 742 MB above the baseline when freed
- * at the end, 426 MB as they go; onnxruntime 834 MB).  Not a constant a feed may
- * replace (also a graph input), a graph output, one a subgraph reads.
- * refs[v]: references to v by nodes not yet prepared, or -1 for never.
+ * at the end, 426 MB as they go; onnxruntime 834 MB).  Not a graph input
+ * (a default a feed could replace), a graph output, or one a subgraph
+ * reads.  refs[v]: references to v by nodes not yet prepared, or -1 for
+ * never.
  */
 static int *
 release_refs(const ox_graph *g)
