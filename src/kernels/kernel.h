@@ -220,6 +220,9 @@ typedef void (*ox_range_fn) (void *arg, int64_t begin, int64_t end);
 void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
 							ox_range_fn fn, void *arg);
 
+/* CLOCK_MONOTONIC in nanoseconds */
+int64_t		ox_now_ns(void);
+
 /*
  * Bracket a multi-threaded run (the executor does): while at least one run
  * is inside, workers that finish a loop spin for the next one for up to
@@ -227,9 +230,6 @@ void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
  * run do not each pay a sleeping thread's wake-up (tens of microseconds,
  * more in a VM).  After the last run ends they sleep at once.
  */
-/* CLOCK_MONOTONIC in nanoseconds */
-int64_t		ox_now_ns(void);
-
 void		ox_parallel_run_begin(void);
 void		ox_parallel_run_end(void);
 

@@ -54,6 +54,13 @@ struct ox_plan
 	bool		running;		/* guards against re-entrance */
 };
 
+/* whether runs of an input shape (sig) go on one thread (session.c) */
+typedef struct ox_thread_mode
+{
+	uint64_t	sig;
+	bool		serial;
+} ox_thread_mode;
+
 struct ox_session
 {
 	ox_model   *model;
@@ -93,11 +100,7 @@ struct ox_session
 	 * (session.c, run_threads_for).
 	 */
 	int			run_threads;
-	struct
-	{
-		uint64_t	sig;
-		bool		serial;
-	}			thread_modes[16];	/* by input shape signature, direct-mapped */
+	ox_thread_mode thread_modes[16];	/* by input shape signature, direct-mapped */
 };
 
 /*

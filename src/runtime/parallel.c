@@ -102,7 +102,6 @@ ox_parallel_run_end(void)
 	__atomic_sub_fetch(&hot_runs, 1, __ATOMIC_RELAXED);
 }
 
-
 /* whether a spin that began at `start` has had its OX_SPIN_NS (checked every 1024 turns) */
 static inline bool
 spin_expired(unsigned turn, int64_t start)

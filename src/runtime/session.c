@@ -15,10 +15,7 @@
 static double
 now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return ox_now_ns() / 1e6;
 }
 
 const char *
@@ -569,7 +566,7 @@ static int
 run_threads_for(const ox_session *s, uint64_t sig)
 {
 	int			threads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1;
-	const __typeof__(s->thread_modes[0]) *m = &s->thread_modes[sig % 16];
+	const ox_thread_mode *m = &s->thread_modes[sig % 16];
 
 	return threads > 1 && m->sig == sig && m->serial ? 1 : threads;
 }
@@ -577,7 +574,7 @@ run_threads_for(const ox_session *s, uint64_t sig)
 static void
 note_run_time(ox_session *s, uint64_t sig, int threads, int64_t ns)
 {
-	__typeof__(s->thread_modes[0]) *m = &s->thread_modes[sig % 16];
+	ox_thread_mode *m = &s->thread_modes[sig % 16];
 
 	if (s->opts.intra_op_threads <= 1)
 		return;

@@ -339,6 +339,14 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 	return OX_OK;
 }
 
+/* which tiles a layer runs (tiles[kind]) */
+typedef enum tile_kind
+{
+	TILE_BLOCKED,				/* blocked input, any stride */
+	TILE_NCHW,					/* plain NCHW input (nchw_input) */
+	TILE_BLOCKED_S1				/* blocked input, stride 1: the pixels' offsets constant */
+} tile_kind;
+
 typedef struct conv_job
 {
 	const nchwc_conv_state *s;
@@ -363,6 +371,7 @@ typedef struct conv_job
 				chunks;			/* tasks along a row */
 	int64_t		ow_lo,
 				ow_hi;			/* outputs whose every horizontal tap is inside */
+	tile_kind	tile_kind;		/* the input's layout and stride */
 	/* tasks from split_from on: the last groups, each in split_parts columns of split_px */
 	int64_t		split_from,
 				split_parts,
@@ -510,13 +519,6 @@ DEFINE_TILES(4)
 typedef void (*tile_fn) (const conv_job *j, const tile_args *t);
 
 /* [tile_kind][NOB - 1][PX - 1] */
-typedef enum tile_kind
-{
-	TILE_BLOCKED,				/* blocked input, any stride */
-	TILE_NCHW,					/* plain NCHW input (nchw_input) */
-	TILE_BLOCKED_S1				/* blocked input, stride 1: the pixels' offsets constant */
-} tile_kind;
-
 static const tile_fn tiles[3][MAX_NOB][TILE_PX] = {
 	{
 		{tile_1_1, tile_1_2, tile_1_3, tile_1_4, tile_1_5, tile_1_6},
@@ -597,12 +599,10 @@ conv_task(void *arg, int64_t begin, int64_t end)
 					oy1 = oy0 + j->rows < j->oh ? oy0 + j->rows : j->oh;
 		int64_t		m_last = s->m - (ob0 + nob - 1) * BLK,
 					pass_tiles = (oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX);
+		tile_args	ta;
 
 		if (pass_tiles <= 0)
 			continue;			/* no pixels (never planned so; the prefetch step divides by it) */
-		tile_kind	kind = s->nchw_input ? TILE_NCHW : j->sw == 1 ? TILE_BLOCKED_S1 : TILE_BLOCKED;
-		tile_args	ta;
-
 		ta.w = s->w + g * s->og_floats;
 		ta.bias = j->bias + ob0 * BLK;
 		ta.last_mask = m_last >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << m_last) - 1);
@@ -646,7 +646,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 					ta.z = j->z ? j->z + off * BLK : NULL;
 					for (int64_t i = 0; i < pf_step && pf_lines > 0; i++, pf_lines--, pf += 16)
 						_mm_prefetch((const char *) pf, _MM_HINT_T1);
-					tiles[kind][nob - 1][px - 1] (j, &ta);
+					tiles[j->tile_kind][nob - 1][px - 1] (j, &ta);
 					ox += px;
 				}
 			}
@@ -830,6 +830,7 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 	 * onnxruntime's 1.9x); cutting every group instead reads all the weights
 	 * twice, which cost what it balanced.
 	 */
+	j.tile_kind = s->nchw_input ? TILE_NCHW : j.sw == 1 ? TILE_BLOCKED_S1 : TILE_BLOCKED;
 	j.split_from = INT64_MAX;
 	{
 		int			nt = ctx->nthreads;

@@ -186,6 +186,13 @@ pack_constant_b(ox_prepare_ctx *pc, int input, bool trans_b, nn_packed_weight *w
 	return pc->st->code;
 }
 
+/* whether b is the constant w was packed from (or its session freed it: then w is all there is) */
+static inline bool
+packed_is_b(const nn_packed_weight *w, const ox_tensor *b)
+{
+	return w->packed && (b->data == w->src || b->released);
+}
+
 /*
  * The rows A gives the product (Gemm: op(A)'s first dimension; MatMul: all
  * of A's dimensions but the last, batches folded in) when A's shape is
@@ -401,7 +408,7 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 		epi.post_arg = (void *) &s->act;
 	}
 	/* one or two rows stream B directly: cheaper than the padded tile */
-	if (s->b.packed && (b->released || (b->data == s->b.src && m > 2)))
+	if (packed_is_b(&s->b, b) && (m > 2 || b->released))
 		rc = ox_sgemm_packed_b_ex(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
 								  beta, y->data, n, &epi);
 	else
@@ -823,7 +830,7 @@ matmul_run(ox_kernel_ctx *ctx)
 		return rc;
 	}
 	/* a constant 2-D B: every batch matrix of A folds into one packed GEMM */
-	if (s && s->w.packed && (b->data == s->w.src || b->released) && kind == MM_F32 && b->rank == 2 &&
+	if (s && packed_is_b(&s->w, b) && kind == MM_F32 && b->rank == 2 &&
 		a->rank >= 2 && !p.ta && (p.m * p.nbatch > 2 || b->released))
 		return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, p.alpha, a->data, p.k, s->w.packed,
 								 0.0f, y->data, p.n);
