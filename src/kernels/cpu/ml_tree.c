@@ -537,6 +537,54 @@ ML_DEFINE_ROWS(rows_i32, int32_t, float, f, walk_i32, leaf_w1_f)
 ML_DEFINE_ROWS(rows_f16, uint16_t, float, f, walk_f16, leaf_w1_f)
 
 /*
+ * Batches whose sums the walk by masks makes itself (ml_tree_fast.c: dense
+ * weights, at most 16 targets, AVX-512): blocks of rows summed in vectors,
+ * then each row finalized as rows_f32 does.
+ */
+#define ML_SUM_BLOCK_ROWS 64
+#define ML_SUM_MAX_TARGETS 16
+
+static void
+rows_batch_sums_f32(ml_tree_job *job, int64_t begin, int64_t end)
+{
+	const ml_tree_ensemble *e = job->e;
+	int64_t		n = e->n_targets;
+	float		sums[ML_SUM_BLOCK_ROWS * ML_SUM_MAX_TARGETS];
+	uint32_t	masks[ML_SUM_BLOCK_ROWS];
+	uint8_t		has[ML_SUM_MAX_TARGETS < 2 ? 2 : ML_SUM_MAX_TARGETS];
+	double		z[ML_SUM_MAX_TARGETS < 2 ? 2 : ML_SUM_MAX_TARGETS];
+	float		tmp[ML_SUM_MAX_TARGETS < 2 ? 2 : ML_SUM_MAX_TARGETS];
+
+	for (int64_t row0 = begin; row0 < end; row0 += ML_SUM_BLOCK_ROWS)
+	{
+		int64_t		nr = end - row0 < ML_SUM_BLOCK_ROWS ? end - row0 : ML_SUM_BLOCK_ROWS;
+
+		ml_tree_fast_batch_sums(e->fast, (const float *) job->x + row0 * job->stride, job->stride, nr,
+								sums, masks);
+		for (int64_t r = 0; r < nr; r++)
+		{
+			float	   *acc = sums + r * n;
+			ml_label	lab = {0, true};
+
+			/* one target: SUM and AVERAGE never set has (add_leaf1_f) */
+			if (n == 1)
+				has[0] = 0;
+			else
+				for (int64_t k = 0; k < n; k++)
+					has[k] = (masks[r] >> k) & 1;
+			z[0] = z[1] = 0;
+			if (e->classifier)
+				finalize_classifier_f(e, acc, has, z, tmp, &lab);
+			else
+				finalize_regression_f(e, acc, has, z, tmp);
+			store_row(job, row0 + r, z);
+			if (e->classifier)
+				store_label(job, row0 + r, lab);
+		}
+	}
+}
+
+/*
  * Float rows through the fast walk (ml_tree_fast.c): blocks of rows walked
  * lane-parallel, then each row's leaves summed in model order and finalized
  * as rows_f32 does.
@@ -567,6 +615,11 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 	void	   *heap = NULL;
 	void	   *leaf_heap = NULL;
 
+	if (end - begin > 1 && n <= ML_SUM_MAX_TARGETS && ml_tree_fast_has_batch_sums(f))
+	{
+		rows_batch_sums_f32(job, begin, end);
+		return;
+	}
 	if (zn > ML_STACK_TARGETS)
 	{
 		heap = malloc((size_t) zn * (sizeof(float) + 1 + sizeof(double) + sizeof(float)));
