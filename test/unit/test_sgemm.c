@@ -170,15 +170,18 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 
 /*
  * One- and two-row products alternate the direction in which they stream B
- * from one call to the next on the same B (sgemm.c, zigzag_next): repeated
- * calls must give bit-identical results, each element finished once per call,
- * and match check()'s reference on the first.
+ * from one call to the next on the same B (sgemm.c, zigzag_next) when B is
+ * smaller than L2, and stream larger B one row at a time; a row of A that is
+ * not 64-byte aligned (a_off floats past an aligned address) is copied
+ * first.  Repeated calls must give bit-identical results, each element
+ * finished once per call, and match check()'s reference on the first.
  */
 static int
-check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K)
+check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K, int a_off)
 {
 	int64_t		ldb = tb ? K : N;
-	float	   *A = malloc(sizeof(float) * M * K);
+	float	   *A_mem = aligned_alloc(64, sizeof(float) * ((M * K + 16 + 64 + 15) / 16 * 16));
+	float	   *A = A_mem + a_off;
 	float	   *B = malloc(sizeof(float) * N * K);
 	float	   *C = malloc(sizeof(float) * M * N);
 	float	   *first = malloc(sizeof(float) * M * N);
@@ -231,7 +234,7 @@ check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K)
 			printf("FAIL sgemm %s gemv call %d t=%d tb=%d M=%lld N=%lld K=%lld\n", ox_sgemm_isa(), call,
 				   threads, tb, (long long) M, (long long) N, (long long) K);
 	}
-	free(A);
+	free(A_mem);
 	free(B);
 	free(C);
 	free(first);
@@ -297,12 +300,16 @@ main(void)
 			failed++;
 		else
 			passed++;
-		/* GEMV: B of 512 KB and more alternates (blocks of 256 columns, tails); small B does not */
+		/*
+		 * GEMV: B from 512 KB to L2's size alternates (blocks of 256 columns,
+		 * tails), larger B one row at a time (1.6 MB: larger than the L2 of
+		 * the machines this runs on), small B neither; rows of A aligned and not
+		 */
 		for (int t = 1; t <= 2; t++)
 			for (int tb = 0; tb < 2; tb++)
 			{
-				if (check_gemv_directions(t, tb, 1, 600, 250) || check_gemv_directions(t, tb, 2, 531, 784) ||
-					check_gemv_directions(t, tb, 1, 5, 9))
+				if (check_gemv_directions(t, tb, 1, 600, 250, 4) || check_gemv_directions(t, tb, 2, 531, 784, 1) ||
+					check_gemv_directions(t, tb, 1, 531, 784, 0) || check_gemv_directions(t, tb, 1, 5, 9, 3))
 					failed++;
 				else
 					passed++;

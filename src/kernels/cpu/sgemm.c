@@ -37,6 +37,7 @@
 #include <immintrin.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* nominal depth of a K block: a KC x 32 sliver of B (32 KiB) stays in L1 */
 #define KC 256
@@ -556,7 +557,7 @@ typedef struct gemv_job
 	float	   *c;
 	bool		avx512;
 	bool		reverse;		/* columns from the last block down (zigzag_next) */
-	bool		one_stream;		/* B past GEMV_ONE_STREAM_FLOATS: a row at a time */
+	bool		one_stream;		/* B as large as L2: a row at a time */
 } gemv_job;
 
 /*
@@ -565,23 +566,38 @@ typedef struct gemv_job
  * of L2.  Read in the same order at every call, each line is evicted just
  * before it is needed again, so every call reads all of B from L3.  Read in
  * the opposite order at every other call, a call starts on the lines the
- * previous one read last, still in L2: streaming 2.7 MB measured 86 us in
- * the same direction each time and 41 us alternating, on this project's
- * machine.  The direction is kept per B, in a small table of the calling
- * thread keyed by B's address; a stale entry only flips a direction, which
- * is correct either way.  Smaller B (a quarter of L2 and less) always goes
- * forward, in the larger blocks.
+ * previous one read last, still in L2 -- if B is smaller than L2 and little
+ * else was read in between (an earlier host measured 86 us in one
+ * direction and 41 us alternating for 2.7 MB).  A B as large as L2 or
+ * larger gains nothing so: on an AMD EPYC Zen 4 (1 MB L2) the MLP's two
+ * layers read forward, one row at a time, made a call 0.92x the time of
+ * alternating directions four rows at a time (interleaved A/B), as close
+ * to a plain stream from L3 as a microbenchmark gets (27 us for 2.7 MB).
+ * So B from ZIGZAG_MIN_FLOATS up to L2's size alternates; larger B streams
+ * forward, one row at a time (one address sequence, which L3 and memory
+ * feed faster than four rows a few KB apart: a 5 MB B from DRAM 200 us
+ * against 273).  The direction is kept per B, in a small table of the
+ * calling thread keyed by B's address; a stale entry only flips a
+ * direction, which is correct either way.  Smaller B always goes forward,
+ * in the larger blocks.
  */
 #define ZIGZAG_SLOTS 16
-
-/*
- * A B this large does not stay in any core's L2 between calls (a network's
- * classifier: MobileNet-v2's 5 MB, ResNet-50's 8 MB) and mostly comes from
- * memory, where one row at a time streams faster than four
- * (ox_sgemm_dots_avx512).
- */
-#define GEMV_ONE_STREAM_FLOATS (1024 * 1024)	/* 4 MB */
 #define ZIGZAG_MIN_FLOATS (128 * 1024)	/* 512 KB */
+
+/* L2's size in floats, from the C library (1 MB when it does not say) */
+static int64_t
+l2_floats(void)
+{
+	static int64_t cached;
+
+	if (cached == 0)
+	{
+		long		bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
+
+		cached = (bytes > 0 ? bytes : 1024 * 1024) / (long) sizeof(float);
+	}
+	return cached;
+}
 
 static __thread struct
 {
@@ -625,6 +641,30 @@ gemv_products(const gemv_job *j, int64_t s, int64_t e, float *out)
 	}
 }
 
+/*
+ * c[n] = alpha buf[n - s] + beta c[n] (+ 0 when beta is 0) + bias[n], in one
+ * pass with the conditions out of the loop, so that it vectorizes.
+ */
+static void
+gemv_scale_bias(float alpha, float beta, const float *bias, const float *buf, int64_t s, int64_t e,
+				float *c)
+{
+	const float *b = buf - s;
+
+	if (beta == 0.0f && bias)
+		for (int64_t n = s; n < e; n++)
+			c[n] = (alpha * b[n] + 0.0f) + bias[n];
+	else if (beta == 0.0f)
+		for (int64_t n = s; n < e; n++)
+			c[n] = alpha * b[n] + 0.0f;
+	else if (bias)
+		for (int64_t n = s; n < e; n++)
+			c[n] = (alpha * b[n] + beta * c[n]) + bias[n];
+	else
+		for (int64_t n = s; n < e; n++)
+			c[n] = alpha * b[n] + beta * c[n];
+}
+
 static void
 gemv_task(void *arg, int64_t n0, int64_t n1)
 {
@@ -647,11 +687,7 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 		}
 		else
 			gemv_products(j, s, e, buf);
-		for (int64_t n = s; n < e; n++)
-			c[n] = j->alpha * buf[n - s] + (j->beta != 0.0f ? j->beta * c[n] : 0.0f);
-		if (u->bias)
-			for (int64_t n = s; n < e; n++)
-				c[n] += u->bias[n];
+		gemv_scale_bias(j->alpha, j->beta, u->bias, buf, s, e, c);
 		if (u->clamp)
 			clamp_row(c + s, e - s, u->clamp_lo, u->clamp_hi);
 		if (u->post)
@@ -670,7 +706,17 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 {
 	float	   *xrow = NULL;
 
-	if (trans_a && K > 0)
+	/*
+	 * The row is read once per column of op(B): unaligned, every one of its
+	 * vector loads spans two cache lines.  A feed bound in place (an array
+	 * from SQL, a caller's buffer) often is; one copy costs less than that
+	 * (the 784 x 512 and 512 x 512 layers of issue 4's MLP, one row at a
+	 * time: 32.7 us with the row 16 bytes off, 27.0 aligned).
+	 */
+	bool		realign = !trans_a && N >= 16 && K >= 64 &&
+		(((uintptr_t) A & 63) != 0 || ((size_t) lda * sizeof(float)) % 64 != 0);
+
+	if ((trans_a || realign) && K > 0)
 	{
 		/* gather the strided row of op(A) once */
 		xrow = ox_aligned_grow(&tls_abuf, &tls_abuf_len, (size_t) K);
@@ -684,11 +730,13 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		if (trans_a)
 			for (int64_t k = 0; k < K; k++)
 				xrow[k] = A[k * lda + m];
+		else if (realign)
+			memcpy(xrow, A + m * lda, sizeof(float) * (size_t) K);
 		j.trans_b = trans_b;
 		j.K = K;
 		j.alpha = alpha;
 		j.beta = beta;
-		j.x = trans_a ? xrow : A + m * lda;
+		j.x = trans_a || realign ? xrow : A + m * lda;
 		j.B = B;
 		j.ldb = ldb;
 		j.epi = epi;
@@ -696,8 +744,8 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.c = C + m * ldc;
 		j.avx512 = isa == &ox_sgemm_isa_avx512;
 		/* a B well inside L2 stays there whatever the order */
-		j.reverse = N * K >= ZIGZAG_MIN_FLOATS && zigzag_next(B);
-		j.one_stream = N * K >= GEMV_ONE_STREAM_FLOATS;
+		j.reverse = N * K >= ZIGZAG_MIN_FLOATS && N * K < l2_floats() && zigzag_next(B);
+		j.one_stream = N * K >= l2_floats();
 		/* enough columns per chunk that a thread streams a useful share of B */
 		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
 	}
