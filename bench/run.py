@@ -37,7 +37,11 @@ import subprocess
 import sys
 import time
 
-import numpy as np
+# numpy's own BLAS threads would spin on the other core for a while after
+# each of the harness's array operations, under both engines' timings
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
