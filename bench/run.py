@@ -606,19 +606,45 @@ def float_weight_bytes(model_bytes):
                if t.data_type == 1)
 
 
+def stream_rate(nbytes):
+    """bench/stream.c: (seconds per pass, GB/s) of one core reading nbytes over and over, or None"""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        exe = os.path.join(d, "stream")
+        try:
+            subprocess.run(["gcc", "-O2", "-mavx512f", "-mfma", os.path.join(HERE, "stream.c"), "-o", exe],
+                           check=True, capture_output=True)
+            pin(1)
+            runs = []
+            for _ in range(3):
+                p = subprocess.run([exe, str(int(nbytes))], capture_output=True, text=True, check=True,
+                                   timeout=60)
+                _, sec, gbs = p.stdout.split()
+                runs.append((float(sec), float(gbs)))
+            return min(runs)[0], max(r[1] for r in runs)
+        except (OSError, subprocess.CalledProcessError, subprocess.TimeoutExpired, ValueError) as e:
+            log("stream.c did not run (%s)" % e)
+            return None
+
+
 def explain_misses(res, runs):
     """what the report says about each model with a row that misses its target"""
     why = {}
-    for name in sorted({r["model"] for r in unmet_rows(res["rows"])}):
+    miss = unmet_rows(res["rows"])
+    for name in sorted({r["model"] for r in miss}):
         if name in WHY_NODE_MODELS:
             import nodes
-            pin(1)
-            c = nodes.compare(name, 1, 1, runs)
-            why[name] = {"kind": "nodes", "runs": runs, "categories": c["categories"]}
+            # node by node at the thread count that misses (1 when both do)
+            threads = min(r["threads"] for r in miss if r["model"] == name)
+            pin(threads)
+            c = nodes.compare(name, threads, 1, runs)
+            why[name] = {"kind": "nodes", "runs": runs, "threads": threads, "categories": c["categories"]}
         elif name == "mlp":
             with open(model_path(name), "rb") as f:
-                why[name] = {"kind": "weights", "weight_bytes": float_weight_bytes(f.read()),
-                             "l2_bytes": l2_per_core(res["machine"])}
+                nbytes = float_weight_bytes(f.read())
+            why[name] = {"kind": "weights", "weight_bytes": nbytes, "l2_bytes": l2_per_core(res["machine"]),
+                         "stream": stream_rate(nbytes)}
     return why
 
 
@@ -644,33 +670,53 @@ def write_misses(res, L):
             fmt = lambda c: "%s (%d node%s) %+.2f ms%s" % (  # noqa: E731
                 c[0], c[1], "s" if c[1] > 1 else "", c[3] - c[2],
                 ", %.2fx" % (c[3] / c[2]) if c[2] else ", no onnxruntime counterpart")
-            L.append("**%s**, node by node inside the network at batch 1 and 1 thread (`bench/nodes.py`: each "
-                     "node's minimum over %d runs, onnxruntime's from its own profiler, matched by node name; "
-                     "Conv nodes grouped by kernel, stride and input plane): %.2f ms in onnx_pg's nodes against "
-                     "%.2f ms in onnxruntime's (%.2fx). It loses most in %s; it wins most in %s. What the nodes "
-                     "do not cover (the executor's work between them) makes up the rest of the difference to "
-                     "the ratio above." % (
-                         name, w["runs"], b, a, b / a if a else float("nan"),
+            threads = w.get("threads", 1)
+            L.append("**%s**, node by node inside the network at batch 1 and %d thread%s (`bench/nodes.py`: "
+                     "each node's minimum over %d runs (wall time), onnxruntime's from its own profiler, matched "
+                     "by node name; Conv nodes grouped by kernel, stride and input plane): %.2f ms in onnx_pg's "
+                     "nodes against %.2f ms in onnxruntime's (%.2fx). It loses most in %s; it wins most in %s. "
+                     "What the nodes do not cover (the executor's work between them) makes up the rest of the "
+                     "difference to the ratio above." % (
+                         name, threads, "s" if threads > 1 else "", w["runs"], b, a,
+                         b / a if a else float("nan"),
                          "; ".join(fmt(c) for c in loss) or "nothing",
                          "; ".join(fmt(c) for c in gain) or "nothing"))
+            if threads > 1:
+                rows = [r for r in res["rows"] if r["model"] == name and r["batch"] == 1 and r.get("ox")]
+                by_t = {r["threads"]: r for r in rows}
+                if 1 in by_t and threads in by_t:
+                    r1, rn = by_t[1], by_t[threads]
+                    L.append("")
+                    L.append("At %d threads the headline ratio is CPU time, which also counts each engine's "
+                             "threads waiting for one another within a run (spinning between and at the ends "
+                             "of the parallel loops): %d threads cost onnx_pg %.2fx its 1-thread CPU time and "
+                             "onnxruntime %.2fx; the wall ratio is %.2f." % (
+                                 threads, threads, rn["ox"]["cpu_median"] / r1["ox"]["cpu_median"],
+                                 rn["ort"]["cpu_median"] / r1["ort"]["cpu_median"], rn["ratio_wall"]))
             L.append("")
         elif w["kind"] == "weights":
             rows = [r for r in res["rows"] if r["model"] == name and r["batch"] == 1 and r["threads"] == 1
                     and r.get("ox")]
             per_call = rows[0]["ox"]["cpu_median"] if rows else None
             goal = rows[0]["ort"]["cpu_median"] * target_for(name, 1) if rows else None
+            st = w.get("stream")
             L.append("**%s** at batch 1 is bound by reading its weights: a call makes one multiply-add per "
                      "weight and streams all %.1f MB of them, more than one core's L2 (%s), so most come from "
                      "L3 at every call; onnx_pg's %s per call reads them at %.0f GB/s, and the target (%s, "
-                     "%.1f x onnxruntime's time) would take %.0f GB/s. At 2 threads the CPU time adds the "
-                     "second thread's wake-up and its wait between the three layers (read the wall ratio "
-                     "there too)." % (
+                     "%.1f x onnxruntime's time) would take %.0f GB/s.%s A call this short runs on one thread "
+                     "at 2 threads too (waking a sleeping worker would cost more than it shares), so its CPU "
+                     "time there is its 1-thread time, against onnxruntime's two threads' CPU time (read the "
+                     "wall ratio there too)." % (
                          name, w["weight_bytes"] / 1e6,
                          "%.1f MB" % (w["l2_bytes"] / 2**20) if w.get("l2_bytes") else "unknown",
                          fmt_t(per_call) if per_call else "?",
                          w["weight_bytes"] / per_call / 1e9 if per_call else float("nan"),
                          fmt_t(goal) if goal else "?", target_for(name, 1),
-                         w["weight_bytes"] / goal / 1e9 if goal else float("nan")))
+                         w["weight_bytes"] / goal / 1e9 if goal else float("nan"),
+                         (" A plain read of as many bytes, over and over on one core with nothing else to do "
+                          "(`bench/stream.c`), runs at %.0f GB/s on this machine: %s a pass, %.2f x "
+                          "onnxruntime's time." % (st[1], fmt_t(st[0]), st[0] / rows[0]["ort"]["cpu_median"]))
+                         if st and rows else ""))
             L.append("")
 
 

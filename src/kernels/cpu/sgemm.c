@@ -588,15 +588,17 @@ typedef struct gemv_job
 static int64_t
 l2_floats(void)
 {
-	static int64_t cached;
+	static int64_t cached;		/* every thread that asks stores the same value */
+	int64_t		v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 
-	if (cached == 0)
+	if (v == 0)
 	{
 		long		bytes = sysconf(_SC_LEVEL2_CACHE_SIZE);
 
-		cached = (bytes > 0 ? bytes : 1024 * 1024) / (long) sizeof(float);
+		v = (bytes > 0 ? bytes : 1024 * 1024) / (long) sizeof(float);
+		__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
 	}
-	return cached;
+	return v;
 }
 
 static __thread struct
