@@ -441,12 +441,24 @@ def markdown(res, svg_name):
         L.append("- %s: %s (%s)" % (text, measured, "met" if met else "**not met**"))
     L.append("")
     if any(not met and "mlp rowwise" in measured for _, measured, met in targets(res)):
+        wr = res.get("mlp_weights_read") or {}
+        floor = ""
+        forms = res["models"].get("mlp", {}).get("forms", {})
+        client = forms.get("client", {}).get("rows_per_cpu_s")
+        rowwise = forms.get("rowwise", {}).get("rows_per_cpu_s")
+        if wr.get("gbs") and client and rowwise:
+            floor = (" A plain read of as many bytes, over and over on one core (`bench/stream.c`), runs at "
+                     "%.0f GB/s on this machine: %.2f us a row, %s rows per second with nothing else done "
+                     "(the row-wise form: %s rows per CPU-second, some of the weights staying in L1), while "
+                     "ten times the client is %s rows per CPU-second (%.2f us a row, %.0f GB/s)." % (
+                         wr["gbs"], wr["seconds"] * 1e6, fmt_rate(1 / wr["seconds"]), fmt_rate(rowwise),
+                         fmt_rate(10 * client), 1e6 / (10 * client), wr["bytes"] * 10 * client / 1e9))
         L.append("The row-wise MLP form is (a) with automatic batching turned off: one run per row, "
-                 "each a chain of matrix-vector products over all 365 KB of the network's weights "
+                 "each a chain of matrix-vector products over all %s of the network's weights "
                  "(about 182 kFLOP per row), which is bound by the core's cache bandwidth; the Python "
-                 "client runs the same network in batches of 10,000 (matrix-matrix products). Ten times "
-                 "the client per CPU-second would need several times the GEMV rate one core reaches. "
-                 "The same statement with automatic batching on (the default) is row (b).")
+                 "client runs the same network in batches of 10,000 (matrix-matrix products).%s "
+                 "The same statement with automatic batching on (the default) is row (b)." % (
+                     "%.0f KB" % (wr["bytes"] / 1024) if wr.get("bytes") else "365 KB", floor))
         L.append("")
     L.append("![in-query throughput](%s)" % svg_name)
     L.append("")
@@ -550,9 +562,24 @@ def main():
                 json.dump(res, f, indent=1)
 
     res["machine"]["load_end"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    res["mlp_weights_read"] = weights_read(mlp_bytes)
     with open(args.json, "w") as f:
         json.dump(res, f, indent=1)
     report(args, res)
+
+
+def weights_read(model_bytes):
+    """the MLP's float weight bytes, and how fast one core reads as many bytes over and over
+    (bench/stream.c, as the CPU benchmark measures its MLP): the floor of a row-wise run"""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("cpu_bench", os.path.join(os.path.dirname(HERE), "run.py"))
+    cpu_bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cpu_bench)
+
+    nbytes = cpu_bench.float_weight_bytes(model_bytes)
+    st = cpu_bench.stream_rate(nbytes)
+    return {"bytes": nbytes, "seconds": st[0], "gbs": st[1]} if st else {"bytes": nbytes}
 
 
 def report(args, res):
