@@ -536,6 +536,23 @@ ML_DEFINE_ROWS(rows_i64, int64_t, float, f, walk_i64, leaf_w1_f)
 ML_DEFINE_ROWS(rows_i32, int32_t, float, f, walk_i32, leaf_w1_f)
 ML_DEFINE_ROWS(rows_f16, uint16_t, float, f, walk_f16, leaf_w1_f)
 
+/* a float row's sums (acc, has) finalized and stored as rows_f32 does; z and tmp: scratch */
+static inline void
+finish_row_f32(const ml_tree_job *job, int64_t row, float *acc, uint8_t *has, double *z, float *tmp)
+{
+	const ml_tree_ensemble *e = job->e;
+	ml_label	lab = {0, true};
+
+	z[0] = z[1] = 0;
+	if (e->classifier)
+		finalize_classifier_f(e, acc, has, z, tmp, &lab);
+	else
+		finalize_regression_f(e, acc, has, z, tmp);
+	store_row(job, row, z);
+	if (e->classifier)
+		store_label(job, row, lab);
+}
+
 /*
  * Batches whose sums the walk by masks makes itself (ml_tree_fast.c: dense
  * weights, at most 16 targets, AVX-512): blocks of rows summed in vectors,
@@ -564,7 +581,6 @@ rows_batch_sums_f32(ml_tree_job *job, int64_t begin, int64_t end)
 		for (int64_t r = 0; r < nr; r++)
 		{
 			float	   *acc = sums + r * n;
-			ml_label	lab = {0, true};
 
 			/* one target: SUM and AVERAGE never set has (add_leaf1_f) */
 			if (n == 1)
@@ -572,14 +588,7 @@ rows_batch_sums_f32(ml_tree_job *job, int64_t begin, int64_t end)
 			else
 				for (int64_t k = 0; k < n; k++)
 					has[k] = (masks[r] >> k) & 1;
-			z[0] = z[1] = 0;
-			if (e->classifier)
-				finalize_classifier_f(e, acc, has, z, tmp, &lab);
-			else
-				finalize_regression_f(e, acc, has, z, tmp);
-			store_row(job, row0 + r, z);
-			if (e->classifier)
-				store_label(job, row0 + r, lab);
+			finish_row_f32(job, row0 + r, acc, has, z, tmp);
 		}
 	}
 }
@@ -652,7 +661,6 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 		for (int64_t r = 0; r < nr; r++)
 		{
 			const int32_t *lf = leaves + r * nt;
-			ml_label	lab = {0, true};
 
 			if (dense)
 			{
@@ -681,14 +689,7 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 					for (int32_t t = 0; t < nt; t++)
 						add_leaf_f(e, &e->nodes[lf[t]], acc, has);
 			}
-			z[0] = z[1] = 0;
-			if (e->classifier)
-				finalize_classifier_f(e, acc, has, z, tmp, &lab);
-			else
-				finalize_regression_f(e, acc, has, z, tmp);
-			store_row(job, row0 + r, z);
-			if (e->classifier)
-				store_label(job, row0 + r, lab);
+			finish_row_f32(job, row0 + r, acc, has, z, tmp);
 		}
 	}
 	free(leaf_heap);

@@ -852,32 +852,25 @@ ML_DEFINE_FAST_WALK(walk_gt, >)
 ML_DEFINE_FAST_WALK(walk_eq, ==)
 ML_DEFINE_FAST_WALK(walk_neq, !=)
 
-/* leaf != NULL: each row's leaves, else its sums and target mask */
+/* leaf != NULL: each row's leaves, else its sums and target mask; by f->mode */
+typedef void (*batch_masks_fn) (const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
+								int32_t *leaf, float *acc, uint32_t *has);
+
+static const batch_masks_fn batch_masks_by_mode[] = {
+	[ML_BRANCH_LEQ] = batch_masks_leq,
+	[ML_BRANCH_LT] = batch_masks_lt,
+	[ML_BRANCH_GTE] = batch_masks_gte,
+	[ML_BRANCH_GT] = batch_masks_gt,
+	[ML_BRANCH_EQ] = batch_masks_eq,
+	[ML_BRANCH_NEQ] = batch_masks_neq,
+};
+
 static void
 batch_masks(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32_t *leaf,
 			float *acc, uint32_t *has)
 {
-	switch (f->mode)
-	{
-		case ML_BRANCH_LEQ:
-			batch_masks_leq(f, x, stride, nrows, leaf, acc, has);
-			break;
-		case ML_BRANCH_LT:
-			batch_masks_lt(f, x, stride, nrows, leaf, acc, has);
-			break;
-		case ML_BRANCH_GTE:
-			batch_masks_gte(f, x, stride, nrows, leaf, acc, has);
-			break;
-		case ML_BRANCH_GT:
-			batch_masks_gt(f, x, stride, nrows, leaf, acc, has);
-			break;
-		case ML_BRANCH_EQ:
-			batch_masks_eq(f, x, stride, nrows, leaf, acc, has);
-			break;
-		case ML_BRANCH_NEQ:
-			batch_masks_neq(f, x, stride, nrows, leaf, acc, has);
-			break;
-	}
+	/* the fast walk exists only for these modes (ml_tree_fast_build) */
+	batch_masks_by_mode[f->mode] (f, x, stride, nrows, leaf, acc, has);
 }
 
 /*
