@@ -107,6 +107,7 @@ eval_node(void *arg, const ox_graph *g, const ox_node *node, ox_value *outs, ox_
 	ox_value	in_vals[64];
 	ox_value   *out[64];
 	ox_code		rc;
+	size_t		new_bytes = 0;
 
 	if (!k || node->n_inputs > 64 || node->n_outputs > 64 || node->n_implicit > 0)
 		return OX_UNSUPPORTED;
@@ -142,6 +143,9 @@ eval_node(void *arg, const ox_graph *g, const ox_node *node, ox_value *outs, ox_
 	ctx.state = pc.state;
 	ctx.st = st;
 	ctx.nthreads = 1;
+	/* past this the result is not folded anyway (constant_fold.c) */
+	ctx.run_memory_limit = OX_FOLD_EVAL_MAX_BYTES;
+	ctx.run_new_bytes = &new_bytes;
 	if (arg)
 	{
 		/* folding a big constant is as cancelable as running it */

@@ -7,9 +7,6 @@
 
 #include <string.h>
 
-/* folding must not turn a small model into a huge one (ConstantOfShape, Tile) */
-#define FOLD_MAX_BYTES (64 * 1024 * 1024)
-
 static bool
 foldable(const ox_graph *g, const ox_node *n)
 {
@@ -59,7 +56,7 @@ ox_pass_constant_fold(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 			if (n->outputs[o] < 0)
 				continue;
 			if (outs[o].kind != OX_VALUE_TENSOR ||
-				ox_tensor_numel(&outs[o].tensor) * (int64_t) ox_dtype_size(outs[o].tensor.dtype) > FOLD_MAX_BYTES)
+				ox_tensor_numel(&outs[o].tensor) * (int64_t) ox_dtype_size(outs[o].tensor.dtype) > (int64_t) OX_FOLD_MAX_BYTES)
 				ok = false;
 		}
 		if (ok)

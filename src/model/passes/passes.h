@@ -58,6 +58,16 @@ ox_code		ox_optimize(ox_pass_ctx *pc, int level, ox_status *st);
 /* individual passes, for tests */
 ox_code		ox_pass_eliminate_identity(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_constant_fold(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+
+/*
+ * Folding must not turn a small model into a huge one (ConstantOfShape,
+ * Tile): outputs past OX_FOLD_MAX_BYTES stay computed at run time, and the
+ * evaluator gives a folded node at most OX_FOLD_EVAL_MAX_BYTES of outputs
+ * and workspace, so that a node whose result would be dropped anyway fails
+ * before it allocates (a 1 GB ConstantOfShape in a 200-byte model).
+ */
+#define OX_FOLD_MAX_BYTES ((size_t) 64 * 1024 * 1024)
+#define OX_FOLD_EVAL_MAX_BYTES ((size_t) 256 * 1024 * 1024)
 ox_code		ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_eliminate_dead(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_qdq_fuse(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
