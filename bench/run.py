@@ -209,6 +209,14 @@ def machine_info():
     return info
 
 
+def build_tool(source, folder):
+    """compile one of bench/'s measuring programs (AVX-512, FMA, threads) into folder; its path"""
+    exe = os.path.join(folder, os.path.splitext(source)[0])
+    subprocess.run(["gcc", "-O2", "-mavx512f", "-mfma", "-pthread", os.path.join(HERE, source), "-o", exe],
+                   check=True, capture_output=True)
+    return exe
+
+
 def measure_peak(threads_list):
     """Compile and run bench/peak.c: per thread count, the clock (dependent imul chain) and the
     AVX-512 FMA throughput, both over CPU time so other processes do not count."""
@@ -216,10 +224,8 @@ def measure_peak(threads_list):
 
     out = {}
     with tempfile.TemporaryDirectory() as d:
-        exe = os.path.join(d, "peak")
         try:
-            subprocess.run(["gcc", "-O2", "-mavx512f", "-mfma", "-pthread", os.path.join(HERE, "peak.c"),
-                            "-o", exe], check=True, capture_output=True)
+            exe = build_tool("peak.c", d)
         except (OSError, subprocess.CalledProcessError) as e:
             log("peak.c did not build (%s): using the nominal clock" % e)
             return out
@@ -611,10 +617,8 @@ def stream_rate(nbytes):
     import tempfile
 
     with tempfile.TemporaryDirectory() as d:
-        exe = os.path.join(d, "stream")
         try:
-            subprocess.run(["gcc", "-O2", "-mavx512f", "-mfma", os.path.join(HERE, "stream.c"), "-o", exe],
-                           check=True, capture_output=True)
+            exe = build_tool("stream.c", d)
             pin(1)
             runs = []
             for _ in range(3):

@@ -309,6 +309,7 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	int64_t		b,
 				e,
 				chunk,
+				div,
 				claimed;
 	uint32_t	gen;
 
@@ -340,13 +341,15 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 		chunk = (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS;
 	if (chunk < min_chunk)
 		chunk = min_chunk;
+	/* within those, each claim takes half a thread's share of what is left (claim) */
+	div = 2 * (int64_t) threads;
 	gen = ticket_generation(__atomic_load_n(&p->job.ticket, __ATOMIC_RELAXED)) + 1;
 	__atomic_store_n(&p->job.fn, fn, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.arg, arg, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.n, n, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.chunk, chunk, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.min_chunk, min_chunk, __ATOMIC_RELAXED);
-	__atomic_store_n(&p->job.div, 2 * (int64_t) threads, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->job.div, div, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.done, 0, __ATOMIC_RELAXED);
 	/* publish; then wake the workers that sleep (wait_for_job's other half) */
 	__atomic_store_n(&p->job.ticket, (uint64_t) gen << 32, __ATOMIC_SEQ_CST);
@@ -357,7 +360,7 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 		pthread_mutex_unlock(&p->lock);
 	}
 	claimed = n;
-	while (claim(&p->job, gen, n, chunk, min_chunk, 2 * (int64_t) threads, &b, &e))
+	while (claim(&p->job, gen, n, chunk, min_chunk, div, &b, &e))
 	{
 		fn(arg, b, e);
 		chunk_done(p, b, e);

@@ -346,8 +346,10 @@ bool		ml_tree_fast_dense(const ml_tree_fast *f);
 void		ml_tree_fast_walk(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
 							  int32_t *leaf);
 uint64_t	ml_tree_fast_sum(const ml_tree_fast *f, const int32_t *leaf, float *acc);
+/* batches summed by the walk itself: dense weights, at most this many targets, AVX-512 */
+#define ML_TREE_BATCH_SUM_TARGETS 16
 bool		ml_tree_fast_has_batch_sums(const ml_tree_fast *f);
-bool		ml_tree_fast_batch_sums(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
+void		ml_tree_fast_batch_sums(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
 									float *acc, uint32_t *has);
 
 /* -------- misc ops (ml_misc*.c) -------- */

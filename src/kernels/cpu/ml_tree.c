@@ -559,18 +559,17 @@ finish_row_f32(const ml_tree_job *job, int64_t row, float *acc, uint8_t *has, do
  * then each row finalized as rows_f32 does.
  */
 #define ML_SUM_BLOCK_ROWS 64
-#define ML_SUM_MAX_TARGETS 16
 
 static void
 rows_batch_sums_f32(ml_tree_job *job, int64_t begin, int64_t end)
 {
 	const ml_tree_ensemble *e = job->e;
 	int64_t		n = e->n_targets;
-	float		sums[ML_SUM_BLOCK_ROWS * ML_SUM_MAX_TARGETS];
+	float		sums[ML_SUM_BLOCK_ROWS * ML_TREE_BATCH_SUM_TARGETS];
 	uint32_t	masks[ML_SUM_BLOCK_ROWS];
-	uint8_t		has[ML_SUM_MAX_TARGETS < 2 ? 2 : ML_SUM_MAX_TARGETS];
-	double		z[ML_SUM_MAX_TARGETS < 2 ? 2 : ML_SUM_MAX_TARGETS];
-	float		tmp[ML_SUM_MAX_TARGETS < 2 ? 2 : ML_SUM_MAX_TARGETS];
+	uint8_t		has[ML_TREE_BATCH_SUM_TARGETS < 2 ? 2 : ML_TREE_BATCH_SUM_TARGETS];
+	double		z[ML_TREE_BATCH_SUM_TARGETS < 2 ? 2 : ML_TREE_BATCH_SUM_TARGETS];
+	float		tmp[ML_TREE_BATCH_SUM_TARGETS < 2 ? 2 : ML_TREE_BATCH_SUM_TARGETS];
 
 	for (int64_t row0 = begin; row0 < end; row0 += ML_SUM_BLOCK_ROWS)
 	{
@@ -624,7 +623,7 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 	void	   *heap = NULL;
 	void	   *leaf_heap = NULL;
 
-	if (end - begin > 1 && n <= ML_SUM_MAX_TARGETS && ml_tree_fast_has_batch_sums(f))
+	if (end - begin > 1 && ml_tree_fast_has_batch_sums(f))
 	{
 		rows_batch_sums_f32(job, begin, end);
 		return;

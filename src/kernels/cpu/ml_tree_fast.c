@@ -46,7 +46,6 @@
 #include "kernels/cpu/conv_fast.h"
 
 #define ML_FAST_LANES 8
-#define ML_BATCH_SUM_TARGETS 16		/* the most targets the batch walk sums */
 
 /* one node: successors indexed by the comparison's result */
 typedef struct ml_fast_node
@@ -83,7 +82,7 @@ struct ml_tree_fast
 	int32_t		mask_slots;		/* 2^depth - 1 rounded up to 16 */
 	uint16_t	mask_load;		/* the row's columns to load: bits 0..max_feature */
 	/* batches by masks: each tree's real branches only (no dummy slots) */
-	uint8_t    *full_branch;	/* n_trees x (2^depth - 1): 1 where a slot is a real branch */
+	uint8_t    *full_branch;	/* while building: n_trees x (2^depth - 1), 1 where a slot is a real branch */
 	int32_t    *bm_start;		/* n_trees + 1 offsets into the three below */
 	uint64_t   *bm_bit;			/* the branch's bit: 1 << its slot */
 	int32_t    *bm_feature;
@@ -183,7 +182,7 @@ build_dense(const ml_tree_ensemble *e, ml_tree_fast *f, ox_status *st)
 
 /*
  * For the batch walk by masks with dense weights (at most
- * ML_BATCH_SUM_TARGETS targets): tree t's leaf weights by bottom position,
+ * ML_TREE_BATCH_SUM_TARGETS targets): tree t's leaf weights by bottom position,
  * so that a vector of 16 rows' positions picks its 16 weights by a permute
  * and the sums are made in vectors, tree by tree in model order as
  * ml_tree_fast_sum makes them (bit for bit the same).
@@ -196,7 +195,7 @@ build_batch_sums(const ml_tree_ensemble *e, ml_tree_fast *f, ox_status *st)
 	int32_t		ni = (1 << depth) - 1;
 	int32_t		bs = depth <= 5 ? 32 : 64;
 
-	if (!f->bm_start || !f->dense_w || nt > ML_BATCH_SUM_TARGETS)
+	if (!f->bm_start || !f->dense_w || nt > ML_TREE_BATCH_SUM_TARGETS)
 		return OX_OK;
 	f->bs_w = ox_aligned_alloc(sizeof(float) * (size_t) e->n_trees * nt * bs);
 	f->bs_has = ox_aligned_alloc(sizeof(uint32_t) * (size_t) e->n_trees * bs);
@@ -469,6 +468,9 @@ ml_tree_fast_build(ml_tree_ensemble *e, ox_status *st)
 		ml_tree_fast_free(f);
 		return st->code;
 	}
+	/* only the builders read it */
+	free(f->full_branch);
+	f->full_branch = NULL;
 	e->fast = f;
 	return OX_OK;
 }
@@ -741,7 +743,7 @@ NAME(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32
 	int32_t		bs = f->bs_stride; \
 	const __m512i one = _mm512_set1_epi64(1); \
 	float		xt[ML_MASK_MAX_FEATURES][16] __attribute__((aligned(64))); \
-	float		accv[ML_BATCH_SUM_TARGETS][16] __attribute__((aligned(64))); \
+	float		accv[ML_TREE_BATCH_SUM_TARGETS][16] __attribute__((aligned(64))); \
 	uint32_t	hasv[16] __attribute__((aligned(64))); \
 	int64_t		pos[16] __attribute__((aligned(64))); \
 \
@@ -875,17 +877,14 @@ batch_masks(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows
 
 /*
  * Rows' dense sums straight from the batch walk by masks: acc[r * n_targets
- * + k] as ml_tree_fast_sum writes them, has[r] its mask.  False (nothing
- * written) when the ensemble has no such walk.
+ * + k] as ml_tree_fast_sum writes them, has[r] its mask.  Only for an
+ * ensemble with ml_tree_fast_has_batch_sums.
  */
-bool
+void
 ml_tree_fast_batch_sums(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
 						float *acc, uint32_t *has)
 {
-	if (!f->bs_w)
-		return false;
 	batch_masks(f, x, stride, nrows, NULL, acc, has);
-	return true;
 }
 
 bool
