@@ -197,14 +197,19 @@ operators-doc: build/ox_conformance
 # ---- benchmarks (issue 4): see bench/README.md ---------------------------
 BENCH_ARGS ?=
 
-bench: build/libox_capi.so
+# the in-SQL variant first (bench/sql.sh: a throwaway cluster as root unless
+# PGHOST/PGPORT name a server; skipped where there can be none): run.py puts
+# its table into docs/performance.md
+bench: all build/libox_capi.so
+	bash bench/sql.sh
 	python3 bench/run.py $(BENCH_ARGS)
 
-bench-quick: build/libox_capi.so
+bench-quick: all build/libox_capi.so
+	bash bench/sql.sh --quick
 	python3 bench/run.py --quick $(BENCH_ARGS)
 
-bench-sql:
-	python3 bench/inquery_cpu.py $(BENCH_ARGS)
+bench-sql: all
+	bash bench/sql.sh $(BENCH_ARGS)
 
 # in-query throughput (issue 5): a throwaway cluster unless PGHOST/PGPORT name
 # a server; bench/inquery/run.sh, bench/inquery/run.py (options in BENCH_ARGS)

@@ -14,7 +14,11 @@ a running server with onnx_pg installed, and at 1 and 2 threads
           array checks, the session cache lookup, building the real[][]
           result) plus the engine run;
   sql1    for the MLP at batch 1 also onnx_predict(model, x) with x real[784],
-          the one-row-at-a-time scoring path;
+          the one-row-at-a-time scoring path (onnx.auto_batch off: one run
+          per call);
+  sql1b   the same statement with automatic batching on (the default): the
+          calls run onnx.batch_size rows at a time, the per-call cost of
+          scoring a table row by row;
   rt      one statement per call, the input sent as a parameter each time
           (what a client scoring one request at a time pays);
   engine  the same model, input and thread count through the engine API in
@@ -151,9 +155,10 @@ def main():
                     ox.run_repeat(feeds, k)
                     return (time.perf_counter() - t0) / k
 
-                def t_sql(k, fn="onnx_predict_batch", suffix=""):
+                def t_sql(k, fn="onnx_predict_batch", suffix="", auto=True):
                     q = ("SELECT sum(cardinality(%s('bench_%s', x))) FROM onnx_bench_input, "
                          "generate_series(1, %d) WHERE name = '%s%s'" % (fn, name, k, key, suffix))
+                    cur.execute("SET onnx.auto_batch = %s" % ("on" if auto else "off"))
                     t0 = time.perf_counter()
                     cur.execute(q)
                     cur.fetchone()
@@ -174,7 +179,8 @@ def main():
 
                 kinds = {"engine": t_engine, "sql": t_sql, "rt": t_rt}
                 if batch == 1 and name == "mlp":
-                    kinds["sql1"] = lambda k: t_sql(k, "onnx_predict", "_1d")
+                    kinds["sql1"] = lambda k: t_sql(k, "onnx_predict", "_1d", auto=False)
+                    kinds["sql1b"] = lambda k: t_sql(k, "onnx_predict", "_1d")
                 # warm-up and block sizes (a block lasts >= 20 ms, the round trip is amortized)
                 est = {}
                 for kname, fn in kinds.items():
@@ -198,7 +204,8 @@ def main():
                 print("%-9s b%-4d t%d  engine %-10s sql %-10s (+%s)  round trip %-10s%s  %s" % (
                     name, batch, threads, fmt_t(med["engine"]), fmt_t(med["sql"]),
                     fmt_t(med["sql"] - med["engine"]), fmt_t(med["rt"]),
-                    ("  onnx_predict %s" % fmt_t(med["sql1"])) if "sql1" in med else "",
+                    ("  onnx_predict %s (auto-batched %s)" % (fmt_t(med["sql1"]), fmt_t(med["sql1b"])))
+                    if "sql1" in med else "",
                     "outputs agree" if ok else "OUTPUTS DIFFER"), flush=True)
                 del ox
         cur.execute("SELECT onnx_drop_model(%s, true)", ("bench_" + name,))
@@ -217,7 +224,10 @@ def main():
          "real[][] (no client round trip; detoast, array handling, session cache lookup and the result "
          "array included). **PG layer** = SQL - engine. **round trip**: one statement per call from "
          "this client with x sent as a text array literal (prepared once in the client; its transfer and "
-         "the server's parsing of it count). %s"
+         "the server's parsing of it count). **onnx_predict (1-D)**: the MLP at batch 1 through the "
+         "row-wise `onnx_predict(model, x)` over a stored real[784], n calls in one statement, with "
+         "onnx.auto_batch off (one engine run per call); **auto-batched**: the same statement with "
+         "automatic batching on, the default (onnx.batch_size calls per engine run). %s"
          % (" --quick" if args.quick else "", res["date"], server_version, ext_version,
             os.environ.get("PGHOST", "(default)"), os.environ.get("PGPORT", "(default)"),
             "/".join(sorted({str(r["reps"]) for r in rows})) or "0", res["engine_lib_mtime"],
@@ -226,15 +236,16 @@ def main():
             "or no permission), so helper threads in it may use more CPUs than `threads`."),
          "",
          "| model | batch | threads | engine | SQL | PG layer | PG layer % | round trip | "
-         "onnx_predict (1-D) | outputs |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+         "onnx_predict (1-D) | same, auto-batched | outputs |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for r in rows:
         m = r["median"]
         over = m["sql"] - m["engine"]
-        L.append("| %s | %d | %d | %s | %s | %s%s | %.0f%% | %s | %s | %s |" % (
+        L.append("| %s | %d | %d | %s | %s | %s%s | %.0f%% | %s | %s | %s | %s |" % (
             r["model"], r["batch"], r["threads"], fmt_t(m["engine"]), fmt_t(m["sql"]),
             "-" if over < 0 else "", fmt_t(abs(over)), 100 * over / m["sql"], fmt_t(m["rt"]),
-            fmt_t(m["sql1"]) if "sql1" in m else "", "agree" if r["agree"] else "**differ**"))
+            fmt_t(m["sql1"]) if "sql1" in m else "", fmt_t(m["sql1b"]) if "sql1b" in m else "",
+            "agree" if r["agree"] else "**differ**"))
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
         f.write("\n".join(L) + "\n")

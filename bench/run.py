@@ -1028,10 +1028,10 @@ def write_markdown(res, path, svg_name):
     L.append("```sh")
     L.append("apt-get install -y python3-torch python3-torchvision   # model export only (Debian's /usr/bin/python3)")
     L.append("pip install numpy onnx onnxruntime scikit-learn skl2onnx  # the benchmark's python3")
-    L.append("make bench                      # = make build/libox_capi.so && python3 bench/run.py")
+    L.append("make bench                      # = bash bench/sql.sh && python3 bench/run.py (builds first)")
     L.append("python3 bench/run.py --quick    # smoke run")
     L.append("python3 bench/run.py --models mlp iris_rf --threads 1   # a subset (writes elsewhere with --out)")
-    L.append("python3 bench/inquery_cpu.py    # the in-SQL variant (needs a server with onnx_pg)")
+    L.append("make bench-sql                  # the in-SQL variant alone (bench/sql.sh: a throwaway cluster as root)")
     L.append("```")
     L.append("")
     L.append("See bench/README.md for the options. Raw numbers: bench/results/latest.json.")
@@ -1043,8 +1043,9 @@ def write_markdown(res, path, svg_name):
         with open(inq) as f:
             L.append(f.read().strip())
     else:
-        L.append("Not measured: `python3 bench/inquery_cpu.py` (against a running server with onnx_pg) "
-                 "writes bench/results/inquery.md, which the next `bench/run.py` includes here.")
+        L.append("Not measured: `make bench` runs `bench/sql.sh` first, which needs root (for a throwaway "
+                 "cluster) or PGHOST/PGPORT naming a server with onnx_pg; it writes bench/results/inquery.md, "
+                 "which `bench/run.py` includes here.")
     L.append("")
     # another engineer's section (in-query throughput, bench/inquery*): kept as it stands
     kept = kept_sections(path)

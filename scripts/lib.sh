@@ -213,6 +213,37 @@ ox_server_log() {
 
 ox_psql() { "$PG_BIN/psql" -X -v ON_ERROR_STOP=1 -q "$@"; }
 
+# A server for a benchmark (make bench, bench-sql, bench-inquery): the one
+# PGHOST/PGPORT name, which must have onnx_pg installed; otherwise, as root,
+# the extension installed and a throwaway cluster with room for the
+# benchmark tables in shared buffers (stopped at exit).  Returns 1, saying
+# why, when there can be none (not root, no PostgreSQL here).  Under make
+# (MAKELEVEL set) the Makefile has built everything and holds the build
+# lock: make runs unlocked then.
+ox_bench_server() {
+  [ -n "${PGHOST:-}" ] || [ -n "${PGPORT:-}" ] && return 0
+  if [ "$(id -u)" -ne 0 ]; then
+    ox_warn "no server: set PGHOST/PGPORT to one with onnx_pg installed, or run as root for a throwaway cluster"
+    return 1
+  fi
+  if [ ! -x "$PG_CONFIG" ]; then
+    ox_warn "no server: PostgreSQL $PG_MAJOR is not installed here ($PG_CONFIG)"
+    return 1
+  fi
+  if [ -n "${MAKELEVEL:-}" ]; then
+    make -C "$OX_ROOT" PG_CONFIG="$PG_CONFIG" install >/dev/null
+  else
+    ox_make -j"$OX_JOBS" >/dev/null
+    ox_make install >/dev/null
+  fi
+  ox_start_cluster || return 1
+  # every form reads the same pages: the tables stay in shared buffers
+  ox_psql -d postgres -c "ALTER SYSTEM SET shared_buffers = '1GB'" \
+    -c "ALTER SYSTEM SET max_wal_size = '4GB'"
+  runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$OX_CLUSTER_DIR/data" -l "$OX_CLUSTER_DIR/server.log" \
+    -w -m fast restart >/dev/null
+}
+
 OX_CLEANUP_HOOKS=()
 ox_cleanup() {
   local rc=$? h
