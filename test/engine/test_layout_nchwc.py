@@ -153,6 +153,44 @@ def test_blocked_conv_matches_conv(case, threads):
     close(got, want, "case %d %s" % (case, CONV_CASES[case]))
 
 
+def bias_as_input(m):
+    """the model with its constant B turned into a graph input of any length"""
+    from onnx import load_from_string
+    p = load_from_string(m)
+    b = next(t for t in p.graph.initializer if t.name == "b")
+    p.graph.initializer.remove(b)
+    p.graph.input.append(helper.make_tensor_value_info("b", F, ["nb"]))
+    return p.SerializeToString()
+
+
+# n, c, m, h, w, k, stride, pads, dilation, depthwise
+FED_BIAS_CASES = [
+    (1, 32, 40, 9, 9, 3, 1, [1, 1, 1, 1], 1, False),   # Winograd (3x3, stride 1)
+    (1, 24, 40, 9, 9, 1, 1, [0, 0, 0, 0], 1, False),   # pointwise: the tiled path
+    (1, 40, 40, 9, 9, 3, 2, [1, 1, 1, 1], 1, True),    # depthwise
+]
+
+
+@pytest.mark.parametrize("case", range(len(FED_BIAS_CASES)))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_blocked_bias_fed_at_run_time(case, threads):
+    """B padded once at prepare when it is a constant; a B fed at run time
+    is read at every run (two runs, two biases), and a constant one of the
+    wrong length is an error at run time, not a crash"""
+    n, c, m, h, w, k, stride, pads, dil, dw = FED_BIAS_CASES[case]
+    blocked, plain, feeds = conv_case(n, c, m, h, w, k, stride, pads, dil, True, False, "Relu",
+                                      seed=40 + case, depthwise=dw)
+    blocked, plain = bias_as_input(blocked), bias_as_input(plain)
+    sess = Session(blocked, opt_level=0, threads=threads)
+    rng = np.random.default_rng(case)
+    for run in range(2):
+        feeds["b"] = rng.standard_normal(m).astype(np.float32) * (run + 1)
+        close(sess.run(feeds)[0], ort_run(plain, feeds)[0], "case %d run %d" % (case, run))
+    feeds["b"] = np.zeros(m + 1, np.float32)
+    with pytest.raises(EngineError, match="B must be a float tensor"):
+        sess.run(feeds)
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_blocked_winograd_non_finite(threads):
     """an infinity or NaN spreads over a whole Winograd tile: those outputs

@@ -5,13 +5,17 @@
  *	  the loop), whatever the thread count; with guided claims (parallel.c,
  *	  claim) the ranges shrink towards the end of a loop but never below
  *	  that.  Also inside a hot run (ox_parallel_run_begin/end), where the
- *	  workers spin between loops.
+ *	  workers spin between loops; and in a fork() child of a process whose
+ *	  pool has its workers (the child's loops get workers of their own).
  */
 #include "kernels/kernel.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct visit_job
 {
@@ -75,6 +79,65 @@ check(int threads, int64_t n, int64_t min_chunk, bool hot)
 	return bad;
 }
 
+/* this process's threads, from /proc/self/status; -1 when it cannot say */
+static int
+thread_count(void)
+{
+	FILE	   *f = fopen("/proc/self/status", "r");
+	char		line[256];
+	int			n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/*
+ * A child forked after the pool has its workers inherits the pool's memory
+ * but none of its threads: its loops must still be right, and run on
+ * workers of its own (a pool that believed its workers alive would run
+ * every loop in the caller alone).
+ */
+static int
+check_fork(void)
+{
+	pid_t		pid;
+	int			status;
+
+	if (check(2, 1000, 1, 0))	/* the parent's pool, with its worker */
+		return 1;
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+	{
+		printf("FAIL fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0)
+	{
+		int			bad = check(2, 1000, 1, 0) + check(3, 20000, 1, 1);
+		int			threads = thread_count();
+
+		if (threads >= 0 && threads != 3)
+		{
+			printf("FAIL fork child: %d threads after loops on 3 (the caller and 2 workers expected)\n", threads);
+			bad++;
+		}
+		fflush(stdout);
+		_exit(bad ? 1 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+	{
+		printf("FAIL fork child: exit status %d\n", status);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(void)
 {
@@ -93,6 +156,10 @@ main(void)
 				else
 					passed++;
 			}
+	if (check_fork())
+		failed++;
+	else
+		passed++;
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }

@@ -190,6 +190,7 @@ typedef struct nchwc_conv_state
 	int64_t		group_bytes;	/* a group's packed weights */
 	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels, when chunked */
 	nn_nchwc_wino *wino;		/* 3x3 stride 1: Winograd's weights, and w is NULL */
+	nn_nchwc_bias bias;			/* padded to og * MAX_NOB * BLK */
 } nchwc_conv_state;
 
 static void
@@ -201,6 +202,7 @@ nchwc_conv_free(void *state)
 	{
 		ox_aligned_free(s->w);
 		nn_nchwc_winograd_free(s->wino);
+		nn_nchwc_bias_free(&s->bias);
 	}
 	free(s);
 }
@@ -246,6 +248,51 @@ nn_nchwc_prepare_begin(ox_prepare_ctx *pc, const char *op, const ox_tensor **w, 
 	return OX_OK;
 }
 
+/* pb->padded: B (input 2, a constant float [m]) or zeros without B, padded to len floats */
+ox_code
+nn_nchwc_prepare_bias(ox_prepare_ctx *pc, const char *op, int64_t m, int64_t len, nn_nchwc_bias *pb)
+{
+	const ox_node *node = pc->node;
+	const ox_tensor *b = NULL;
+
+	pb->padded = NULL;
+	pb->src = NULL;
+	if (node->n_inputs > 2 && node->inputs[2] >= 0)
+	{
+		const ox_value_def *bd = pc->graph && node->inputs[2] < pc->graph->n_values
+			? ox_node_input_def(pc->graph, node, 2) : NULL;
+
+		b = bd ? bd->init : NULL;
+		/* not a constant, or not what the run will accept: each run checks and pads it */
+		if (!b || b->dtype != OX_FLOAT || b->rank != 1 || b->dims[0] != m || m > len || !b->data)
+			return OX_OK;
+	}
+	if (!(pb->padded = ox_aligned_alloc(sizeof(float) * (size_t) len)))
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc %s: could not allocate the bias", op);
+	memset(pb->padded, 0, sizeof(float) * (size_t) len);
+	if (b)
+	{
+		memcpy(pb->padded, b->data, sizeof(float) * (size_t) m);
+		pb->src = b->data;
+	}
+	return OX_OK;
+}
+
+void
+nn_nchwc_bias_free(nn_nchwc_bias *pb)
+{
+	ox_aligned_free(pb->padded);
+	pb->padded = NULL;
+}
+
+/* a run's bias from nn_nchwc_conv_begin, finished with */
+void
+nn_nchwc_bias_done(const nn_nchwc_bias *pb, float *bias)
+{
+	if (!pb || bias != pb->padded)
+		free(bias);
+}
+
 static ox_code
 nchwc_conv_prepare(ox_prepare_ctx *pc)
 {
@@ -277,13 +324,18 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 		return ox_fail(pc->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: W is too large");
 	}
 	s->og_floats = (size_t) (s->cb * s->kh * s->kw * BLK) * MAX_NOB * BLK;
+	if (nn_nchwc_prepare_bias(pc, "Conv", s->m, s->og * MAX_NOB * BLK, &s->bias) != OX_OK)
+	{
+		free(s);
+		return pc->st->code;
+	}
 	/* 3x3 stride 1 (ResNet's): a third of the multiplies by Winograd's F(4x4, 3x3) */
 	if (s->kh == 3 && s->kw == 3 && !s->nchw_input && all_ones(s->win.strides, s->win.n_strides) &&
 		all_ones(s->win.dilations, s->win.n_dilations))
 	{
 		if (!(s->wino = nn_nchwc_winograd_pack(s->m, s->c, w->data, pc->st)))
 		{
-			free(s);
+			nchwc_conv_free(s);
 			return pc->st->code;
 		}
 		pc->state = s;
@@ -311,7 +363,7 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 	}
 	if (!(s->w = ox_aligned_alloc(sizeof(float) * s->og_floats * (size_t) s->og)))
 	{
-		free(s);
+		nchwc_conv_free(s);
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate packed weights");
 	}
 	/* Winograd's direct recomputation reads the original: released only here */
@@ -665,8 +717,8 @@ conv_task(void *arg, int64_t begin, int64_t end)
  */
 ox_code
 nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, int64_t group, int64_t c,
-					int64_t cb, int64_t m, const void *w_data, bool nchw_input, int64_t bias_len,
-					nn_conv_shape *cs, ox_tensor **y, float **bias)
+					int64_t cb, int64_t m, const void *w_data, bool nchw_input, const nn_nchwc_bias *pb,
+					int64_t bias_len, nn_conv_shape *cs, ox_tensor **y, float **bias)
 {
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *w = ox_in_tensor(ctx, 1);
@@ -674,11 +726,10 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 	const ox_tensor *z = ox_in_tensor(ctx, 3);
 	ox_tensor	fx;
 	int64_t		dims[5];
-	char		full[64];
+	int64_t		n_bias;
 
 	*y = NULL;
 	*bias = NULL;
-	snprintf(full, sizeof(full), "onnx_pg.nchwc %s", op);
 	if (!nn_nchwc_have_avx512(op, ctx->st))
 		return ctx->st->code;
 	/* released: the session freed it, this node's packed copy being the only one needed */
@@ -697,6 +748,10 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 	}
 	else
 	{
+		char		full[64];
+
+		/* the checks' messages name the blocked op; formatted here, where they need it */
+		snprintf(full, sizeof(full), "onnx_pg.nchwc %s", op);
 		OX_TRY(nn_nchwc_check_blocked(op, "X", x, ctx->st));
 		if (x->dims[1] != cb)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: X has %lld channel blocks, W needs %lld",
@@ -727,10 +782,19 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
 	if (ox_tensor_numel(*y) == 0)
 		return OX_OK;
+	/* the one padded at prepare, when B is still the constant it came from */
+	if (pb && pb->padded && (b ? b->data : NULL) == pb->src)
+	{
+		*bias = pb->padded;
+		return OX_OK;
+	}
 	if (!(*bias = ox_workspace_alloc(sizeof(float) * (size_t) bias_len, ctx->st, op)))
 		return ctx->st->code;
-	for (int64_t i = 0; i < bias_len; i++)
-		(*bias)[i] = b && i < m ? ((const float *) b->data)[i] : 0.0f;
+	/* two block copies: an element-wise loop with the choice inside cost more than the malloc */
+	n_bias = b ? (m < bias_len ? m : bias_len) : 0;
+	if (n_bias > 0)
+		memcpy(*bias, b->data, sizeof(float) * (size_t) n_bias);
+	memset(*bias + n_bias, 0, sizeof(float) * (size_t) (bias_len - n_bias));
 	return OX_OK;
 }
 
@@ -749,7 +813,7 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc Conv: not prepared");
 	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", &s->win, 1, s->c, s->cb, s->m, s->w_data, s->nchw_input,
-							   s->og * MAX_NOB * BLK, &cs, &y, &bias));
+							   &s->bias, s->og * MAX_NOB * BLK, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
 	if (s->wino)
@@ -757,7 +821,7 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 		ox_code		rc = nn_nchwc_winograd_run(ctx, s->wino, &cs, x->data, z ? z->data : NULL, bias,
 											   &s->act, y->data);
 
-		free(bias);
+		nn_nchwc_bias_done(&s->bias, bias);
 		return rc;
 	}
 
@@ -849,7 +913,7 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 		nn_valid_range(j.ow, j.sw, -j.pw, j.w - (s->kw - 1) * j.dw, &j.ow_lo, &j.ow_hi);
 		ox_parallel_for(ctx, tasks, 1, conv_task, &j);
 	}
-	free(bias);
+	nn_nchwc_bias_done(&s->bias, bias);
 	return OX_OK;
 }
 

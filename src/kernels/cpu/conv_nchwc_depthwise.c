@@ -29,6 +29,7 @@ typedef struct dw_state
 				kw;
 	float	   *w;				/* [cb][kh][kw][16], zero past C */
 	const void *w_data;			/* the constant the packing came from */
+	nn_nchwc_bias bias;			/* padded to cb * 16 */
 } dw_state;
 
 void
@@ -37,7 +38,10 @@ nn_nchwc_depthwise_free(void *state)
 	dw_state   *s = state;
 
 	if (s)
+	{
 		ox_aligned_free(s->w);
+		nn_nchwc_bias_free(&s->bias);
+	}
 	free(s);
 }
 
@@ -66,8 +70,14 @@ nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc)
 	s->kh = w->dims[2];
 	s->kw = w->dims[3];
 	s->w_data = w->data;
+	if (nn_nchwc_prepare_bias(pc, "DepthwiseConv", s->c, s->cb * BLK, &s->bias) != OX_OK)
+	{
+		free(s);
+		return pc->st->code;
+	}
 	if (!(s->w = ox_aligned_alloc(sizeof(float) * (size_t) (s->cb * s->kh * s->kw * BLK))))
 	{
+		nn_nchwc_bias_free(&s->bias);
 		free(s);
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc DepthwiseConv: could not allocate packed weights");
 	}
@@ -294,7 +304,7 @@ nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc DepthwiseConv: not prepared");
 	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", &s->win, s->c, s->c, s->cb, s->c, s->w_data, false,
-							   s->cb * BLK, &cs, &y, &bias));
+							   &s->bias, s->cb * BLK, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
 	memset(&j, 0, sizeof(j));
@@ -307,6 +317,6 @@ nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
 	nn_valid_range(cs.g.out[AW], cs.g.s[AW], -cs.g.pb[AW], cs.g.in[AW] - (s->kw - 1) * cs.g.d[AW],
 				   &j.ow_lo, &j.ow_hi);
 	ox_parallel_for(ctx, x->dims[0] * s->cb * cs.g.out[AH], 1, dw_task, &j);
-	free(bias);
+	nn_nchwc_bias_done(&s->bias, bias);
 	return OX_OK;
 }
