@@ -242,11 +242,18 @@ worker_main(void *arg)
 	return NULL;
 }
 
-/* in a fork() child: the pool's threads did not survive, the child builds its own */
+/*
+ * In a fork() child: the pool's threads did not survive, the child builds
+ * its own.  The old one's memory is freed (glibc's malloc is usable in an
+ * atfork child handler); its mutexes and conditions are never used again.
+ */
 static void
 forget_pool_in_child(void)
 {
+	thread_pool *old = pool;
+
 	pool = NULL;
+	free(old);
 }
 
 static thread_pool *
