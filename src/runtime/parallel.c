@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define OX_MAX_THREADS 64
 #define OX_POLL_CHUNKS 64
@@ -279,8 +278,8 @@ get_pool(int want_workers)
 	}
 	if (!pool)
 	{
-		/* aligned for the job's cache lines */
-		pool = aligned_alloc(64, (sizeof(thread_pool) + 63) / 64 * 64);
+		/* aligned for the job's cache lines (its size is a multiple of them) */
+		pool = aligned_alloc(_Alignof(thread_pool), sizeof(thread_pool));
 		if (!pool)
 			return NULL;
 		memset(pool, 0, sizeof(thread_pool));

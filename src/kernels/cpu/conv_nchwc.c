@@ -248,6 +248,17 @@ nn_nchwc_prepare_begin(ox_prepare_ctx *pc, const char *op, const ox_tensor **w, 
 	return OX_OK;
 }
 
+/* dst[0, len): the first m floats of b (none without b), then zeros */
+static void
+pad_bias(float *dst, const ox_tensor *b, int64_t m, int64_t len)
+{
+	int64_t		n = b ? (m < len ? m : len) : 0;
+
+	if (n > 0)
+		memcpy(dst, b->data, sizeof(float) * (size_t) n);
+	memset(dst + n, 0, sizeof(float) * (size_t) (len - n));
+}
+
 /* pb->padded: B (input 2, a constant float [m]) or zeros without B, padded to len floats */
 ox_code
 nn_nchwc_prepare_bias(ox_prepare_ctx *pc, const char *op, int64_t m, int64_t len, nn_nchwc_bias *pb)
@@ -255,6 +266,7 @@ nn_nchwc_prepare_bias(ox_prepare_ctx *pc, const char *op, int64_t m, int64_t len
 	const ox_node *node = pc->node;
 	const ox_tensor *b = NULL;
 
+	pb->len = len;
 	pb->padded = NULL;
 	pb->src = NULL;
 	if (node->n_inputs > 2 && node->inputs[2] >= 0)
@@ -269,12 +281,8 @@ nn_nchwc_prepare_bias(ox_prepare_ctx *pc, const char *op, int64_t m, int64_t len
 	}
 	if (!(pb->padded = ox_aligned_alloc(sizeof(float) * (size_t) len)))
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc %s: could not allocate the bias", op);
-	memset(pb->padded, 0, sizeof(float) * (size_t) len);
-	if (b)
-	{
-		memcpy(pb->padded, b->data, sizeof(float) * (size_t) m);
-		pb->src = b->data;
-	}
+	pad_bias(pb->padded, b, m, len);
+	pb->src = b ? b->data : NULL;
 	return OX_OK;
 }
 
@@ -289,7 +297,7 @@ nn_nchwc_bias_free(nn_nchwc_bias *pb)
 void
 nn_nchwc_bias_done(const nn_nchwc_bias *pb, float *bias)
 {
-	if (!pb || bias != pb->padded)
+	if (bias != pb->padded)
 		free(bias);
 }
 
@@ -712,13 +720,14 @@ conv_task(void *arg, int64_t begin, int64_t end)
  * [N, c, H, W]), W the constant its
  * weights were packed from (w_data), B [m]; *cs the geometry of the NCHW
  * shape the blocks stand for; Y [N, ceil(m/16), OH, OW, 16] allocated and
- * Z checked against it; *bias B padded with zeros to bias_len floats (the
- * caller frees it), or NULL when Y is empty and there is nothing to do.
+ * Z checked against it; *bias B padded with zeros to pb->len floats (pb's
+ * own when prepared, else made here; the caller hands it to
+ * nn_nchwc_bias_done), or NULL when Y is empty and there is nothing to do.
  */
 ox_code
 nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, int64_t group, int64_t c,
 					int64_t cb, int64_t m, const void *w_data, bool nchw_input, const nn_nchwc_bias *pb,
-					int64_t bias_len, nn_conv_shape *cs, ox_tensor **y, float **bias)
+					nn_conv_shape *cs, ox_tensor **y, float **bias)
 {
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *w = ox_in_tensor(ctx, 1);
@@ -726,7 +735,6 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 	const ox_tensor *z = ox_in_tensor(ctx, 3);
 	ox_tensor	fx;
 	int64_t		dims[5];
-	int64_t		n_bias;
 
 	*y = NULL;
 	*bias = NULL;
@@ -783,18 +791,14 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, in
 	if (ox_tensor_numel(*y) == 0)
 		return OX_OK;
 	/* the one padded at prepare, when B is still the constant it came from */
-	if (pb && pb->padded && (b ? b->data : NULL) == pb->src)
+	if (pb->padded && (b ? b->data : NULL) == pb->src)
 	{
 		*bias = pb->padded;
 		return OX_OK;
 	}
-	if (!(*bias = ox_workspace_alloc(sizeof(float) * (size_t) bias_len, ctx->st, op)))
+	if (!(*bias = ox_workspace_alloc(sizeof(float) * (size_t) pb->len, ctx->st, op)))
 		return ctx->st->code;
-	/* two block copies: an element-wise loop with the choice inside cost more than the malloc */
-	n_bias = b ? (m < bias_len ? m : bias_len) : 0;
-	if (n_bias > 0)
-		memcpy(*bias, b->data, sizeof(float) * (size_t) n_bias);
-	memset(*bias + n_bias, 0, sizeof(float) * (size_t) (bias_len - n_bias));
+	pad_bias(*bias, b, m, pb->len);
 	return OX_OK;
 }
 
@@ -813,7 +817,7 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc Conv: not prepared");
 	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", &s->win, 1, s->c, s->cb, s->m, s->w_data, s->nchw_input,
-							   &s->bias, s->og * MAX_NOB * BLK, &cs, &y, &bias));
+							   &s->bias, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
 	if (s->wino)

@@ -58,6 +58,7 @@ nn_nchwc_tap_range(int64_t base, int64_t step, int64_t taps, int64_t n, int64_t 
  */
 typedef struct nn_nchwc_bias
 {
+	int64_t		len;			/* floats: the lanes of the output blocks */
 	float	   *padded;			/* the padded bias, or NULL: made per run */
 	const void *src;			/* the constant's data it came from; NULL without B */
 } nn_nchwc_bias;
@@ -70,8 +71,7 @@ ox_code		nn_nchwc_prepare_bias(ox_prepare_ctx *pc, const char *op, int64_t m, in
 void		nn_nchwc_bias_free(nn_nchwc_bias *pb);
 ox_code		nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, int64_t group,
 								int64_t c, int64_t cb, int64_t m, const void *w_data, bool nchw_input,
-								const nn_nchwc_bias *pb, int64_t bias_len, nn_conv_shape *cs, ox_tensor **y,
-								float **bias);
+								const nn_nchwc_bias *pb, nn_conv_shape *cs, ox_tensor **y, float **bias);
 void		nn_nchwc_bias_done(const nn_nchwc_bias *pb, float *bias);
 
 /*

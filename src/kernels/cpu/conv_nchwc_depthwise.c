@@ -77,8 +77,7 @@ nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc)
 	}
 	if (!(s->w = ox_aligned_alloc(sizeof(float) * (size_t) (s->cb * s->kh * s->kw * BLK))))
 	{
-		nn_nchwc_bias_free(&s->bias);
-		free(s);
+		nn_nchwc_depthwise_free(s);
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc DepthwiseConv: could not allocate packed weights");
 	}
 	src = w->data;
@@ -304,7 +303,7 @@ nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc DepthwiseConv: not prepared");
 	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", &s->win, s->c, s->c, s->cb, s->c, s->w_data, false,
-							   &s->bias, s->cb * BLK, &cs, &y, &bias));
+							   &s->bias, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
 	memset(&j, 0, sizeof(j));
