@@ -14,6 +14,12 @@
  * pure computation handed to them by kernels; they never call back into
  * the caller's environment.
  *
+ * The pool keeps the most workers any loop asked for; a loop on fewer
+ * threads names how many may claim its chunks (job.workers), and the
+ * others, spare for it, sleep without being woken by each loop until a
+ * loop wants them.  Before, every worker claimed: a backend that once ran
+ * on 4 threads ran its 2-thread loops on 4.
+ *
  * A fork() child must not use a pool inherited from its parent (its
  * threads did not survive); an atfork handler forgets it in the child,
  * which simply builds its own.
@@ -24,13 +30,20 @@
  * canceled, lets nobody claim another chunk.  Only the caller polls: worker
  * threads never call into the caller's environment.  To keep the wait for
  * a cancel short, a polled loop is cut into at least OX_POLL_CHUNKS chunks,
- * and a single-threaded one into slices of about OX_SLICE_MIN_NS to
- * OX_SLICE_MAX_NS each (one call per slice costs nothing measurable).
+ * and its chunks, like a single-threaded one's slices, take about
+ * OX_SLICE_MIN_NS to OX_SLICE_MAX_NS each: a loop starts with claims of
+ * min_chunk indices (their cost is not known), and the caller times its
+ * own chunks and halves or doubles the claims (one clock read a chunk
+ * costs nothing measurable).  Counting chunks alone was not enough: a
+ * MatMul of 10^11 multiply-adds in 64 chunks has chunks of 25 ms on this
+ * machine's cores, longer on slower or busier ones, and a cancel waits for
+ * the caller's chunk and then for the workers' (CI once measured 121 ms).
  */
 #include "kernels/kernel.h"
 
 #include <immintrin.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -63,9 +76,10 @@ typedef struct pool_job
 	ox_range_fn fn;
 	void	   *arg;
 	int64_t		n;
-	int64_t		chunk;			/* the largest claim */
+	int64_t		chunk;			/* the largest claim (a polled loop's caller changes it) */
 	int64_t		min_chunk;		/* the smallest (but the last) */
 	int64_t		div;			/* a claim takes what is left / div, within those */
+	int			workers;		/* workers 0 .. workers - 1 claim, the others are spare */
 	/*
 	 * The ticket and done each on a cache line of their own: workers spin
 	 * reading the ticket, and the caller's stores to the fields above
@@ -87,7 +101,9 @@ typedef struct thread_pool
 	_Alignas(64) pthread_mutex_t lock;	/* for sleeping, waking and adding workers */
 	pthread_cond_t wake;		/* workers: a new job */
 	pthread_cond_t done;		/* the caller: the job's chunks are done */
-	int			sleepers;		/* workers waiting on wake */
+	int			sleepers;		/* workers waiting on wake for any new job */
+	int			spares;			/* workers waiting on wake for a job that wants more workers */
+	int			started;		/* workers that took their number */
 	int			caller_waits;	/* the caller waits on done */
 	int			n_threads;		/* workers, not counting the caller */
 	pthread_t	threads[OX_MAX_THREADS];
@@ -136,7 +152,7 @@ ticket_generation(uint64_t t)
  * on two threads: 224 tasks in chunks of 28).
  */
 static bool
-claim(pool_job *job, uint32_t gen, int64_t n, int64_t chunk, int64_t min_chunk, int64_t div,
+claim(pool_job *job, uint32_t gen, int64_t n, int64_t min_chunk, int64_t div,
 	  int64_t *begin, int64_t *end)
 {
 	uint64_t	t = __atomic_load_n(&job->ticket, __ATOMIC_ACQUIRE);
@@ -144,6 +160,8 @@ claim(pool_job *job, uint32_t gen, int64_t n, int64_t chunk, int64_t min_chunk, 
 	for (;;)
 	{
 		int64_t		next = (int64_t) (uint32_t) t;
+		/* any value is safe here: it only sizes the claim */
+		int64_t		chunk = __atomic_load_n(&job->chunk, __ATOMIC_RELAXED);
 		int64_t		size,
 					stop;
 
@@ -183,12 +201,16 @@ chunk_done(thread_pool *p, int64_t b, int64_t e)
 
 /*
  * A worker's wait for a generation other than `seen`: spinning while a run
- * is hot, for at most OX_SPIN_NS, then asleep.  Returns the ticket it saw.
+ * is hot, for at most OX_SPIN_NS, then asleep.  A spare worker (`seen` had
+ * no use for it) sleeps at once, counted apart: callers wake it only for a
+ * loop that wants more workers than the one before, and it may sleep
+ * through generations that do not.  Returns the ticket it saw.
  */
 static uint64_t
-wait_for_job(thread_pool *p, uint32_t seen)
+wait_for_job(thread_pool *p, uint32_t seen, bool spare)
 {
 	int64_t		start = ox_now_ns();
+	int		   *count = spare ? &p->spares : &p->sleepers;
 	uint64_t	t;
 
 	for (unsigned i = 1;; i++)
@@ -196,16 +218,16 @@ wait_for_job(thread_pool *p, uint32_t seen)
 		t = __atomic_load_n(&p->job.ticket, __ATOMIC_ACQUIRE);
 		if (ticket_generation(t) != seen)
 			return t;
-		if (__atomic_load_n(&hot_runs, __ATOMIC_RELAXED) <= 0 || spin_expired(i, start))
+		if (spare || __atomic_load_n(&hot_runs, __ATOMIC_RELAXED) <= 0 || spin_expired(i, start))
 			break;
 		_mm_pause();
 	}
 	pthread_mutex_lock(&p->lock);
 	/* the caller publishes, then looks for sleepers; this one counts itself, then looks */
-	__atomic_add_fetch(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+	__atomic_add_fetch(count, 1, __ATOMIC_SEQ_CST);
 	while (ticket_generation(t = __atomic_load_n(&p->job.ticket, __ATOMIC_SEQ_CST)) == seen)
 		pthread_cond_wait(&p->wake, &p->lock);
-	__atomic_sub_fetch(&p->sleepers, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(count, 1, __ATOMIC_SEQ_CST);
 	pthread_mutex_unlock(&p->lock);
 	return t;
 }
@@ -214,25 +236,33 @@ static void *
 worker_main(void *arg)
 {
 	thread_pool *p = arg;
+	int			me = __atomic_fetch_add(&p->started, 1, __ATOMIC_RELAXED);
 	uint32_t	seen = 0;
+	bool		spare = false;
 
 	in_worker = true;
 	for (;;)
 	{
-		uint64_t	t = wait_for_job(p, seen);
+		uint64_t	t = wait_for_job(p, seen, spare);
 		uint32_t	gen = ticket_generation(t);
-		/* read after the generation was seen; a successful claim vouches for them */
+		/*
+		 * read after the generation was seen; a successful claim vouches
+		 * for them (a later job's worker count, read too late, is that of
+		 * a job this worker then waits for: right either way)
+		 */
 		ox_range_fn fn = __atomic_load_n(&p->job.fn, __ATOMIC_RELAXED);
 		void	   *fa = __atomic_load_n(&p->job.arg, __ATOMIC_RELAXED);
 		int64_t		n = __atomic_load_n(&p->job.n, __ATOMIC_RELAXED),
-					chunk = __atomic_load_n(&p->job.chunk, __ATOMIC_RELAXED),
 					min_chunk = __atomic_load_n(&p->job.min_chunk, __ATOMIC_RELAXED),
 					div = __atomic_load_n(&p->job.div, __ATOMIC_RELAXED),
 					b,
 					e;
 
 		seen = gen;
-		while (claim(&p->job, gen, n, chunk, min_chunk, div, &b, &e))
+		spare = me >= __atomic_load_n(&p->job.workers, __ATOMIC_RELAXED);
+		if (spare)
+			continue;
+		while (claim(&p->job, gen, n, min_chunk, div, &b, &e))
 		{
 			fn(fa, b, e);
 			chunk_done(p, b, e);
@@ -259,6 +289,8 @@ static thread_pool *
 get_pool(int want_workers)
 {
 	static bool atfork_set;
+	sigset_t	all,
+				old_mask;
 
 	if (want_workers > OX_MAX_THREADS)
 		want_workers = OX_MAX_THREADS;
@@ -288,6 +320,14 @@ get_pool(int want_workers)
 		pthread_cond_init(&pool->done, NULL);
 		pthread_mutex_init(&pool->call, NULL);
 	}
+	/*
+	 * Workers start with every signal blocked (a new thread inherits its
+	 * creator's mask): a process-directed signal, such as PostgreSQL's
+	 * SIGALRM for statement_timeout or SIGINT for a cancel, must run its
+	 * handler in the backend's own thread, never in one of ours.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
 	pthread_mutex_lock(&pool->lock);
 	while (pool->n_threads < want_workers)
 	{
@@ -296,6 +336,7 @@ get_pool(int want_workers)
 		__atomic_store_n(&pool->n_threads, pool->n_threads + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&pool->lock);
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	return pool;
 }
 
@@ -315,10 +356,8 @@ ox_now_ns(void)
 static void
 serial_polled(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn, void *arg)
 {
-	int64_t		step = n / (OX_POLL_CHUNKS * 4);
+	int64_t		step = min_chunk;
 
-	if (step < min_chunk)
-		step = min_chunk;
 	for (int64_t b = 0; b < n;)
 	{
 		int64_t		e = n - b > step ? b + step : n;
@@ -337,6 +376,22 @@ serial_polled(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn, 
 	}
 }
 
+/*
+ * A polled loop's claim size after the caller's chunk of `size` indices
+ * took dt_ns: half when over OX_SLICE_MAX_NS, twice when under
+ * OX_SLICE_MIN_NS and the chunk was a full one (a guided claim near the
+ * end is smaller and says little), within [min_chunk, max_chunk].
+ */
+static int64_t
+adapt_chunk(int64_t chunk, int64_t size, int64_t dt_ns, int64_t min_chunk, int64_t max_chunk)
+{
+	if (dt_ns > OX_SLICE_MAX_NS && chunk / 2 >= min_chunk)
+		return chunk / 2;
+	if (dt_ns < OX_SLICE_MIN_NS && size >= chunk)
+		return chunk * 2 < max_chunk ? chunk * 2 : max_chunk;
+	return chunk;
+}
+
 void
 ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn, void *arg)
 {
@@ -347,9 +402,11 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	int64_t		b,
 				e,
 				chunk,
+				max_chunk,
 				div,
 				claimed;
 	uint32_t	gen;
+	bool		more_workers;
 
 	if (n <= 0)
 		return;
@@ -373,36 +430,45 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 		return;
 	}
 	/* a few chunks per thread balance uneven work */
-	chunk = (n + threads * 4 - 1) / (threads * 4);
+	max_chunk = (n + threads * 4 - 1) / (threads * 4);
 	/* ... and a polled loop has enough of them that a cancel waits little */
-	if (polled && chunk > (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS)
-		chunk = (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS;
-	if (chunk < min_chunk)
-		chunk = min_chunk;
+	if (polled && max_chunk > (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS)
+		max_chunk = (n + OX_POLL_CHUNKS - 1) / OX_POLL_CHUNKS;
+	if (max_chunk < min_chunk)
+		max_chunk = min_chunk;
+	/* ... growing from min_chunk as the caller's chunks show their cost */
+	chunk = polled ? min_chunk : max_chunk;
 	/* within those, each claim takes half a thread's share of what is left (claim) */
 	div = 2 * (int64_t) threads;
 	gen = ticket_generation(__atomic_load_n(&p->job.ticket, __ATOMIC_RELAXED)) + 1;
+	more_workers = threads - 1 > p->job.workers;
 	__atomic_store_n(&p->job.fn, fn, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.arg, arg, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.n, n, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.chunk, chunk, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.min_chunk, min_chunk, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.div, div, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->job.workers, threads - 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.done, 0, __ATOMIC_RELAXED);
 	/* publish; then wake the workers that sleep (wait_for_job's other half) */
 	__atomic_store_n(&p->job.ticket, (uint64_t) gen << 32, __ATOMIC_SEQ_CST);
-	if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0)
+	if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0 ||
+		(more_workers && __atomic_load_n(&p->spares, __ATOMIC_SEQ_CST) > 0))
 	{
 		pthread_mutex_lock(&p->lock);
 		pthread_cond_broadcast(&p->wake);
 		pthread_mutex_unlock(&p->lock);
 	}
 	claimed = n;
-	while (claim(&p->job, gen, n, chunk, min_chunk, div, &b, &e))
+	while (claim(&p->job, gen, n, min_chunk, div, &b, &e))
 	{
+		int64_t		t0 = polled ? ox_now_ns() : 0;
+
 		fn(arg, b, e);
 		chunk_done(p, b, e);
-		if (polled && ox_kernel_should_abort(ctx))
+		if (!polled)
+			continue;
+		if (ox_kernel_should_abort(ctx))
 		{
 			/* nobody claims another chunk; running ones finish */
 			uint64_t	t = __atomic_exchange_n(&p->job.ticket, ((uint64_t) gen << 32) | (uint64_t) n,
@@ -412,6 +478,8 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 			claimed = next < n ? next : n;
 			break;
 		}
+		chunk = adapt_chunk(chunk, e - b, ox_now_ns() - t0, min_chunk, max_chunk);
+		__atomic_store_n(&p->job.chunk, chunk, __ATOMIC_RELAXED);
 	}
 	/* the workers' last chunks: spin while a run is hot, for a while, then sleep */
 	{

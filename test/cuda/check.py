@@ -17,6 +17,7 @@ Writes results.md and results.json to $OUT when OUT is set.
 """
 import json
 import os
+import signal
 import sys
 import time
 
@@ -226,15 +227,40 @@ def markdown():
     return "\n".join(lines)
 
 
+def thread_ids():
+    return set(os.listdir("/proc/self/task"))
+
+
+def check_new_threads_block_signals(before):
+    """Threads started since `before` (the CUDA runtime's, made while our
+    probe and contexts block signals) must block SIGINT and SIGALRM: in a
+    backend, PostgreSQL's handlers for a cancel and statement_timeout must
+    run in the backend's own thread.  Returns the offending thread ids."""
+    bad = []
+    for tid in sorted(thread_ids() - before):
+        try:
+            with open(f"/proc/self/task/{tid}/status") as f:
+                blk = next(int(l.split()[1], 16) for l in f if l.startswith("SigBlk:"))
+        except (OSError, StopIteration):
+            continue  # the thread ended
+        if not (blk >> (signal.SIGINT - 1)) & 1 or not (blk >> (signal.SIGALRM - 1)) & 1:
+            bad.append(tid)
+    note(f"signal masks: {len(thread_ids() - before)} threads started by the CUDA provider, "
+         f"{len(bad)} of them take SIGINT or SIGALRM")
+    return bad
+
+
 def main():
     if sys.argv[1] == "--torch-bench":
         return torch_bench_child(sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1", float(sys.argv[5]))
     model_dir = sys.argv[1]
     which = os.environ.get("OX_CHECK_PARTS", "accuracy,bench").split(",")
+    before = thread_ids()
     ok, why = oxengine.cuda_usable(0)
     print(f"engine: providers {PROVIDERS}; cuda usable: {ok}{'' if ok else ' (' + why + ')'}", flush=True)
     if "accuracy" in which:
         accuracy(model_dir)
+    unmasked = check_new_threads_block_signals(before) if ok else []
     if "bench" in which:
         bench(model_dir)
     md = markdown()
@@ -248,7 +274,7 @@ def main():
         with open(os.path.join(out, f"results{tag}.json"), "w") as f:
             json.dump(results, f, indent=1)
     bad = [r["model"] for r in results["accuracy"] if not r["ok"]]
-    return 1 if bad else 0
+    return 1 if bad or unmasked else 0
 
 
 if __name__ == "__main__":

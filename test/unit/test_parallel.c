@@ -7,14 +7,22 @@
  *	  that.  Also inside a hot run (ox_parallel_run_begin/end), where the
  *	  workers spin between loops; and in a fork() child of a process whose
  *	  pool has its workers (the child's loops get workers of their own).
+ *	  No more threads run a loop's chunks than the loop asked for, also
+ *	  after loops on more (the pool keeps its workers), and workers block
+ *	  every signal (a server's handlers run in its own thread).  A canceled loop
+ *	  of long tasks stops after a bounded amount of work, whatever the
+ *	  loop's length (parallel.c: the caller times its chunks).
  */
 #include "kernels/kernel.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 typedef struct visit_job
@@ -138,6 +146,179 @@ check_fork(void)
 	return 0;
 }
 
+/* ---- threads that take part ---- */
+
+typedef struct who_job
+{
+	pthread_t	caller;
+	pthread_t	threads[8];		/* the threads that ran tasks (the first 8) */
+	int			n_threads;
+	int			unblocked;		/* tasks run by a worker that takes SIGALRM or SIGINT */
+} who_job;
+
+/* each task sleeps 100 us: every thread that may claim gets its turn */
+static void
+note_thread(void *arg, int64_t begin, int64_t end)
+{
+	who_job    *j = arg;
+	pthread_t	me = pthread_self();
+	struct timespec nap = {0, 100 * 1000};
+	sigset_t	mask;
+
+	if (!pthread_equal(me, j->caller) &&
+		(pthread_sigmask(SIG_BLOCK, NULL, &mask) != 0 ||
+		 !sigismember(&mask, SIGALRM) || !sigismember(&mask, SIGINT)))
+		__atomic_add_fetch(&j->unblocked, 1, __ATOMIC_RELAXED);
+
+	for (int i = 0; i < 8; i++)
+	{
+		pthread_t	seen = 0;
+
+		if (__atomic_compare_exchange_n(&j->threads[i], &seen, me, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		{
+			__atomic_add_fetch(&j->n_threads, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (pthread_equal(seen, me))
+			break;
+	}
+	for (int64_t i = begin; i < end; i++)
+		nanosleep(&nap, NULL);
+}
+
+/* how many threads ran a loop of 200 sleeping tasks on `threads` */
+static int
+threads_taking_part(int threads, bool hot)
+{
+	ox_kernel_ctx ctx;
+	who_job		j;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = threads;
+	memset(&j, 0, sizeof(j));
+	j.caller = pthread_self();
+	if (hot)
+		ox_parallel_run_begin();
+	ox_parallel_for(&ctx, 200, 1, note_thread, &j);
+	if (hot)
+		ox_parallel_run_end();
+	if (j.unblocked)
+	{
+		printf("FAIL %d tasks ran in a worker that takes SIGALRM or SIGINT\n", j.unblocked);
+		return 99;
+	}
+	return j.n_threads;
+}
+
+/*
+ * After a loop on 4 threads the pool has 3 workers; loops on 2 and 3 must
+ * still run on 2 and 3 (every worker claimed before, 4 threads each), and
+ * a loop on 4 again gets all of them back.
+ */
+static int
+check_spares(void)
+{
+	static const int order[] = {4, 2, 3, 2, 4, 3};
+	int			bad = 0;
+
+	for (int hot = 0; hot < 2; hot++)
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		{
+			int			ran = threads_taking_part(order[i], hot);
+
+			if (ran > order[i] || (order[i] == 4 && ran < 2))
+			{
+				printf("FAIL a loop on %d threads (hot=%d) ran on %d\n", order[i], hot, ran);
+				bad = 1;
+			}
+		}
+	return bad;
+}
+
+/* ---- cancellation ---- */
+
+/*
+ * A loop of a million tasks of 20 us each (20 s of work) on two threads,
+ * whose abort callback says yes from 30 ms on.  What runs after that is
+ * the chunks in progress: claims start at one task and the caller's timed
+ * chunks keep them under OX_SLICE_MAX_NS (20 ms, 1000 tasks), so about
+ * 2000 tasks at most; fixed chunks of a 64th of the loop (the rule
+ * before) ran about 60,000.  Tasks are timed by the clock, so a slower
+ * machine runs fewer of them, not more.  Not under valgrind: its
+ * scheduler (not fair by default) can leave the caller unscheduled for
+ * seconds while a worker spins through tasks (test_cancel covers the
+ * canceled paths there).
+ */
+typedef struct cancel_job
+{
+	int64_t		abort_at;		/* ox_now_ns() from which the callback says yes */
+	int64_t		after;			/* tasks begun after that */
+} cancel_job;
+
+static bool
+abort_after(void *arg)
+{
+	return ox_now_ns() >= ((cancel_job *) arg)->abort_at;
+}
+
+static void
+timed_tasks(void *arg, int64_t begin, int64_t end)
+{
+	cancel_job *j = arg;
+
+	for (int64_t i = begin; i < end; i++)
+	{
+		int64_t		t0 = ox_now_ns();
+
+		if (t0 >= j->abort_at)
+			__atomic_add_fetch(&j->after, 1, __ATOMIC_RELAXED);
+		while (ox_now_ns() - t0 < 20000)
+			;
+	}
+}
+
+/* valgrind preloads its own libraries into the programs it runs */
+static bool
+under_valgrind(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload && strstr(preload, "vgpreload") != NULL;
+}
+
+static int
+check_cancel(void)
+{
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	cancel_job	j;
+
+	if (under_valgrind())
+	{
+		printf("skipped under valgrind: the canceled loop's bound\n");
+		return 0;
+	}
+
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&st, 0, sizeof(st));
+	memset(&j, 0, sizeof(j));
+	ctx.nthreads = 2;
+	ctx.st = &st;
+	ctx.should_abort = abort_after;
+	ctx.abort_arg = &j;
+	j.abort_at = ox_now_ns() + 30 * 1000000;
+	ox_kernel_set_current(&ctx);
+	ox_parallel_for(&ctx, 1000000, 1, timed_tasks, &j);
+	ox_kernel_set_current(NULL);
+	if (st.code != OX_CANCELED || j.after > 4000)
+	{
+		printf("FAIL canceled loop: status %d, %lld tasks begun after the abort (4000 at most)\n",
+			   (int) st.code, (long long) j.after);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(void)
 {
@@ -156,7 +337,15 @@ main(void)
 				else
 					passed++;
 			}
+	if (check_spares())
+		failed++;
+	else
+		passed++;
 	if (check_fork())
+		failed++;
+	else
+		passed++;
+	if (check_cancel())
 		failed++;
 	else
 		passed++;

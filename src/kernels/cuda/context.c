@@ -8,6 +8,7 @@
 #include "kernels/cuda/cuda_internal.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,8 +109,57 @@ oxc_dnn_check(cudnnStatus_t e, const char *what, ox_status *st)
 				   "cuDNN error in %s: %s", what, cudnnGetErrorString(e));
 }
 
+/*
+ * The CUDA runtime and driver start threads of their own when they first
+ * initialize and when contexts and handles are made.  Those calls run with
+ * every signal blocked, so that those threads inherit a full mask: a
+ * process-directed signal (PostgreSQL's SIGALRM for statement_timeout,
+ * SIGINT for a cancel) must run its handler in the backend's thread.
+ */
+static void
+block_signals(sigset_t *old)
+{
+	sigset_t	all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+static void
+restore_signals(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+static bool probe_device(int device_id, char *why, size_t why_len);
+static ox_cuda_ctx *ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st);
+
 bool
 ox_cuda_probe(int device_id, char *why, size_t why_len)
+{
+	sigset_t	old;
+	bool		ok;
+
+	block_signals(&old);
+	ok = probe_device(device_id, why, why_len);
+	restore_signals(&old);
+	return ok;
+}
+
+ox_cuda_ctx *
+ox_cuda_ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st)
+{
+	sigset_t	old;
+	ox_cuda_ctx *cx;
+
+	block_signals(&old);
+	cx = ctx_create(device_id, memory_limit, fp16, st);
+	restore_signals(&old);
+	return cx;
+}
+
+static bool
+probe_device(int device_id, char *why, size_t why_len)
 {
 	int			count = 0;
 	cudaError_t e;
@@ -146,8 +196,8 @@ ox_cuda_probe(int device_id, char *why, size_t why_len)
 	return true;
 }
 
-ox_cuda_ctx *
-ox_cuda_ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st)
+static ox_cuda_ctx *
+ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st)
 {
 	ox_cuda_ctx *cx = calloc(1, sizeof(ox_cuda_ctx));
 
