@@ -189,6 +189,12 @@ void		ox_kernel_set_current(ox_kernel_ctx *ctx);
  * proportional to time) and asks the callback every OX_POLL_WORK units.
  */
 #define OX_POLL_WORK ((int64_t) 1 << 16)
+/*
+ * Elements a block copy or fill handles between two polls: 1 MB of floats,
+ * a few ms even into fresh pages (16 times as many took 12-16 ms a block
+ * here when every page of the output was first touched).
+ */
+#define OX_POLL_BLOCK (4 * OX_POLL_WORK)
 bool		ox_kernel_should_abort(ox_kernel_ctx *ctx);
 
 /* work since the last poll, per thread (only the kernel's thread polls) */

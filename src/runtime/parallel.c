@@ -50,8 +50,8 @@
 
 #define OX_MAX_THREADS 64
 #define OX_POLL_CHUNKS 64
-#define OX_SLICE_MIN_NS 2000000
-#define OX_SLICE_MAX_NS 20000000
+#define OX_SLICE_MIN_NS 1000000
+#define OX_SLICE_MAX_NS 10000000
 /* how long a worker spins for the next loop of a run before it sleeps */
 #define OX_SPIN_NS 2000000
 

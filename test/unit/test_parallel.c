@@ -241,8 +241,8 @@ check_spares(void)
  * A loop of a million tasks of 20 us each (20 s of work) on two threads,
  * whose abort callback says yes from 30 ms on.  What runs after that is
  * the chunks in progress: claims start at one task and the caller's timed
- * chunks keep them under OX_SLICE_MAX_NS (20 ms, 1000 tasks), so about
- * 2000 tasks at most; fixed chunks of a 64th of the loop (the rule
+ * chunks keep them under OX_SLICE_MAX_NS (10 ms, 500 tasks), so about
+ * 1000 tasks at most (4000 allowed); fixed chunks of a 64th of the loop (the rule
  * before) ran about 60,000.  Tasks are timed by the clock, so a slower
  * machine runs fewer of them, not more.  Not under valgrind: its
  * scheduler (not fair by default) can leave the caller unscheduled for

@@ -233,7 +233,7 @@ static int64_t
 ori_slice(int64_t R, int64_t I)
 {
 	int64_t		per = R * I > 0 ? R * I : 1;
-	int64_t		rows = 16 * OX_POLL_WORK / per;
+	int64_t		rows = OX_POLL_BLOCK / per;
 
 	return rows > 0 ? rows : 1;
 }

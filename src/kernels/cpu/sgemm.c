@@ -863,8 +863,13 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 			bj.N = n;
 			bj.nslivers = nslivers;
 			bj.dst = buf;
-			/* packing is cheap next to the product: only split big ones */
-			if (threads > 1 && M * n * K >= (int64_t) 1 << 22)
+			/*
+			 * packing is cheap next to the product: only split big ones;
+			 * but a big B is packed in polled slices on one thread too (a
+			 * 32 MB chunk took 23 ms unpolled, its buffer first touched)
+			 */
+			if ((threads > 1 && M * n * K >= (int64_t) 1 << 22) ||
+				(ctx && ctx->should_abort && n * K >= (int64_t) 1 << 20))
 				ox_parallel_for(ctx, nkb * nslivers, 4, bpack_task, &bj);
 			else
 				bpack_task(&bj, 0, nkb * nslivers);

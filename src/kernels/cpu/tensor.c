@@ -132,9 +132,9 @@ oxt_copy_elems(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int6
 		return OX_OK;
 	}
 	/* Reshape or Identity of a huge tensor: blocks, polled in between */
-	for (int64_t b = 0; b < n; b += 16 * OX_POLL_WORK)
+	for (int64_t b = 0; b < n; b += OX_POLL_BLOCK)
 	{
-		int64_t		m = n - b > 16 * OX_POLL_WORK ? 16 * OX_POLL_WORK : n - b;
+		int64_t		m = n - b > OX_POLL_BLOCK ? OX_POLL_BLOCK : n - b;
 		size_t		es = ox_dtype_size(dt);
 
 		memcpy((char *) dst + (size_t) b * es, (const char *) src + (size_t) b * es, (size_t) m * es);
@@ -166,9 +166,9 @@ oxt_fill(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int64_t n)
 		return OX_OK;
 	}
 	/* ConstantOfShape of billions of elements: blocks, polled in between */
-	for (int64_t b = 0; b < n; b += 16 * OX_POLL_WORK)
+	for (int64_t b = 0; b < n; b += OX_POLL_BLOCK)
 	{
-		int64_t		m = n - b > 16 * OX_POLL_WORK ? 16 * OX_POLL_WORK : n - b;
+		int64_t		m = n - b > OX_POLL_BLOCK ? OX_POLL_BLOCK : n - b;
 
 		fill_block(es, (char *) dst + (size_t) b * es, src, m);
 		if (ox_kernel_poll(ctx, m))

@@ -114,9 +114,9 @@ strided_rows(void *arg, int64_t begin, int64_t end)
 		 * long rows go in pieces, polled for cancellation in between (on the
 		 * kernel's thread only; elsewhere the poll is a no-op).
 		 */
-		for (int64_t c = 0; c < len; c += 16 * OX_POLL_WORK)
+		for (int64_t c = 0; c < len; c += OX_POLL_BLOCK)
 		{
-			int64_t		m = len - c < 16 * OX_POLL_WORK ? len - c : 16 * OX_POLL_WORK;
+			int64_t		m = len - c < OX_POLL_BLOCK ? len - c : OX_POLL_BLOCK;
 
 			copy_row(job, d + (size_t) c * job->es, s + c * stride * (int64_t) job->es, m, stride);
 			if (ox_kernel_poll(job->ctx, m))
