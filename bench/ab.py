@@ -4,8 +4,7 @@ side, each case run by every build in turn, block after block.
 
     cp build/libox_capi.so /tmp/lib_a.so      # before the change
     make build/libox_capi.so && cp build/libox_capi.so /tmp/lib_b.so
-    GLIBC_TUNABLES=glibc.rtld.optional_static_tls=16777216 \\
-        python3 bench/ab.py /tmp/lib_a.so /tmp/lib_b.so resnet50 "l2 3x3/2 128" --threads 2
+    python3 bench/ab.py /tmp/lib_a.so /tmp/lib_b.so resnet50 "l2 3x3/2 128" --threads 2
 
 The speed of this machine's cores changes by a quarter within minutes (other guests
 of the host); two runs of bench/run.py an hour apart differ by more than most single
@@ -14,10 +13,14 @@ apart from that.  Cases: the models of bench/run.py (resnet50, mobilenet_v2, enc
 mlp, iris_rf; --batch) and the layer names of bench/layers.py.  Prints per case and
 build the minimum and median time per run (process CPU time, or wall time with
 --wall) and the median of the per-block ratios to the first build, which is the
-figure to read.  Each build keeps its own thread-local buffers, hence the
-GLIBC_TUNABLES setting (the dynamic loader's default static TLS reserve fits one
-copy).  The first build listed tends to measure a few percent slow: list the
-baseline twice (first and last) to see that bias.
+figure to read.  Each build keeps its own thread-local variables (initial-exec TLS,
+about 1 KB a copy), and the dynamic loader's default static TLS reserve fits one
+copy: the script restarts itself with GLIBC_TUNABLES raising the reserve to
+STATIC_TLS bytes.  Not megabytes: glibc carves a thread's static TLS out of its
+stack, and a 16 MB reserve (this docstring's advice before) left the pool's
+workers so little stack that the encoder crashed in a worker at 2 threads.  The
+first build listed tends to measure a few percent slow: list the baseline twice
+(first and last) to see that bias.
 """
 import argparse
 import importlib.util
@@ -36,6 +39,17 @@ import layers as L  # noqa: E402
 import run as R  # noqa: E402
 
 MODELS = ("resnet50", "mobilenet_v2", "encoder", "mlp", "iris_rf")
+STATIC_TLS = 65536
+TUNABLE = f"glibc.rtld.optional_static_tls={STATIC_TLS}"
+
+
+def restart_with_static_tls():
+    """Re-exec this script with room for several copies' static TLS (see above)."""
+    tunables = os.environ.get("GLIBC_TUNABLES", "")
+    if "glibc.rtld.optional_static_tls" in tunables:
+        return
+    env = dict(os.environ, GLIBC_TUNABLES=":".join(t for t in (tunables, TUNABLE) if t))
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
 
 
 def load_engine(path, tag):
@@ -106,4 +120,5 @@ def main():
 
 
 if __name__ == "__main__":
+    restart_with_static_tls()
     main()
