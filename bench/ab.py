@@ -20,7 +20,10 @@ STATIC_TLS bytes.  Not megabytes: glibc carves a thread's static TLS out of its
 stack, and a 16 MB reserve (this docstring's advice before) left the pool's
 workers so little stack that the encoder crashed in a worker at 2 threads.  The
 first build listed tends to measure a few percent slow: list the baseline twice
-(first and last) to see that bias.
+(first and last) to see that bias.  CPU time is the process's: a build whose
+workers keep spinning after its block (a change to how long they spin) has
+that spin charged to the next build's block, so measure such changes in
+separate processes.
 """
 import argparse
 import importlib.util
