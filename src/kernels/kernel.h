@@ -23,6 +23,8 @@
 #ifndef OX_KERNEL_H
 #define OX_KERNEL_H
 
+#include <signal.h>
+
 #include "model/ir.h"
 #include "util/status.h"
 #include "util/tensor.h"
@@ -228,6 +230,17 @@ void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
 
 /* CLOCK_MONOTONIC in nanoseconds */
 int64_t		ox_now_ns(void);
+
+/*
+ * Threads the engine starts, its pool's and the CUDA runtime's, must never
+ * take a process-directed signal (PostgreSQL's SIGALRM for
+ * statement_timeout, SIGINT for a cancel: their handlers belong to the
+ * backend's thread).  A new thread inherits its creator's mask, so code
+ * that starts threads runs between these two: every signal blocked, then
+ * the caller's mask back.
+ */
+void		ox_signals_block_all(sigset_t *old);
+void		ox_signals_restore(const sigset_t *old);
 
 /*
  * Bracket a multi-threaded run (the executor does): while at least one run

@@ -43,7 +43,6 @@
 
 #include <immintrin.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -289,8 +288,7 @@ static thread_pool *
 get_pool(int want_workers)
 {
 	static bool atfork_set;
-	sigset_t	all,
-				old_mask;
+	sigset_t	old_mask;
 
 	if (want_workers > OX_MAX_THREADS)
 		want_workers = OX_MAX_THREADS;
@@ -320,14 +318,8 @@ get_pool(int want_workers)
 		pthread_cond_init(&pool->done, NULL);
 		pthread_mutex_init(&pool->call, NULL);
 	}
-	/*
-	 * Workers start with every signal blocked (a new thread inherits its
-	 * creator's mask): a process-directed signal, such as PostgreSQL's
-	 * SIGALRM for statement_timeout or SIGINT for a cancel, must run its
-	 * handler in the backend's own thread, never in one of ours.
-	 */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old_mask);
+	/* workers start with every signal blocked (ox_signals_block_all) */
+	ox_signals_block_all(&old_mask);
 	pthread_mutex_lock(&pool->lock);
 	while (pool->n_threads < want_workers)
 	{
@@ -336,8 +328,23 @@ get_pool(int want_workers)
 		__atomic_store_n(&pool->n_threads, pool->n_threads + 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&pool->lock);
-	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	ox_signals_restore(&old_mask);
 	return pool;
+}
+
+void
+ox_signals_block_all(sigset_t *old)
+{
+	sigset_t	all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+}
+
+void
+ox_signals_restore(const sigset_t *old)
+{
+	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 int64_t
@@ -441,7 +448,7 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	/* within those, each claim takes half a thread's share of what is left (claim) */
 	div = 2 * (int64_t) threads;
 	gen = ticket_generation(__atomic_load_n(&p->job.ticket, __ATOMIC_RELAXED)) + 1;
-	more_workers = threads - 1 > p->job.workers;
+	more_workers = threads - 1 > __atomic_load_n(&p->job.workers, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.fn, fn, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.arg, arg, __ATOMIC_RELAXED);
 	__atomic_store_n(&p->job.n, n, __ATOMIC_RELAXED);

@@ -8,7 +8,6 @@
 #include "kernels/cuda/cuda_internal.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,26 +110,9 @@ oxc_dnn_check(cudnnStatus_t e, const char *what, ox_status *st)
 
 /*
  * The CUDA runtime and driver start threads of their own when they first
- * initialize and when contexts and handles are made.  Those calls run with
- * every signal blocked, so that those threads inherit a full mask: a
- * process-directed signal (PostgreSQL's SIGALRM for statement_timeout,
- * SIGINT for a cancel) must run its handler in the backend's thread.
+ * initialize and when contexts and handles are made: those calls run with
+ * every signal blocked (ox_signals_block_all, kernel.h).
  */
-static void
-block_signals(sigset_t *old)
-{
-	sigset_t	all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, old);
-}
-
-static void
-restore_signals(const sigset_t *old)
-{
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
 static bool probe_device(int device_id, char *why, size_t why_len);
 static ox_cuda_ctx *ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st);
 
@@ -140,9 +122,9 @@ ox_cuda_probe(int device_id, char *why, size_t why_len)
 	sigset_t	old;
 	bool		ok;
 
-	block_signals(&old);
+	ox_signals_block_all(&old);
 	ok = probe_device(device_id, why, why_len);
-	restore_signals(&old);
+	ox_signals_restore(&old);
 	return ok;
 }
 
@@ -152,9 +134,9 @@ ox_cuda_ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st)
 	sigset_t	old;
 	ox_cuda_ctx *cx;
 
-	block_signals(&old);
+	ox_signals_block_all(&old);
 	cx = ctx_create(device_id, memory_limit, fp16, st);
-	restore_signals(&old);
+	ox_signals_restore(&old);
 	return cx;
 }
 
