@@ -10,71 +10,21 @@
 #include <string.h>
 #include <time.h>
 
-/* ---- buffer pool ------------------------------------------------------ */
+/* ---- buffer pool (buffer_pool.c holds it) ---------------------------- */
 
-void
-ox_pool_put(ox_pool *pool, ox_tensor *t)
-{
-	if (!t->owns || !t->data || t->dtype == OX_STRING)
-	{
-		ox_tensor_release(t);
-		return;
-	}
-	if (pool->n == pool->cap)
-	{
-		int			cap = pool->cap ? pool->cap * 2 : 16;
-		ox_buffer  *b = realloc(pool->bufs, sizeof(ox_buffer) * cap);
-
-		if (!b)
-		{
-			ox_tensor_release(t);
-			return;
-		}
-		pool->bufs = b;
-		pool->cap = cap;
-	}
-	pool->bufs[pool->n].ptr = t->data;
-	pool->bufs[pool->n].cap = t->capacity;
-	pool->n++;
-	pool->bytes += t->capacity;
-	t->data = NULL;
-	t->capacity = 0;
-	t->owns = false;
-}
-
-void
-ox_pool_free(ox_pool *pool)
-{
-	for (int i = 0; i < pool->n; i++)
-		ox_aligned_free(pool->bufs[i].ptr);
-	free(pool->bufs);
-	memset(pool, 0, sizeof(*pool));
-}
-
-/* Best fit among buffers that ox_tensor_alloc will keep (not > 4x + 4 KiB). */
+/* A pooled buffer for t if one fits what ox_tensor_alloc keeps (not > 4x + 4 KiB). */
 static void
 pool_supply(void *exec, ox_tensor *t, size_t bytes)
 {
 	ox_session *s = exec;
-	ox_pool    *pool = &s->pool;
-	int			best = -1;
+	ox_buffer	b;
 
-	for (int i = 0; i < pool->n; i++)
-	{
-		size_t		cap = pool->bufs[i].cap;
-
-		if (cap >= bytes && cap <= 4 * bytes + 4096 &&
-			(best < 0 || cap < pool->bufs[best].cap))
-			best = i;
-	}
-	if (best < 0)
+	if (!ox_pool_take(&s->pool, bytes, &b))
 		return;
 	ox_tensor_release(t);
-	t->data = pool->bufs[best].ptr;
-	t->capacity = pool->bufs[best].cap;
+	t->data = b.ptr;
+	t->capacity = b.cap;
 	t->owns = true;
-	pool->bytes -= pool->bufs[best].cap;
-	pool->bufs[best] = pool->bufs[--pool->n];
 }
 
 void
