@@ -295,6 +295,61 @@ def test_fused_gemm_relu_long_reduction(rows):
     assert [n.op_type for n in saved.graph.node] == ["FusedGemm"]
 
 
+def _matmul_add_model(bias_shape, bias_first=False, x_shape=("N", 30), bias_const=True, mm_also_output=False):
+    """x @ w + b -> Relu -> @ w2 + b2: scikit-learn's MLP export (MatMul, Add with a [1, N] row)."""
+    rng = np.random.default_rng(7)
+    inits = [numpy_helper.from_array(rng.standard_normal((30, 16)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal((16, 3)).astype(np.float32), "w2"),
+             numpy_helper.from_array(rng.standard_normal((1, 3)).astype(np.float32), "b2")]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))]
+    if bias_const:
+        inits.append(numpy_helper.from_array(rng.standard_normal(bias_shape).astype(np.float32), "b"))
+    else:
+        inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, list(bias_shape)))
+    add_in = ["b", "m"] if bias_first else ["m", "b"]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", add_in, ["a"]),
+             helper.make_node("Relu", ["a"], ["h"]), helper.make_node("MatMul", ["h", "w2"], ["m2"]),
+             helper.make_node("Add", ["m2", "b2"], ["y"])]
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if mm_also_output:
+        outputs.append(helper.make_tensor_value_info("m", TensorProto.FLOAT, None))
+    return make_model(nodes, inputs, outputs, inits)
+
+
+@pytest.mark.parametrize("bias_shape,bias_first", [((16,), False), ((1, 16), False), ((1, 16), True)])
+def test_matmul_add_becomes_gemm(bias_shape, bias_first):
+    """MatMul -> Add of a constant row becomes Gemm at level 2+ (and Gemm -> Relu FusedGemm):
+    same outputs at every level and in onnxruntime running the saved graph."""
+    model = _matmul_add_model(bias_shape, bias_first)
+    for rows in (1, 3, 1000):
+        x = np.random.default_rng(rows).standard_normal((rows, 30)).astype(np.float32)
+        check_all_levels(model, {"x": x})
+    saved = onnx.load_from_string(Session(model, opt_level=2).save())
+    assert [n.op_type for n in saved.graph.node] == ["FusedGemm", "Gemm"]
+    assert [n.op_type for n in onnx.load_from_string(Session(model, opt_level=1).save()).graph.node] == \
+        ["MatMul", "Add", "Relu", "MatMul", "Add"]
+    np.testing.assert_allclose(ort_run(saved, {"x": x})[0], ort_run(model, {"x": x})[0], rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize("case", ["batched_a", "bias_input", "bias_matrix", "mm_output"])
+def test_matmul_add_left_alone(case):
+    """No Gemm where it would not compute the same: A of rank 3 (MatMul broadcasts batches), a bias
+    that is a graph input or a full matrix, a MatMul output used elsewhere."""
+    kw = {"batched_a": dict(bias_shape=(16,), x_shape=("B", "N", 30)),
+          "bias_input": dict(bias_shape=(16,), bias_const=False),
+          "bias_matrix": dict(bias_shape=(4, 16)),
+          "mm_output": dict(bias_shape=(16,), mm_also_output=True)}[case]
+    model = _matmul_add_model(**kw)
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((2, 4, 30) if case == "batched_a" else (4, 30)).astype(np.float32)
+    feeds = {"x": x}
+    if case == "bias_input":
+        feeds["b"] = rng.standard_normal(16).astype(np.float32)
+    check_all_levels(model, feeds)
+    ops = [n.op_type for n in onnx.load_from_string(Session(model, opt_level=2).save()).graph.node]
+    assert ops[:2] == ["MatMul", "Add"], ops
+
+
 def test_fused_activations_propagate_nan():
     """NaN and infinity go through fused Conv/Gemm activations as through the plain ones."""
     rng = np.random.default_rng(5)

@@ -13,6 +13,7 @@ static const ox_pass passes[] = {
 	{"eliminate_identity", 1, ox_pass_eliminate_identity},
 	{"fold_conv_bn", 1, ox_pass_fold_conv_bn},
 	{"eliminate_dead", 1, ox_pass_eliminate_dead},
+	{"fuse_matmul_add", 2, ox_pass_fuse_matmul_add},	/* before fuse_activation: Gemm takes the Relu */
 	{"fuse_activation", 2, ox_pass_fuse_activation},
 	{"fuse_transformer", 2, ox_pass_fuse_transformer},
 	{"fuse_conv_add", 2, ox_pass_fuse_conv_add},

@@ -71,6 +71,7 @@ ox_code		ox_pass_constant_fold(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_eliminate_dead(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_qdq_fuse(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_fuse_matmul_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
