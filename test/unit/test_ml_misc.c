@@ -274,6 +274,241 @@ test_svm(void)
 	kt_end();
 }
 
+/* ---------------- SVM blocked kernels against a scalar reference ---------------- */
+
+/* tests only (ml_misc_svm_kernels.c): pick the instruction-set path */
+extern const char *ml_svm_force_isa(const char *name);
+
+#define SVM_MAX_NV 33
+#define SVM_MAX_NF 30
+#define SVM_MAX_ROWS 64
+
+static const char *const svm_kernel_names[] = {"LINEAR", "POLY", "RBF", "SIGMOID"};
+static uint32_t svm_seed = 12345;
+static float svm_sv[SVM_MAX_NV * SVM_MAX_NF];
+static float svm_coef[2 * SVM_MAX_NV];
+static float svm_rho[3];
+static float svm_kp[3];
+static float svm_pa[3];
+static float svm_pb[3];
+static int64_t svm_vpc[3];
+static float svm_x[SVM_MAX_ROWS * SVM_MAX_NF];
+static double svm_xd[SVM_MAX_ROWS * SVM_MAX_NF];
+static float svm_want[SVM_MAX_ROWS * 3];
+static float svm_first[3][SVM_MAX_ROWS * 3];
+static int64_t svm_first_label[SVM_MAX_ROWS];
+
+static float
+svm_rand(void)
+{
+	svm_seed = svm_seed * 1103515245u + 12345u;
+	return (float) ((svm_seed >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+/* one kernel value the plain way, in double */
+static double
+svm_ref_kernel(int kernel, const float *x, const float *sv, int nf)
+{
+	double		sum = 0;
+
+	if (kernel == 2)
+	{
+		for (int f = 0; f < nf; f++)
+		{
+			double		d = (double) x[f] - sv[f];
+
+			sum += d * d;
+		}
+		return exp(-(double) svm_kp[0] * sum);
+	}
+	for (int f = 0; f < nf; f++)
+		sum += (double) x[f] * sv[f];
+	if (kernel == 1)
+		return pow((double) svm_kp[0] * sum + svm_kp[1], svm_kp[2]);
+	if (kernel == 3)
+		return tanh((double) svm_kp[0] * sum + svm_kp[1]);
+	return sum;
+}
+
+static void
+svm_attrs(const char *op, int kernel, int nv, int nf)
+{
+	kt_begin(op, ML, 1);
+	kt_attr_string("kernel_type", svm_kernel_names[kernel]);
+	kt_attr_floats("kernel_params", 3, svm_kp);
+	kt_attr_floats("support_vectors", nv * nf, svm_sv);
+	kt_attr_floats("rho", 3, svm_rho);
+}
+
+/*
+ * Compare output `out` with the first instruction-set path's (exactly:
+ * every path must give the same bits) or, on the first, keep it.
+ */
+static void
+svm_same_as_first(int slot, int out, int64_t n, bool first)
+{
+	const ox_tensor *t;
+
+	kt_expect_ok();
+	if (kt.rc != OX_OK)
+		return;
+	t = kt_output(out);
+	if (first)
+		memcpy(svm_first[slot], t->data, sizeof(float) * (size_t) n);
+	else if (memcmp(svm_first[slot], t->data, sizeof(float) * (size_t) n) != 0)
+		kt_fail("%soutput %.0f differs from the portable path's (%.0f values)", "", out, n);
+}
+
+static void
+svm_case(int kernel, int nv, int nf, int rows, bool first)
+{
+	int64_t		nn = (int64_t) rows * nf;
+	int64_t		start[3];
+	char		label[160];
+
+	/* regressor: (float) (sum_v coef[v] * k(x, sv_v) + rho) */
+	svm_attrs("SVMRegressor", kernel, nv, nf);
+	kt_attr_int("n_supports", nv);
+	kt_attr_floats("coefficients", nv, svm_coef);
+	kt_input_f32(2, DIMS(rows, nf), svm_x);
+	RUN(1);
+	snprintf(label, sizeof(label), "SVMRegressor %s nv %d nf %d rows %d (%s path)",
+			 svm_kernel_names[kernel], nv, nf, rows, first ? "portable" : "vector");
+	kt.label = label;
+	for (int r = 0; r < rows; r++)
+	{
+		double		sum = svm_rho[0];
+
+		for (int v = 0; v < nv; v++)
+			sum += svm_coef[v] * svm_ref_kernel(kernel, svm_x + r * nf, svm_sv + v * nf, nf);
+		svm_want[r] = (float) sum;
+	}
+	kt_expect_f32(0, 2, DIMS(rows, 1), svm_want, 1e-4);
+	svm_same_as_first(0, 0, rows, first);
+	kt_end();
+
+	/* the same from double input (converted to float first) */
+	for (int64_t i = 0; i < nn; i++)
+		svm_xd[i] = svm_x[i];
+	svm_attrs("SVMRegressor", kernel, nv, nf);
+	kt_attr_int("n_supports", nv);
+	kt_attr_floats("coefficients", nv, svm_coef);
+	kt_input(OX_DOUBLE, 2, DIMS(rows, nf), svm_xd);
+	RUN(1);
+	kt.label = label;
+	svm_same_as_first(0, 0, rows, false);
+	kt_end();
+
+	/* three classes, one vs one: pair decision values and votes */
+	svm_vpc[0] = nv / 3;
+	svm_vpc[1] = (nv - svm_vpc[0]) / 2;
+	svm_vpc[2] = nv - svm_vpc[0] - svm_vpc[1];
+	start[0] = 0;
+	start[1] = svm_vpc[0];
+	start[2] = svm_vpc[0] + svm_vpc[1];
+	svm_attrs("SVMClassifier", kernel, nv, nf);
+	kt_attr_ints("vectors_per_class", 3, svm_vpc);
+	kt_attr_floats("coefficients", 2 * nv, svm_coef);
+	kt_attr_ints("classlabels_ints", 3, I64(0, 1, 2));
+	kt_input_f32(2, DIMS(rows, nf), svm_x);
+	RUN(2);
+	snprintf(label, sizeof(label), "SVMClassifier %s nv %d nf %d rows %d (%s path)",
+			 svm_kernel_names[kernel], nv, nf, rows, first ? "portable" : "vector");
+	kt.label = label;
+	for (int r = 0; r < rows; r++)
+	{
+		int			idx = 0;
+
+		for (int i = 0; i < 2; i++)
+			for (int j = i + 1; j < 3; j++, idx++)
+			{
+				double		sum = svm_rho[idx];
+
+				for (int m = 0; m < svm_vpc[i]; m++)
+					sum += svm_coef[(j - 1) * nv + start[i] + m] *
+						svm_ref_kernel(kernel, svm_x + r * nf, svm_sv + (start[i] + m) * nf, nf);
+				for (int m = 0; m < svm_vpc[j]; m++)
+					sum += svm_coef[i * nv + start[j] + m] *
+						svm_ref_kernel(kernel, svm_x + r * nf, svm_sv + (start[j] + m) * nf, nf);
+				svm_want[r * 3 + idx] = (float) sum;
+			}
+	}
+	kt_expect_f32(1, 2, DIMS(rows, 3), svm_want, 1e-4);
+	svm_same_as_first(1, 1, rows * 3, first);
+	if (kt.rc == OX_OK)
+	{
+		const int64_t *lab = kt_output(0)->data;
+
+		if (first)
+			memcpy(svm_first_label, lab, sizeof(int64_t) * (size_t) rows);
+		else if (memcmp(svm_first_label, lab, sizeof(int64_t) * (size_t) rows) != 0)
+			kt_fail("%slabels differ from the portable path's%.0f%.0f", "", 0, 0);
+	}
+	kt_end();
+
+	/* with Platt probabilities: every path the same */
+	svm_attrs("SVMClassifier", kernel, nv, nf);
+	kt_attr_ints("vectors_per_class", 3, svm_vpc);
+	kt_attr_floats("coefficients", 2 * nv, svm_coef);
+	kt_attr_ints("classlabels_ints", 3, I64(0, 1, 2));
+	kt_attr_floats("prob_a", 3, svm_pa);
+	kt_attr_floats("prob_b", 3, svm_pb);
+	kt_input(OX_DOUBLE, 2, DIMS(rows, nf), svm_xd);
+	RUN(2);
+	kt.label = label;
+	svm_same_as_first(2, 1, rows * 3, first);
+	kt_end();
+}
+
+static void
+test_svm_blocked(void)
+{
+	static const int nvs[] = {1, 7, 17, 33};
+	static const int nfs[] = {1, 3, 30};
+	static const int rowss[] = {1, 5, 64};
+	static const char *const isas[] = {"c", "avx2", "avx512"};
+	const char *prev = NULL;
+
+	for (int kernel = 0; kernel < 4; kernel++)
+		for (int a = 0; a < 4; a++)
+			for (int b = 0; b < 3; b++)
+				for (int c = 0; c < 3; c++)
+				{
+					int			nv = nvs[a],
+								nf = nfs[b],
+								rows = rowss[c];
+
+					for (int i = 0; i < nv * nf; i++)
+						svm_sv[i] = svm_rand();
+					for (int i = 0; i < 2 * nv; i++)
+						svm_coef[i] = svm_rand();
+					for (int i = 0; i < rows * nf; i++)
+						svm_x[i] = svm_rand();
+					for (int i = 0; i < 3; i++)
+					{
+						svm_rho[i] = 0.1f * svm_rand();
+						svm_pa[i] = -1 - svm_rand();
+						svm_pb[i] = 0.1f * svm_rand();
+					}
+					/* gamma about 1 / features keeps RBF values away from 0 */
+					svm_kp[0] = (1.5f + svm_rand()) / (float) nf;
+					svm_kp[1] = 0.5f * svm_rand();
+					svm_kp[2] = (float) (2 + (a + b) % 2);
+					for (int s = 0; s < 3; s++)
+					{
+						const char *was = ml_svm_force_isa(isas[s]);
+
+						if (!was)
+							continue;
+						if (!prev)
+							prev = was;
+						svm_case(kernel, nv, nf, rows, s == 0);
+					}
+				}
+	if (prev)
+		ml_svm_force_isa(prev);
+}
+
 /* ---------------- per-element transforms ---------------- */
 
 static void
@@ -661,6 +896,7 @@ main(void)
 {
 	test_linear();
 	test_svm();
+	test_svm_blocked();
 	test_transforms();
 	test_encoders();
 	test_features();

@@ -449,6 +449,36 @@ ml_write_label(const ml_labels *lab, ox_tensor *y, int64_t i, int64_t k, ox_stat
 }
 
 /* kernels of ml_misc*.c, listed in the table in ml_misc.c */
+/*
+ * Support vectors transposed for the blocked kernels of
+ * ml_misc_svm_kernels.c: svt[f * vp + v] is feature f of vector v, in
+ * double, vectors zero-padded to vp (a multiple of ML_SVM_PAD).
+ */
+#define ML_SVM_PAD 8
+typedef struct ml_svm_lanes
+{
+	double	   *svt;
+	int64_t		nv;
+	int64_t		vp;
+	int64_t		nf;
+} ml_svm_lanes;
+
+ox_code		ml_svm_lanes_init(ml_svm_lanes *l, const float *sv, int64_t nv, int64_t nf, ox_status *st,
+							  const char *op);
+void		ml_svm_lanes_free(ml_svm_lanes *l);
+/*
+ * out[r][v] for v < vp and each of the rows x[r] (nf features): the sum
+ * over features in order, in double, of (x - sv)^2 (rbf) or x * sv.
+ */
+void		ml_svm_sums(const ml_svm_lanes *l, bool rbf, const float *const *x, int rows,
+						double *const *out);
+/* out[i] = exp(-gamma * d[i]) (ox_fast_expf of the float argument) */
+void		ml_svm_rbf_exp(const double *d, int64_t n, float gamma, float *out);
+/* sum of a[i] * b[i] in double, in a fixed order on every machine */
+double		ml_svm_dot(const float *a, const float *b, int64_t n);
+/* tests only: use path "c", "avx2" or "avx512"; returns the previous, or NULL */
+const char *ml_svm_force_isa(const char *name);
+
 ox_code		ml_svm_classifier_prepare(ox_prepare_ctx *pc);
 ox_code		ml_svm_classifier_run(ox_kernel_ctx *ctx);
 ox_code		ml_svm_regressor_prepare(ox_prepare_ctx *pc);

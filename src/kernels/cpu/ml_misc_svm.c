@@ -9,8 +9,15 @@
  * iterative method of Wu, Lin and Weng (libsvm's multiclass_probability).
  * Arithmetic follows onnxruntime (float kernels, double pair sums) so
  * scores and labels match it.
+ *
+ * Kernel values are computed for blocks of ML_SVM_ROWS rows against all
+ * support vectors at once by ml_misc_svm_kernels.c, from a transposed copy
+ * of the support vectors made at prepare time.
  */
 #include "kernels/cpu/ml.h"
+
+/* rows whose kernel values are computed together */
+#define ML_SVM_ROWS 4
 
 enum
 {
@@ -44,6 +51,7 @@ typedef struct ml_svm
 	ml_labels	lab;
 	ml_post_transform post;
 	bool		one_class;
+	ml_svm_lanes lanes;			/* support vectors transposed (svc only) */
 } ml_svm;
 
 void
@@ -54,6 +62,7 @@ ml_svm_free(void *state)
 	if (!s)
 		return;
 	free(s->start);
+	ml_svm_lanes_free(&s->lanes);
 	free(s);
 }
 
@@ -162,6 +171,8 @@ ml_svm_classifier_prepare(ox_prepare_ctx *pc)
 			s->start[i] = acc;
 			acc += s->vpc[i];
 		}
+		if ((rc = ml_svm_lanes_init(&s->lanes, s->sv, s->vector_count, s->feature_count, pc->st, op)) != OX_OK)
+			goto fail;
 	}
 	else
 	{
@@ -186,30 +197,19 @@ fail:
 }
 
 /*
- * One kernel value.  Sums run in double: onnxruntime uses a float GEMM
+ * A kernel value from its sum over the features (x . sv, or for RBF the
+ * squared distance).  Sums run in double: onnxruntime uses a float GEMM
  * here, but scikit-learn (libsvm) works in double and its answers are the
  * reference users check; with POLY and SIGMOID kernels float sums visibly
  * move decision values near zero (onnxruntime mislabels some iris rows
- * with a sigmoid SVC that this gets right).
+ * with a sigmoid SVC that this gets right).  RBF goes through
+ * ml_svm_rbf_exp instead, vectorized.
  */
 static float
-svm_kernel(const ml_svm *s, const float *a, const float *b, int64_t n, float c)
+svm_finish(const ml_svm *s, double sum)
 {
-	double		sum = 0;
-
 	if (s->kernel == SVM_RBF)
-	{
-		for (int64_t i = 0; i < n; i++)
-		{
-			double		d = (double) a[i] - b[i];
-
-			sum += d * d;
-		}
 		return (float) exp(-(double) s->gamma * sum);
-	}
-	for (int64_t i = 0; i < n; i++)
-		sum += (double) a[i] * b[i];
-	sum += c;
 	if (s->kernel == SVM_POLY)
 	{
 		double		v = (double) s->gamma * sum + s->coef0;
@@ -223,6 +223,51 @@ svm_kernel(const ml_svm *s, const float *a, const float *b, int64_t n, float c)
 	if (s->kernel == SVM_SIGMOID)
 		return (float) tanh((double) s->gamma * sum + s->coef0);
 	return (float) sum;
+}
+
+/* a linear score: a . b + c (models without support vectors) */
+static float
+svm_linear(const float *a, const float *b, int64_t n, float c)
+{
+	double		sum = 0;
+
+	for (int64_t i = 0; i < n; i++)
+		sum += (double) a[i] * b[i];
+	return (float) (sum + c);
+}
+
+/*
+ * Kernel values of rows x[0..rows) (rows <= ML_SVM_ROWS) against every
+ * support vector: kern[r][v], via the double sums in dsum[r].
+ */
+static void
+svm_kernel_rows(const ml_svm *s, const float *const *x, int rows, double *const *dsum, float *const *kern)
+{
+	ml_svm_sums(&s->lanes, s->kernel == SVM_RBF, x, rows, dsum);
+	for (int r = 0; r < rows; r++)
+	{
+		if (s->kernel == SVM_RBF)
+			ml_svm_rbf_exp(dsum[r], s->vector_count, s->gamma, kern[r]);
+		else
+			for (int64_t v = 0; v < s->vector_count; v++)
+				kern[r][v] = svm_finish(s, dsum[r][v]);
+	}
+}
+
+/*
+ * Row pointers of the block of rows [n0, n0 + rows) and of its scratch
+ * rows, which are vp apart.
+ */
+static void
+svm_block_pointers(const ml_svm *s, const float *xf, int64_t cols, int64_t n0, int rows, double *dbuf,
+				   float *kbuf, const float **x, double **dsum, float **kern)
+{
+	for (int r = 0; r < rows; r++)
+	{
+		x[r] = xf + (n0 + r) * cols;
+		dsum[r] = dbuf + r * s->lanes.vp;
+		kern[r] = kbuf + r * s->lanes.vp;
+	}
 }
 
 /* libsvm's coupling of pairwise probabilities r (k x k) into p (k), in float */
@@ -297,9 +342,10 @@ ml_svm_classifier_run(ox_kernel_ctx *ctx)
 				n_scores;
 	int			extra = -1;
 	int64_t		dims[2];
-	float	   *buf = NULL;
-	float	   *xf,
-			   *kern,
+	char	   *buf = NULL;
+	const float *xf;
+	double	   *dbuf;
+	float	   *kbuf,
 			   *pair_scores,
 			   *r,
 			   *q,
@@ -326,23 +372,33 @@ ml_svm_classifier_run(ox_kernel_ctx *ctx)
 		if (k <= 2)
 			extra = s->post == ML_POST_NONE ? 2 : 0;
 	}
-	nbuf = (size_t) (rows * cols + s->vector_count + pairs + 3 * k * k + 2 * k + 2 + width);
-	buf = ox_workspace_alloc(sizeof(float) * nbuf, ctx->st, "SVMClassifier");
+	/* features only when not float already: no copy of float input */
+	nbuf = (size_t) ((x->dtype == OX_FLOAT ? 0 : rows * cols) + ML_SVM_ROWS * s->lanes.vp +
+					 pairs + 3 * k * k + 2 * k + 2 + width);
+	buf = ox_workspace_alloc(sizeof(double) * ML_SVM_ROWS * (size_t) s->lanes.vp + sizeof(float) * nbuf,
+							 ctx->st, "SVMClassifier");
 	votes = malloc(sizeof(int64_t) * (size_t) (k + 1));
 	if (!buf || !votes)
 	{
 		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate scratch space", op);
 		goto done;
 	}
-	xf = buf;
-	kern = xf + rows * cols;
-	pair_scores = kern + s->vector_count;
+	dbuf = (double *) buf;
+	kbuf = (float *) (dbuf + ML_SVM_ROWS * s->lanes.vp);
+	pair_scores = kbuf + ML_SVM_ROWS * s->lanes.vp;
 	r = pair_scores + pairs;
 	q = r + k * k;
 	qp = q + k * k;
 	scores = qp + k;
-	if ((rc = ml_to_float(op, x, xf, rows * cols, ctx->st)) != OX_OK)
-		goto done;
+	xf = x->data;
+	if (x->dtype != OX_FLOAT)
+	{
+		float	   *conv = pair_scores + pairs + 3 * k * k + 2 * k + 2 + width;
+
+		if ((rc = ml_to_float(op, x, conv, rows * cols, ctx->st)) != OX_OK)
+			goto done;
+		xf = conv;
+	}
 	dims[0] = rows;
 	dims[1] = width;
 	y = ox_out_tensor(ctx, 0, s->lab.str ? OX_STRING : OX_INT64, 1, dims);
@@ -352,91 +408,101 @@ ml_svm_classifier_run(ox_kernel_ctx *ctx)
 		rc = ctx->st->code;
 		goto done;
 	}
-	for (int64_t n = 0; n < rows && rc == OX_OK; n++)
+	for (int64_t n0 = 0; n0 < rows && rc == OX_OK; n0 += ML_SVM_ROWS)
 	{
-		const float *xr = xf + n * cols;
-		float	   *zr = (float *) z->data + n * width;
-		int64_t		maxclass = 0;
-		float		max_weight = 0;
+		int			nb = rows - n0 < ML_SVM_ROWS ? (int) (rows - n0) : ML_SVM_ROWS;
+		const float *xb[ML_SVM_ROWS];
+		double	   *db[ML_SVM_ROWS];
+		float	   *kb[ML_SVM_ROWS];
 
-		if (!s->svc)
+		if (s->svc)
 		{
-			for (int64_t c = 0; c < k; c++)
-				scores[c] = svm_kernel(s, xr, s->coef + c * cols, cols, s->rho[0]);
-			for (int64_t c = 1; c < k; c++)
-				if (scores[c] > scores[maxclass])
-					maxclass = c;
-			max_weight = scores[maxclass];
+			svm_block_pointers(s, xf, cols, n0, nb, dbuf, kbuf, xb, db, kb);
+			svm_kernel_rows(s, xb, nb, db, kb);
 		}
-		else
+		for (int64_t n = n0; n < n0 + nb && rc == OX_OK; n++)
 		{
-			int64_t		idx = 0;
+			const float *xr = xf + n * cols;
+			float	   *zr = (float *) z->data + n * width;
+			int64_t		maxclass = 0;
+			float		max_weight = 0;
 
-			for (int64_t v = 0; v < s->vector_count; v++)
-				kern[v] = svm_kernel(s, xr, s->sv + v * cols, cols, 0.0f);
-			memset(votes, 0, sizeof(int64_t) * (size_t) k);
-			for (int64_t i = 0; i < k - 1; i++)
+			if (!s->svc)
 			{
-				for (int64_t j = i + 1; j < k; j++, idx++)
-				{
-					double		sum = 0;
-					const float *c1 = s->coef + (j - 1) * s->vector_count + s->start[i];
-					const float *c2 = s->coef + i * s->vector_count + s->start[j];
-
-					for (int64_t m = 0; m < s->vpc[i]; m++)
-						sum += c1[m] * kern[s->start[i] + m];
-					for (int64_t m = 0; m < s->vpc[j]; m++)
-						sum += c2[m] * kern[s->start[j] + m];
-					sum += s->rho[idx];
-					pair_scores[idx] = (float) sum;
-					votes[sum > 0 ? i : j]++;
-				}
+				for (int64_t c = 0; c < k; c++)
+					scores[c] = svm_linear(xr, s->coef + c * cols, cols, s->rho[0]);
+				for (int64_t c = 1; c < k; c++)
+					if (scores[c] > scores[maxclass])
+						maxclass = c;
+				max_weight = scores[maxclass];
 			}
-			if (have_proba)
+			else
 			{
-				idx = 0;
-				memset(r, 0, sizeof(float) * (size_t) (k * k));
+				const float *kern = kb[n - n0];
+				int64_t		idx = 0;
+
+				memset(votes, 0, sizeof(int64_t) * (size_t) k);
 				for (int64_t i = 0; i < k - 1; i++)
 				{
 					for (int64_t j = i + 1; j < k; j++, idx++)
 					{
-						float		v1 = 1 - ml_logistic(pair_scores[idx] * s->proba[idx] + s->probb[idx]);
-						float		v2 = v1 > 1.0e-7f ? v1 : 1.0e-7f;
+						const float *c1 = s->coef + (j - 1) * s->vector_count + s->start[i];
+						const float *c2 = s->coef + i * s->vector_count + s->start[j];
+						double		sum;
 
-						v2 = v2 < 1 - 1.0e-7f ? v2 : 1 - 1.0e-7f;
-						r[i * k + j] = v2;
-						r[j * k + i] = 1 - v2;
+						sum = ml_svm_dot(c1, kern + s->start[i], s->vpc[i]);
+						sum += ml_svm_dot(c2, kern + s->start[j], s->vpc[j]);
+						sum += s->rho[idx];
+						pair_scores[idx] = (float) sum;
+						votes[sum > 0 ? i : j]++;
 					}
 				}
-				multiclass_probability(k, r, scores, q, qp);
+				if (have_proba)
+				{
+					idx = 0;
+					memset(r, 0, sizeof(float) * (size_t) (k * k));
+					for (int64_t i = 0; i < k - 1; i++)
+					{
+						for (int64_t j = i + 1; j < k; j++, idx++)
+						{
+							float		v1 = 1 - ml_logistic(pair_scores[idx] * s->proba[idx] + s->probb[idx]);
+							float		v2 = v1 > 1.0e-7f ? v1 : 1.0e-7f;
+
+							v2 = v2 < 1 - 1.0e-7f ? v2 : 1 - 1.0e-7f;
+							r[i * k + j] = v2;
+							r[j * k + i] = 1 - v2;
+						}
+					}
+					multiclass_probability(k, r, scores, q, qp);
+				}
+				else
+					memcpy(scores, pair_scores, sizeof(float) * (size_t) pairs);
+				for (int64_t c = 1; c < k; c++)
+					if (votes[c] > votes[maxclass])
+						maxclass = c;
+			}
+
+			/* label: onnxruntime's ChooseClass */
+			if (pairs == 1 && !have_proba &&
+				((s->all_positive && max_weight >= 0.5f) || (max_weight > 0 && !s->all_positive)))
+				maxclass = 1;
+			rc = ml_write_label(&s->lab, y, n, maxclass, ctx->st);
+
+			/* scores */
+			if (n_scores == 1)
+			{
+				float		two[2];
+
+				ml_binary_scores(s->post, extra, scores[0], two);
+				zr[0] = two[0];
+				if (width > 1)
+					zr[1] = two[1];
 			}
 			else
-				memcpy(scores, pair_scores, sizeof(float) * (size_t) pairs);
-			for (int64_t c = 1; c < k; c++)
-				if (votes[c] > votes[maxclass])
-					maxclass = c;
-		}
-
-		/* label: onnxruntime's ChooseClass */
-		if (pairs == 1 && !have_proba &&
-			((s->all_positive && max_weight >= 0.5f) || (max_weight > 0 && !s->all_positive)))
-			maxclass = 1;
-		rc = ml_write_label(&s->lab, y, n, maxclass, ctx->st);
-
-		/* scores */
-		if (n_scores == 1)
-		{
-			float		two[2];
-
-			ml_binary_scores(s->post, extra, scores[0], two);
-			zr[0] = two[0];
-			if (width > 1)
-				zr[1] = two[1];
-		}
-		else
-		{
-			memcpy(zr, scores, sizeof(float) * (size_t) n_scores);
-			ml_post_transform_apply(s->post, zr, n_scores);
+			{
+				memcpy(zr, scores, sizeof(float) * (size_t) n_scores);
+				ml_post_transform_apply(s->post, zr, n_scores);
+			}
 		}
 	}
 done:
@@ -476,6 +542,8 @@ ml_svm_regressor_prepare(ox_prepare_ctx *pc)
 						 op, (long long) n_sv, (long long) s->n_coef, (long long) s->vector_count);
 			goto fail;
 		}
+		if ((rc = ml_svm_lanes_init(&s->lanes, s->sv, s->vector_count, s->feature_count, pc->st, op)) != OX_OK)
+			goto fail;
 	}
 	else
 	{
@@ -498,8 +566,12 @@ ml_svm_regressor_run(ox_kernel_ctx *ctx)
 	int64_t		rows,
 				cols,
 				dims[2];
-	float	   *xf;
+	const float *xf;
+	char	   *buf;
+	double	   *dbuf;
+	float	   *kbuf;
 	ox_tensor  *y;
+	ox_code		rc = OX_OK;
 
 	if (!x)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: input X is missing", op);
@@ -507,41 +579,58 @@ ml_svm_regressor_run(ox_kernel_ctx *ctx)
 	if (cols != s->feature_count)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: input has %lld features, the model %lld",
 					   op, (long long) cols, (long long) s->feature_count);
-	xf = ox_workspace_alloc(sizeof(float) * (size_t) (rows * cols + 1), ctx->st, "SVMRegressor");
-	if (!xf)
-		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate features", op);
-	if (ml_to_float(op, x, xf, rows * cols, ctx->st) != OX_OK)
+	/* kernel scratch for a block of rows, then features unless float already */
+	buf = ox_workspace_alloc(ML_SVM_ROWS * (size_t) s->lanes.vp * (sizeof(double) + sizeof(float)) +
+							 sizeof(float) * (size_t) ((x->dtype == OX_FLOAT ? 0 : rows * cols) + 1),
+							 ctx->st, "SVMRegressor");
+	if (!buf)
+		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate scratch space", op);
+	dbuf = (double *) buf;
+	kbuf = (float *) (dbuf + ML_SVM_ROWS * s->lanes.vp);
+	xf = x->data;
+	if (x->dtype != OX_FLOAT)
 	{
-		free(xf);
-		return ctx->st->code;
+		float	   *conv = kbuf + ML_SVM_ROWS * s->lanes.vp;
+
+		if ((rc = ml_to_float(op, x, conv, rows * cols, ctx->st)) != OX_OK)
+			goto done;
+		xf = conv;
 	}
 	dims[0] = rows;
 	dims[1] = 1;
 	y = ox_out_tensor(ctx, 0, OX_FLOAT, 2, dims);
 	if (!y)
 	{
-		free(xf);
-		return ctx->st->code;
+		rc = ctx->st->code;
+		goto done;
 	}
-	for (int64_t n = 0; n < rows; n++)
+	for (int64_t n0 = 0; n0 < rows; n0 += ML_SVM_ROWS)
 	{
-		const float *xr = xf + n * cols;
-		float		sum;
+		int			nb = rows - n0 < ML_SVM_ROWS ? (int) (rows - n0) : ML_SVM_ROWS;
+		const float *xb[ML_SVM_ROWS];
+		double	   *db[ML_SVM_ROWS];
+		float	   *kb[ML_SVM_ROWS];
 
 		if (s->svc)
 		{
-			sum = 0;
-			for (int64_t v = 0; v < s->vector_count; v++)
-				sum += svm_kernel(s, xr, s->sv + v * cols, cols, 0.0f) * s->coef[v];
-			sum += s->rho[0];
+			svm_block_pointers(s, xf, cols, n0, nb, dbuf, kbuf, xb, db, kb);
+			svm_kernel_rows(s, xb, nb, db, kb);
 		}
-		else
-			sum = svm_kernel(s, xr, s->coef, cols, s->rho[0]);
-		/* onnxruntime ignores post_transform here; so do we */
-		if (s->one_class)
-			sum = sum > 0 ? 1.0f : -1.0f;
-		((float *) y->data)[n] = sum;
+		for (int64_t n = n0; n < n0 + nb; n++)
+		{
+			float		sum;
+
+			if (s->svc)
+				sum = (float) (ml_svm_dot(s->coef, kb[n - n0], s->vector_count) + s->rho[0]);
+			else
+				sum = svm_linear(xf + n * cols, s->coef, cols, s->rho[0]);
+			/* onnxruntime ignores post_transform here; so do we */
+			if (s->one_class)
+				sum = sum > 0 ? 1.0f : -1.0f;
+			((float *) y->data)[n] = sum;
+		}
 	}
-	free(xf);
-	return OX_OK;
+done:
+	free(buf);
+	return rc;
 }
