@@ -388,8 +388,11 @@ ml_binary_scores(ml_post_transform post, int extra, float s, float *out2)
 	}
 	if (post == ML_POST_LOGISTIC && extra >= 0)
 	{
-		out2[0] = ml_logistic(-s);
-		out2[1] = ml_logistic(s);
+		/* ml_logistic(-s) and ml_logistic(s) from one exp: |-s| == |s| */
+		float		v = 1.0f / (1.0f + expf(-fabsf(s)));
+
+		out2[0] = -s < 0 ? 1.0f - v : v;
+		out2[1] = s < 0 ? 1.0f - v : v;
 	}
 	else if (extra == 0 || extra == 1)
 	{
