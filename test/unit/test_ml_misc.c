@@ -56,6 +56,98 @@ expect_strings(int i, int n, const char **want)
 
 /* ---------------- linear models ---------------- */
 
+/*
+ * Scores of many rows against a plain double reference: the blocked paths
+ * (eight rows at a time for up to four outputs, the SGEMM above that) and
+ * their tails; labels by the largest raw score.
+ */
+static void
+test_linear_blocked(void)
+{
+	static const int row_counts[] = {1, 7, 8, 9, 21};
+	uint32_t	seed = 12345;
+
+	for (int k = 1; k <= 6; k++)
+		for (int ri = 0; ri < 5; ri++)
+		{
+			int			rows = row_counts[ri],
+						cols = k == 3 ? 1 : 13;
+			int			nz = k == 1 ? 2 : k;
+			float		coef[6 * 13],
+						icpt[6],
+						x[21 * 13],
+						want[21 * 6];
+			int64_t		labels[6],
+						want_label[21];
+			char		label[96];
+
+			for (int i = 0; i < k * cols; i++)
+				coef[i] = (float) ((seed = seed * 1103515245u + 12345u) >> 9) / (1 << 23) - 0.5f;
+			for (int i = 0; i < rows * cols; i++)
+				x[i] = (float) ((seed = seed * 1103515245u + 12345u) >> 9) / (1 << 22) - 1.0f;
+			for (int i = 0; i < k; i++)
+			{
+				icpt[i] = 0.125f * (float) (i - 1);
+				labels[i] = 100 + i;
+			}
+			labels[k == 1 ? 1 : 0] = k == 1 ? 101 : 100;
+			for (int r = 0; r < rows; r++)
+			{
+				int			best = 0;
+
+				for (int c = 0; c < k; c++)
+				{
+					double		sum = icpt[c];
+
+					for (int f = 0; f < cols; f++)
+						sum += (double) x[r * cols + f] * coef[c * cols + f];
+					want[r * nz + (k == 1 ? 1 : c)] = (float) sum;
+					if (k == 1)
+						want[r * nz] = (float) (1 - sum);
+					if (c > 0 && sum > want[r * nz + best])
+						best = c;
+				}
+				want_label[r] = k == 1 ? (want[r * nz + 1] > 0 ? 101 : 100) : 100 + best;
+			}
+			kt_begin("LinearClassifier", ML, 1);
+			kt_attr_floats("coefficients", k * cols, coef);
+			kt_attr_floats("intercepts", k, icpt);
+			kt_attr_ints("classlabels_ints", k == 1 ? 2 : k, labels);
+			kt_input_f32(2, DIMS(rows, cols), x);
+			RUN(2);
+			snprintf(label, sizeof(label), "LinearClassifier %d outputs, %d rows, %d features", k, rows, cols);
+			kt.label = label;
+			kt_expect_i64(0, 1, DIMS(rows), want_label);
+			if (k == 1)
+			{
+				/* binary NONE: [1 - s, s] */
+				kt_expect_f32(1, 2, DIMS(rows, 2), want, 1e-5);
+			}
+			else
+				kt_expect_f32(1, 2, DIMS(rows, k), want, 1e-5);
+			kt_end();
+
+			kt_begin("LinearRegressor", ML, 1);
+			kt_attr_floats("coefficients", k * cols, coef);
+			kt_attr_floats("intercepts", k, icpt);
+			kt_attr_int("targets", k);
+			kt_input_f32(2, DIMS(rows, cols), x);
+			RUN(1);
+			snprintf(label, sizeof(label), "LinearRegressor %d targets, %d rows, %d features", k, rows, cols);
+			kt.label = label;
+			{
+				float		wr[21 * 6];
+
+				for (int r = 0; r < rows; r++)
+					for (int c = 0; c < k; c++)
+						wr[r * k + c] = want[r * nz + (k == 1 ? 1 : c)];
+				kt_expect_f32(0, 2, DIMS(rows, k), wr, 1e-5);
+			}
+			kt_end();
+		}
+}
+
+
 static void
 test_linear(void)
 {
@@ -895,6 +987,7 @@ int
 main(void)
 {
 	test_linear();
+	test_linear_blocked();
 	test_svm();
 	test_svm_blocked();
 	test_transforms();
