@@ -11,6 +11,7 @@
  * of elementwise.h (a few ulp), double uses libm.
  */
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/fused_act.h"
 
 /* a map op with float, double and the given extra functions */
 #define ACT_OP(NAME, ...) \
@@ -76,6 +77,25 @@ ACT_FLOAT(hard_swish, x * ox_clampf(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f),
 		  x * hard_sigmoid_d(x / 6.0 + 0.5))
 ACT_FLOAT(tanh, ox_fast_tanhf(x), tanh(x))
 ACT_FLOAT(softplus, softplus_f(x), softplus_d(x))
+
+/*
+ * The Sigmoid and Tanh ops' float math, in place, for kernels of other
+ * families (the gates of rnn.c: libm's expf and tanhf per gate value were
+ * two thirds of an LSTM's run), vectorized like the ops themselves.
+ */
+OX_SIMD_CLONES void
+ox_sigmoid_inplace_f32(float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		x[i] = ox_fast_sigmoidf(x[i]);
+}
+
+OX_SIMD_CLONES void
+ox_tanh_inplace_f32(float *x, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		x[i] = ox_fast_tanhf(x[i]);
+}
 ACT_FLOAT(softsign, x / (1.0f + fabsf(x)), x / (1.0 + fabs(x)))
 ACT_FLOAT(thresholded, x > p->alpha ? x : 0.0f, x > p->alpha ? x : 0.0)
 ACT_FLOAT(mish, x * tanhf(softplus_f(x)), x * tanh(softplus_d(x)))

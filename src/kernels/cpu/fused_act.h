@@ -36,4 +36,8 @@ void		nn_activation_apply_f32(ox_kernel_ctx *ctx, const nn_activation *act, floa
 void		nn_activation_apply_row_f32(const nn_activation *act, float *y, int64_t n);
 void		nn_activation_apply_f64(const nn_activation *act, double *y, int64_t n);
 
+/* the Sigmoid and Tanh ops' float math in place (activation.c) */
+void		ox_sigmoid_inplace_f32(float *x, int64_t n);
+void		ox_tanh_inplace_f32(float *x, int64_t n);
+
 #endif							/* OX_FUSED_ACT_H */
