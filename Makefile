@@ -227,7 +227,14 @@ build/oxquant: bench/quant/oxquant.c build/libox.a
 bench-quant: build/libox_capi.so build/oxquant
 	$(TEST_PYTHON) bench/quant/run.py --oxquant build/oxquant $(BENCH_ARGS)
 
-.PHONY: bench bench-quick bench-sql bench-inquery bench-quant
+# scikit-learn and PyTorch models beyond issue 4's list, side by side with
+# onnxruntime (bench/zoo.py; the PyTorch ones exported by Debian's torch when
+# /usr/bin/python3 has it) into docs/performance_zoo.md
+bench-zoo: build/libox_capi.so
+	if /usr/bin/python3 -c "import torch" 2>/dev/null; then /usr/bin/python3 bench/zoo_models.py; fi
+	$(TEST_PYTHON) bench/zoo.py $(BENCH_ARGS)
+
+.PHONY: bench bench-quick bench-sql bench-inquery bench-quant bench-zoo
 
 # ---- CUDA provider: the GPU-machine bundle (see test/cuda/run.sh) --------
 cuda-bundle:

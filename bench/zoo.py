@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""onnx_pg against onnxruntime on the models people score in a database beyond
+issue 4's list: scikit-learn estimators and pipelines exported by skl2onnx
+(trained here, on seeded synthetic data) and the small PyTorch models of
+bench/zoo_models.py (exported by Debian's torch; skipped with a note when
+bench/models/zoo/ is missing).
+
+    make bench-zoo                      # exports, then this script
+    python3 bench/zoo.py [--only NAME ...] [--out docs/performance_zoo.md]
+
+Both engines run in this process on one CPU with 1 intra-op thread, alternating
+in blocks of calls after a warm-up; the figure per engine is the median over
+the blocks of process CPU time per call, and the ratio the median of the
+blocks' ratios (onnx_pg / onnxruntime, lower is better).  onnx_pg runs through
+its engine API (n calls inside C per block, oxengine.Session.run_repeat),
+onnxruntime through InferenceSession.run with ORT_ENABLE_ALL, as bench/run.py
+does.  Before timing, every output of both is compared (rtol 1e-4, atol 1e-5).
+"""
+import argparse
+import datetime
+import json
+import os
+import sys
+import time
+import warnings
+
+import numpy as np
+import onnxruntime as ort
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "test", "engine"))
+import oxengine  # noqa: E402
+
+ZOO_DIR = os.path.join(HERE, "models", "zoo")
+RTOL, ATOL = 1e-4, 1e-5
+
+
+def sklearn_models():
+    """name -> (description, fitted estimator, X): built lazily, seeded"""
+    from sklearn import cluster, decomposition, ensemble, linear_model, naive_bayes, neighbors
+    from sklearn import neural_network, svm, tree
+    from sklearn.datasets import make_classification, make_regression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import PolynomialFeatures, StandardScaler
+
+    xc, yc = make_classification(4000, 30, n_informative=10, n_classes=3, random_state=0)
+    xb, yb = make_classification(4000, 30, n_informative=10, n_classes=2, random_state=0)
+    xr, yr = make_regression(4000, 30, random_state=0)
+    xc, xb, xr = (a.astype(np.float32) for a in (xc, xb, xr))
+    small = slice(0, 1000)
+    return {
+        "linreg": ("LinearRegression", lambda: (linear_model.LinearRegression().fit(xr, yr), xr)),
+        "logreg_bin": ("LogisticRegression, 2 classes",
+                       lambda: (linear_model.LogisticRegression(max_iter=500).fit(xb, yb), xb)),
+        "scaler_logreg": ("StandardScaler + LogisticRegression, 3 classes",
+                          lambda: (make_pipeline(StandardScaler(), linear_model.LogisticRegression(max_iter=500))
+                                   .fit(xc, yc), xc)),
+        "linsvc": ("LinearSVC, 3 classes", lambda: (svm.LinearSVC().fit(xc, yc), xc)),
+        "ridge_poly": ("PolynomialFeatures(2) + Ridge",
+                       lambda: (make_pipeline(PolynomialFeatures(2), linear_model.Ridge()).fit(xr, yr), xr)),
+        "svc": ("StandardScaler + SVC(rbf), 1,000 training rows",
+                lambda: (make_pipeline(StandardScaler(), svm.SVC()).fit(xb[small], yb[small]), xb)),
+        "svr": ("SVR(rbf), 1,000 training rows", lambda: (svm.SVR().fit(xr[small], yr[small]), xr)),
+        "knn": ("KNeighborsClassifier(5), 2,000 training rows",
+                lambda: (neighbors.KNeighborsClassifier(5).fit(xc[:2000], yc[:2000]), xc)),
+        "gnb": ("GaussianNB", lambda: (naive_bayes.GaussianNB().fit(xc, yc), xc)),
+        "dtree": ("DecisionTreeClassifier, depth 12",
+                  lambda: (tree.DecisionTreeClassifier(max_depth=12, random_state=0).fit(xc, yc), xc)),
+        "rf": ("RandomForestClassifier, 300 trees of depth 10",
+               lambda: (ensemble.RandomForestClassifier(300, max_depth=10, random_state=0).fit(xc, yc), xc)),
+        "extra": ("ExtraTreesRegressor, 50 trees of depth 10",
+                  lambda: (ensemble.ExtraTreesRegressor(50, max_depth=10, random_state=0).fit(xr, yr), xr)),
+        "gbc": ("GradientBoostingClassifier, 200 trees of depth 5",
+                lambda: (ensemble.GradientBoostingClassifier(n_estimators=200, max_depth=5, random_state=0)
+                         .fit(xc[:2000], yc[:2000]), xc)),
+        "iforest": ("IsolationForest, 100 trees",
+                    lambda: (ensemble.IsolationForest(n_estimators=100, random_state=0).fit(xr), xr)),
+        "pca": ("PCA(10)", lambda: (decomposition.PCA(10).fit(xr), xr)),
+        "kmeans": ("KMeans(8)", lambda: (cluster.KMeans(8, n_init=1, random_state=0).fit(xr), xr)),
+        "mlpc": ("MLPClassifier (64, 64)",
+                 lambda: (neural_network.MLPClassifier((64, 64), max_iter=50, random_state=0).fit(xc, yc), xc)),
+    }
+
+
+def export_sklearn(model, x):
+    from skl2onnx import to_onnx
+
+    opsets = {"": 17, "ai.onnx.ml": 3}
+    try:
+        return to_onnx(model, x[:1], options={id(model): {"zipmap": False}}, target_opset=opsets)
+    except Exception:  # estimators without a zipmap option (regressors, transformers)
+        return to_onnx(model, x[:1], target_opset=opsets)
+
+
+def torch_models():
+    """name -> (description, model bytes, input maker) from bench/models/zoo/"""
+    path = os.path.join(ZOO_DIR, "shapes.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        shapes = json.load(f)
+    desc = {"lstm": "LSTM 16->128, 50 steps", "gru": "GRU 16->128, 2 layers, 50 steps",
+            "conv1d": "Conv1d signal classifier, 8 x 256", "tinytf": "TransformerEncoder, 2 layers, d 128, 64 tokens",
+            "embed": "Embedding 10,000 x 64 bag of 20 ids + MLP", "tabres": "tabular residual MLP, LayerNorm + GELU"}
+    out = {}
+    for name, shape in shapes.items():
+        with open(os.path.join(ZOO_DIR, name + ".onnx"), "rb") as f:
+            out[name] = (desc.get(name, name), f.read(), tuple(shape))
+    return out
+
+
+def compare(want, got):
+    """'agree', or what differs"""
+    for i, (w, g) in enumerate(zip(want, got)):
+        w, g = np.asarray(w), np.asarray(g)
+        if w.shape != g.shape:
+            return f"output {i}: shape {g.shape} vs {w.shape}"
+        if w.dtype.kind in "fc":
+            if not np.allclose(g.astype(np.float64), w.astype(np.float64), rtol=RTOL, atol=ATOL, equal_nan=True):
+                return f"output {i}: max diff {np.nanmax(np.abs(g.astype(np.float64) - w)):.1e}"
+        elif not np.array_equal(g, w):
+            return f"output {i}: {int(np.sum(g != w))} values differ"
+    return "agree"
+
+
+def time_pair(sess, ref, feeds, blocks):
+    """median CPU time per call of each engine and the median of per-block ratios"""
+    probe = time.perf_counter()
+    ref.run(None, feeds)
+    n = max(3, min(20000, int(0.05 / max(time.perf_counter() - probe, 1e-7))))
+    sess.run_repeat(feeds, n)
+    ours, theirs = [], []
+    for _ in range(blocks):
+        t = time.process_time()
+        sess.run_repeat(feeds, n)
+        ours.append((time.process_time() - t) / n)
+        t = time.process_time()
+        for _ in range(n):
+            ref.run(None, feeds)
+        theirs.append((time.process_time() - t) / n)
+    ratios = [a / b for a, b in zip(ours, theirs) if b > 0]
+    return float(np.median(ours)), float(np.median(theirs)), float(np.median(ratios))
+
+
+def run_case(rows, name, source, desc, model_bytes, make_input, batches, blocks):
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = 1
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    ref = ort.InferenceSession(model_bytes, opts, providers=["CPUExecutionProvider"])
+    sess = oxengine.Session(model_bytes, threads=1)
+    iname = ref.get_inputs()[0].name
+    for batch in batches:
+        feeds = {iname: make_input(batch)}
+        outputs = compare(ref.run(None, feeds), sess.run(feeds))
+        ours, theirs, ratio = time_pair(sess, ref, feeds, blocks)
+        rows.append(dict(model=name, source=source, description=desc, batch=batch, onnx_pg_s=ours,
+                         onnxruntime_s=theirs, ratio=ratio, outputs=outputs))
+        print(f"{name:14s} b{batch:<5d} onnx_pg {ours * 1e6:10.1f} us  onnxruntime {theirs * 1e6:10.1f} us  "
+              f"ratio {ratio:.2f}  {outputs}", flush=True)
+
+
+def fmt_time(s):
+    return f"{s * 1e3:.2f} ms" if s >= 1e-3 else f"{s * 1e6:.1f} µs"
+
+
+def write_markdown(path, rows, notes):
+    lines = ["# Performance beyond the benchmark: scikit-learn and PyTorch models", "",
+             f"Generated by `bench/zoo.py` on {datetime.datetime.now().isoformat(timespec='seconds')}. "
+             "Do not edit by hand: rerun `make bench-zoo`.", "",
+             "Models people score in a database besides issue 4's list: scikit-learn estimators and pipelines "
+             "exported by skl2onnx (trained by the script on seeded synthetic data, 30 features) and small "
+             "PyTorch models (`bench/zoo_models.py`, random seeded weights). One CPU, 1 intra-op thread for both "
+             "engines, alternating blocks of calls; CPU time per call (median over the blocks) and the median "
+             "of the blocks' ratios onnx_pg / onnxruntime (lower is better). Outputs compared before timing "
+             f"(rtol {RTOL}, atol {ATOL}).", "",
+             "| model | source | batch | onnx_pg | onnxruntime | ratio | outputs |",
+             "|---|---|---:|---:|---:|---:|---|"]
+    for r in rows:
+        mark = "✓" if r["ratio"] <= 1.0 else "✗"
+        lines.append(f"| {r['model']}: {r['description']} | {r['source']} | {r['batch']} | "
+                     f"{fmt_time(r['onnx_pg_s'])} | {fmt_time(r['onnxruntime_s'])} | **{r['ratio']:.2f}** {mark} | "
+                     f"{r['outputs']} |")
+    slower = [r for r in rows if r["ratio"] > 1.0]
+    lines += ["", f"At most 1.0: {len(rows) - len(slower)} of {len(rows)} rows."]
+    if slower:
+        lines.append("Slower than onnxruntime: " + ", ".join(f"{r['model']} batch {r['batch']} ({r['ratio']:.2f})"
+                                                             for r in slower) + ".")
+    lines += [""] + notes
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", nargs="*", help="model names")
+    ap.add_argument("--blocks", type=int, default=7)
+    ap.add_argument("--out", default=os.path.join(HERE, "..", "docs", "performance_zoo.md"))
+    ap.add_argument("--json", default=os.path.join(HERE, "results", "zoo.json"))
+    args = ap.parse_args()
+    warnings.filterwarnings("ignore")
+    os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+    rows, notes = [], []
+    for name, (desc, build) in sklearn_models().items():
+        if args.only and name not in args.only:
+            continue
+        model, x = build()
+        mb = export_sklearn(model, x).SerializeToString()
+        run_case(rows, name, "scikit-learn", desc, mb, lambda b, x=x: np.ascontiguousarray(x[:b]), (1, 1000),
+                 args.blocks)
+    zoo = torch_models()
+    if not zoo:
+        notes.append("PyTorch models skipped: bench/models/zoo/ is missing (`/usr/bin/python3 bench/zoo_models.py`).")
+    rng = np.random.default_rng(0)
+    for name, (desc, mb, shape) in zoo.items():
+        if args.only and name not in args.only:
+            continue
+        if name == "embed":
+            make = lambda b, s=shape: rng.integers(0, 10000, (b,) + s).astype(np.int64)
+        else:
+            make = lambda b, s=shape: rng.standard_normal((b,) + s).astype(np.float32)
+        run_case(rows, name, "PyTorch", desc, mb, make, (1, 64), args.blocks)
+    os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+    with open(args.json, "w") as f:
+        json.dump({"rows": rows, "onnxruntime": ort.__version__}, f, indent=1)
+    notes.append(f"onnxruntime {ort.__version__}; machine and method as in [performance.md](performance.md).")
+    write_markdown(args.out, rows, notes)
+    print("wrote", args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Export the PyTorch models of bench/zoo.py (the models beyond issue 4's list
+that people score in a database: sequence models, 1-D convolutions, a small
+transformer, an embedding bag, a tabular residual MLP), random seeded weights.
+
+Runs with Debian's /usr/bin/python3 and python3-torch (torch 1.13, opset 17);
+nothing is downloaded.
+
+    /usr/bin/python3 bench/zoo_models.py [--out bench/models/zoo]
+
+Every model has one input "x" with a dynamic batch (first) dimension; the
+shapes per example are in SHAPES, written next to them as shapes.json for
+bench/zoo.py.
+"""
+import argparse
+import json
+import os
+import warnings
+
+import torch
+from torch import nn
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# name -> per-example input shape (int64 token ids for "embed", float otherwise)
+SHAPES = {"lstm": (50, 16), "gru": (50, 16), "conv1d": (8, 256), "tinytf": (64, 128),
+          "embed": (20,), "tabres": (40,)}
+
+
+class LSTMNet(nn.Module):
+    """one LSTM layer over 50 steps, the last state to one score"""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(16, 128, batch_first=True)
+        self.head = nn.Linear(128, 1)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y[:, -1])
+
+
+class GRUNet(nn.Module):
+    """two GRU layers (linear_before_reset, as PyTorch exports them)"""
+
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(16, 128, num_layers=2, batch_first=True)
+        self.head = nn.Linear(128, 1)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.head(y[:, -1])
+
+
+class Conv1dNet(nn.Module):
+    """a signal classifier: Conv1d, BatchNorm, ReLU, MaxPool, global average"""
+
+    def __init__(self):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv1d(8, 32, 5, padding=2), nn.BatchNorm1d(32), nn.ReLU(), nn.MaxPool1d(2),
+                                  nn.Conv1d(32, 64, 5, padding=2), nn.ReLU(), nn.AdaptiveAvgPool1d(1))
+        self.head = nn.Linear(64, 3)
+
+    def forward(self, x):
+        return self.head(self.body(x).flatten(1))
+
+
+class TinyTransformer(nn.Module):
+    """two nn.TransformerEncoderLayer (d 128, 4 heads, FFN 256), mean pooled"""
+
+    def __init__(self):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(128, 4, 256, batch_first=True, dropout=0.0)
+        self.enc = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(128, 2)
+
+    def forward(self, x):
+        return self.head(self.enc(x).mean(1))
+
+
+class EmbedBag(nn.Module):
+    """20 token ids of a 10,000-word vocabulary, averaged, then an MLP"""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10000, 64)
+        self.mlp = nn.Sequential(nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 1))
+
+    def forward(self, ids):
+        return self.mlp(self.emb(ids).mean(1))
+
+
+class TabResNet(nn.Module):
+    """a tabular residual MLP: LayerNorm, Linear, GELU, Linear blocks"""
+
+    def __init__(self):
+        super().__init__()
+        self.inp = nn.Linear(40, 256)
+        self.blocks = nn.ModuleList([nn.Sequential(nn.LayerNorm(256), nn.Linear(256, 512), nn.GELU(),
+                                                   nn.Linear(512, 256)) for _ in range(3)])
+        self.out = nn.Linear(256, 1)
+
+    def forward(self, x):
+        h = self.inp(x)
+        for b in self.blocks:
+            h = h + b(h)
+        return self.out(h)
+
+
+BUILD = {"lstm": LSTMNet, "gru": GRUNet, "conv1d": Conv1dNet, "tinytf": TinyTransformer,
+         "embed": EmbedBag, "tabres": TabResNet}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", default=os.path.join(HERE, "models", "zoo"))
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    for name, cls in BUILD.items():
+        torch.manual_seed(0)
+        model = cls().eval()
+        shape = (1,) + SHAPES[name]
+        x = torch.randint(0, 10000, shape) if name == "embed" else torch.randn(shape)
+        path = os.path.join(args.out, name + ".onnx")
+        # not under no_grad: there nn.TransformerEncoderLayer takes a fused
+        # fast path that torch 1.13 cannot export
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, x, path, input_names=["x"], output_names=["y"], opset_version=17,
+                              dynamic_axes={"x": {0: "N"}, "y": {0: "N"}})
+        print("wrote %s (%.1f MB)" % (path, os.path.getsize(path) / 1e6))
+    with open(os.path.join(args.out, "shapes.json"), "w") as f:
+        json.dump({name: list(shape) for name, shape in SHAPES.items()}, f)
+
+
+if __name__ == "__main__":
+    main()
