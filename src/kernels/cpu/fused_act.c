@@ -58,7 +58,7 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 	return OX_OK;
 }
 
-#define APPLY_BODY(T, EXP, TANH) \
+#define APPLY_BODY(T, SIGMOID_ROWS, TANH_ROWS) \
 	switch (act->kind) \
 	{ \
 		case NN_ACT_NONE: \
@@ -80,12 +80,10 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 			} \
 			break; \
 		case NN_ACT_SIGMOID: \
-			for (int64_t i = 0; i < n; i++) \
-				y[i] = (T) 1 / ((T) 1 + EXP(-y[i])); \
+			SIGMOID_ROWS(y, n); \
 			break; \
 		case NN_ACT_TANH: \
-			for (int64_t i = 0; i < n; i++) \
-				y[i] = TANH(y[i]); \
+			TANH_ROWS(y, n); \
 			break; \
 		case NN_ACT_HARD_SIGMOID: \
 			for (int64_t i = 0; i < n; i++) \
@@ -95,6 +93,24 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 			} \
 			break; \
 	}
+
+/*
+ * float: the standalone Sigmoid and Tanh ops' vectorized math (activation.c),
+ * so that a fused Conv/Gemm gives what the unfused graph gives; double: libm
+ */
+static void
+sigmoid_rows_f64(double *y, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = 1 / (1 + exp(-y[i]));
+}
+
+static void
+tanh_rows_f64(double *y, int64_t n)
+{
+	for (int64_t i = 0; i < n; i++)
+		y[i] = tanh(y[i]);
+}
 
 typedef struct act_job
 {
@@ -110,13 +126,13 @@ apply_range_f32(void *arg, int64_t begin, int64_t end)
 	float	   *y = j->y + begin;
 	int64_t		n = end - begin;
 
-	APPLY_BODY(float, expf, tanhf)
+	APPLY_BODY(float, ox_sigmoid_inplace_f32, ox_tanh_inplace_f32)
 }
 
 void
 nn_activation_apply_row_f32(const nn_activation *act, float *y, int64_t n)
 {
-	APPLY_BODY(float, expf, tanhf)
+	APPLY_BODY(float, ox_sigmoid_inplace_f32, ox_tanh_inplace_f32)
 }
 
 void
@@ -132,5 +148,5 @@ nn_activation_apply_f32(ox_kernel_ctx *ctx, const nn_activation *act, float *y, 
 void
 nn_activation_apply_f64(const nn_activation *act, double *y, int64_t n)
 {
-	APPLY_BODY(double, exp, tanh)
+	APPLY_BODY(double, sigmoid_rows_f64, tanh_rows_f64)
 }
