@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """onnx_pg against onnxruntime on the models people score in a database beyond
 issue 4's list: scikit-learn estimators and pipelines exported by skl2onnx
-(trained here, on seeded synthetic data) and the small PyTorch models of
+(trained here, on seeded synthetic data), LightGBM and XGBoost ensembles
+(onnxmltools; skipped when not installed) and the small PyTorch models of
 bench/zoo_models.py (exported by Debian's torch; skipped with a note when
 bench/models/zoo/ is missing).
 
@@ -79,6 +80,36 @@ def sklearn_models():
         "kmeans": ("KMeans(8)", lambda: (cluster.KMeans(8, n_init=1, random_state=0).fit(xr), xr)),
         "mlpc": ("MLPClassifier (64, 64)",
                  lambda: (neural_network.MLPClassifier((64, 64), max_iter=50, random_state=0).fit(xc, yc), xc)),
+    }
+
+
+def gbdt_models():
+    """name -> (description, model bytes, X): LightGBM and XGBoost through onnxmltools, when installed"""
+    try:
+        import lightgbm
+        import onnxmltools
+        import xgboost
+        from onnxmltools.convert.common.data_types import FloatTensorType
+        from sklearn.datasets import make_classification, make_regression
+    except ImportError:
+        return {}
+    xb, yb = make_classification(5000, 30, n_informative=10, random_state=0)
+    xr, yr = make_regression(5000, 30, random_state=0)
+    xb, xr = xb.astype(np.float32), xr.astype(np.float32)
+    types = [("x", FloatTensorType([None, 30]))]
+    return {
+        "lgbm_bin": ("LightGBM classifier, 200 trees of 31 leaves", lambda: (onnxmltools.convert_lightgbm(
+            lightgbm.LGBMClassifier(n_estimators=200, random_state=0, n_jobs=1, verbose=-1).fit(xb, yb),
+            initial_types=types, zipmap=False, target_opset=15), xb)),
+        "lgbm_reg": ("LightGBM regressor, 300 trees of 31 leaves", lambda: (onnxmltools.convert_lightgbm(
+            lightgbm.LGBMRegressor(n_estimators=300, random_state=0, n_jobs=1, verbose=-1).fit(xr, yr),
+            initial_types=types, target_opset=15), xr)),
+        "xgb_bin": ("XGBoost classifier, 200 trees of depth 6", lambda: (onnxmltools.convert_xgboost(
+            xgboost.XGBClassifier(n_estimators=200, max_depth=6, random_state=0, n_jobs=1).fit(xb, yb),
+            initial_types=types, target_opset=15), xb)),
+        "xgb_reg": ("XGBoost regressor, 300 trees of depth 6", lambda: (onnxmltools.convert_xgboost(
+            xgboost.XGBRegressor(n_estimators=300, max_depth=6, random_state=0, n_jobs=1).fit(xr, yr),
+            initial_types=types, target_opset=15), xr)),
     }
 
 
@@ -207,6 +238,15 @@ def main():
         mb = export_sklearn(model, x).SerializeToString()
         run_case(rows, name, "scikit-learn", desc, mb, lambda b, x=x: np.ascontiguousarray(x[:b]), (1, 1000),
                  args.blocks)
+    gbdt = gbdt_models()
+    if not gbdt:
+        notes.append("LightGBM and XGBoost models skipped: lightgbm, xgboost or onnxmltools is not installed.")
+    for name, (desc, build) in gbdt.items():
+        if args.only and name not in args.only:
+            continue
+        onx, x = build()
+        run_case(rows, name, "LightGBM" if name.startswith("lgbm") else "XGBoost", desc, onx.SerializeToString(),
+                 lambda b, x=x: np.ascontiguousarray(x[:b]), (1, 1000), args.blocks)
     zoo = torch_models()
     if not zoo:
         notes.append("PyTorch models skipped: bench/models/zoo/ is missing (`/usr/bin/python3 bench/zoo_models.py`).")

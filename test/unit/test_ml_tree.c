@@ -639,6 +639,140 @@ test_forest_consistency(void)
 }
 
 /*
+ * Missing-value tracking (LightGBM's and XGBoost's exports): the fast walks
+ * take rows without NaN, and rows holding one go through the generic walk,
+ * block by block.  Complete trees of depth 4 (the mask walk), 6 (the
+ * complete-tree walk) and 10 (the lane walk), about a third of the branches
+ * sending NaN to their true side, 300 rows of which some hold a NaN, and
+ * each row alone, against a plain walk.
+ */
+static void
+check_missing_forest(int depth, int rows)
+{
+	enum
+	{
+		TREES = 12, COLS = 5
+	};
+	int			nodes = (1 << (depth + 1)) - 1,
+				leaves = (nodes + 1) / 2,
+				total = TREES * nodes;
+	int64_t    *ids = malloc(sizeof(int64_t) * (size_t) total * 6);
+	int64_t    *treeids = ids,
+			   *nodeids = ids + total,
+			   *feat = ids + 2 * total,
+			   *tr = ids + 3 * total,
+			   *fl = ids + 4 * total,
+			   *mvt = ids + 5 * total;
+	float	   *vals = malloc(sizeof(float) * (size_t) total);
+	const char **modes = malloc(sizeof(char *) * (size_t) total);
+	int64_t    *wt = malloc(sizeof(int64_t) * (size_t) TREES * leaves * 2);
+	int64_t    *wn = wt + TREES * leaves;
+	float	   *ww = malloc(sizeof(float) * (size_t) TREES * leaves);
+	float	   *x = malloc(sizeof(float) * (size_t) rows * COLS);
+	float	   *want = malloc(sizeof(float) * (size_t) rows);
+	int64_t    *zeros = calloc((size_t) TREES * leaves, sizeof(int64_t));
+	int			k = 0,
+				nw = 0;
+	uint32_t	seed = 777u + (uint32_t) depth;
+	char		label[96];
+
+#define RND() (seed = seed * 1103515245u + 12345u, (float) ((seed >> 8) & 0xffff) / 65536.0f)
+	for (int t = 0; t < TREES; t++)
+		for (int i = 0; i < nodes; i++, k++)
+		{
+			bool		leaf = i >= nodes / 2;
+
+			treeids[k] = t;
+			nodeids[k] = i;
+			feat[k] = leaf ? 0 : (int64_t) (RND() * COLS) % COLS;
+			vals[k] = leaf ? 0 : RND();
+			modes[k] = leaf ? "LEAF" : "BRANCH_LEQ";
+			tr[k] = leaf ? 0 : 2 * i + 1;
+			fl[k] = leaf ? 0 : 2 * i + 2;
+			mvt[k] = !leaf && RND() < 0.35f;
+			if (leaf)
+			{
+				wt[nw] = t;
+				wn[nw] = i;
+				ww[nw] = RND() - 0.5f;
+				nw++;
+			}
+		}
+	for (int i = 0; i < rows * COLS; i++)
+		x[i] = RND();
+	/* NaN in a few rows, in varying columns: blocks with and without */
+	for (int r = 3; r < rows; r += 41)
+		x[r * COLS + r % COLS] = NAN;
+	for (int r = 0; r < rows; r++)
+	{
+		double		sum = 0;
+
+		for (int t = 0; t < TREES; t++)
+		{
+			int			i = 0;
+
+			while (i < nodes / 2)
+			{
+				int			n = t * nodes + i;
+				float		v = x[r * COLS + feat[n]];
+				bool		go_true = v <= vals[n] || (isnan(v) && mvt[n]);
+
+				i = go_true ? 2 * i + 1 : 2 * i + 2;
+			}
+			sum += ww[t * leaves + (i - nodes / 2)];
+		}
+		want[r] = (float) sum;
+	}
+	/* all rows, then single rows: 3, 44 and 85 hold a NaN */
+	for (int c = 0; c < 7; c++)
+	{
+		static const int single[] = {0, 0, 1, 3, 44, 85, 86};
+		int			n = c == 0 ? rows : 1;
+		int			first = single[c];
+		int64_t		xd[] = {n, COLS};
+		int64_t		yd[] = {n, 1};
+
+		kt_begin("TreeEnsembleRegressor", ML, 3);
+		kt_attr_ints("nodes_treeids", k, treeids);
+		kt_attr_ints("nodes_nodeids", k, nodeids);
+		kt_attr_ints("nodes_featureids", k, feat);
+		kt_attr_strings("nodes_modes", k, modes);
+		kt_attr_floats("nodes_values", k, vals);
+		kt_attr_ints("nodes_truenodeids", k, tr);
+		kt_attr_ints("nodes_falsenodeids", k, fl);
+		kt_attr_ints("nodes_missing_value_tracks_true", k, mvt);
+		kt_attr_ints("target_treeids", nw, wt);
+		kt_attr_ints("target_nodeids", nw, wn);
+		kt_attr_ints("target_ids", nw, zeros);
+		kt_attr_floats("target_weights", nw, ww);
+		kt_attr_int("n_targets", 1);
+		kt_input_f32(2, xd, x + (size_t) first * COLS);
+		RUN(1);
+		snprintf(label, sizeof(label), "missing tracking, depth %d, %d row(s) from %d", depth, n, first);
+		kt.label = label;
+		kt_expect_f32(0, 2, yd, want + first, 1e-5);
+		kt_end();
+	}
+#undef RND
+	free(ids);
+	free(vals);
+	free(modes);
+	free(wt);
+	free(ww);
+	free(x);
+	free(want);
+	free(zeros);
+}
+
+static void
+test_missing_tracking(void)
+{
+	check_missing_forest(4, 300);
+	check_missing_forest(6, 300);
+	check_missing_forest(10, 300);
+}
+
+/*
  * Deep chains (taller than the fixed-step walk takes): the walk that stops
  * when no lane moves, BRANCH_GT, one target (dense sums), 5 trees (a
  * single row's trees fill one group of 4 lanes and one of 1), many rows and
@@ -945,6 +1079,7 @@ main(void)
 	test_tree_ensemble_v5();
 	test_errors();
 	test_forest_consistency();
+	test_missing_tracking();
 	test_deep_chains();
 	test_shallow_modes();
 	return kt_summary();

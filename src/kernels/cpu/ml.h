@@ -343,6 +343,7 @@ void		ml_tree_free(ml_tree_ensemble *e);
 ox_code		ml_tree_fast_build(ml_tree_ensemble *e, ox_status *st);
 void		ml_tree_fast_free(ml_tree_fast *f);
 bool		ml_tree_fast_dense(const ml_tree_fast *f);
+bool		ml_tree_fast_rows_have_nan(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows);
 void		ml_tree_fast_walk(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
 							  int32_t *leaf);
 uint64_t	ml_tree_fast_sum(const ml_tree_fast *f, const int32_t *leaf, float *acc);

@@ -574,9 +574,14 @@ rows_batch_sums_f32(ml_tree_job *job, int64_t begin, int64_t end)
 	for (int64_t row0 = begin; row0 < end; row0 += ML_SUM_BLOCK_ROWS)
 	{
 		int64_t		nr = end - row0 < ML_SUM_BLOCK_ROWS ? end - row0 : ML_SUM_BLOCK_ROWS;
+		const float *xb = (const float *) job->x + row0 * job->stride;
 
-		ml_tree_fast_batch_sums(e->fast, (const float *) job->x + row0 * job->stride, job->stride, nr,
-								sums, masks);
+		if (ml_tree_fast_rows_have_nan(e->fast, xb, job->stride, nr))
+		{
+			rows_f32(job, row0, row0 + nr);
+			continue;
+		}
+		ml_tree_fast_batch_sums(e->fast, xb, job->stride, nr, sums, masks);
 		for (int64_t r = 0; r < nr; r++)
 		{
 			float	   *acc = sums + r * n;
@@ -655,8 +660,14 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 	for (int64_t row0 = begin; row0 < end; row0 += block)
 	{
 		int64_t		nr = end - row0 < block ? end - row0 : block;
+		const float *xb = (const float *) job->x + row0 * job->stride;
 
-		ml_tree_fast_walk(f, (const float *) job->x + row0 * job->stride, job->stride, nr, leaves);
+		if (ml_tree_fast_rows_have_nan(f, xb, job->stride, nr))
+		{
+			rows_f32(job, row0, row0 + nr);
+			continue;
+		}
+		ml_tree_fast_walk(f, xb, job->stride, nr, leaves);
 		for (int64_t r = 0; r < nr; r++)
 		{
 			const int32_t *lf = leaves + r * nt;

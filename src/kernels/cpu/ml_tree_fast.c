@@ -1,8 +1,10 @@
 /*
  * ml_tree_fast.c
  *	  The fast walk of tree ensembles: float features, every branch of one
- *	  comparison mode, no NaN tracking (what scikit-learn forests and
- *	  gradient boosting export: all BRANCH_LEQ).
+ *	  comparison mode (what scikit-learn, LightGBM and XGBoost export: all
+ *	  BRANCH_LEQ).  Branches that send NaN to their true side (missing
+ *	  value tracking: LightGBM and XGBoost) are walked as if they did not,
+ *	  so rows holding a NaN take the generic walk (ml_tree.c) instead.
  *
  * Walking one tree is a chain of dependent loads (node, feature, compare,
  * next node): a few nanoseconds per level however short the code, with a
@@ -73,6 +75,13 @@ struct ml_tree_fast
 	const int32_t *roots;		/* the ensemble's */
 	uint8_t		mode;
 	int32_t		fixed_steps;	/* > 0: every walk ends within this many steps */
+	/*
+	 * Some branch sends NaN to its true side (nodes_missing_value_tracks_true:
+	 * LightGBM's and XGBoost's exports): the walk ignores that, so it is
+	 * exact only for rows without NaN, and rows with one take the generic
+	 * walk (ml_tree_fast_rows_have_nan).
+	 */
+	bool		nan_rows_excluded;
 	/* shallow ensembles: each tree as a complete tree of depth fixed_steps */
 	ml_full_node *full;			/* n_trees x (2^depth - 1), heap order */
 	int32_t    *full_leaf;		/* n_trees x 2^depth: bottom slot -> leaf node */
@@ -426,12 +435,13 @@ ml_tree_fast_build(ml_tree_ensemble *e, ox_status *st)
 	ml_tree_fast *f;
 
 	e->fast = NULL;
-	if (!e->same_mode || e->has_missing || e->common_mode > ML_BRANCH_NEQ ||
+	if (!e->same_mode || e->common_mode > ML_BRANCH_NEQ ||
 		e->n_trees < 1 || e->n_nodes >= INT32_MAX - 1)
 		return OX_OK;
 	f = calloc(1, sizeof(ml_tree_fast));
 	if (!f)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "tree ensemble: could not allocate its fast walk");
+	f->nan_rows_excluded = e->has_missing;
 	f->nodes = malloc(sizeof(ml_fast_node) * ((size_t) e->n_nodes + 1));
 	if (!f->nodes)
 	{
@@ -479,6 +489,26 @@ bool
 ml_tree_fast_dense(const ml_tree_fast *f)
 {
 	return f->dense_w != NULL;
+}
+
+/*
+ * Whether rows [0, nrows) of x hold a NaN that the fast walk would send the
+ * wrong way: false when no branch tracks missing values.  Every column is
+ * read (a NaN beyond the model's features changes nothing, but checking them
+ * keeps the loop branch-free; it is a few ns a row against microseconds of
+ * walking a boosted ensemble).
+ */
+bool
+ml_tree_fast_rows_have_nan(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows)
+{
+	const float *end = x + stride * nrows;
+	int			nan = 0;
+
+	if (!f->nan_rows_excluded)
+		return false;
+	for (const float *p = x; p < end; p++)
+		nan |= *p != *p;
+	return nan != 0;
 }
 
 /*
