@@ -785,6 +785,31 @@ test_encoders(void)
 	kt_expect_f32(0, 3, DIMS(2, 2, 3), F32(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0), 0);
 	kt_end();
 
+	/*
+	 * The direct table (categories spanning few values) and the search (a
+	 * wide span) give the same rows: negative categories, values just
+	 * outside the span on both sides, far outside (the table index would
+	 * wrap), float input truncated toward zero, NaN read as 0
+	 */
+	for (int wide = 0; wide < 2; wide++)
+	{
+		int64_t		cats[] = {-3, 0, 7, wide ? INT64_C(1) << 40 : 9};
+		float		in[] = {-3.0f, -4.0f, 7.9f, -0.5f, 10.0f, NAN, 1e30f, -1e30f};
+		float		want[8 * 4] = {0};
+
+		want[0 * 4 + 0] = 1;	/* -3 */
+		want[2 * 4 + 2] = 1;	/* 7.9 -> 7 */
+		want[3 * 4 + 1] = 1;	/* -0.5 -> 0 */
+		want[5 * 4 + 1] = 1;	/* NaN -> 0 */
+		kt_begin("OneHotEncoder", ML, 1);
+		kt_attr_ints("cats_int64s", 4, cats);
+		kt_input_f32(1, DIMS(8), in);
+		RUN(1);
+		kt.label = wide ? "OneHotEncoder float input, wide span (search)" : "OneHotEncoder float input, table";
+		kt_expect_f32(0, 2, DIMS(8, 4), want, 0);
+		kt_end();
+	}
+
 	kt_begin("OneHotEncoder", ML, 1);
 	kt_attr_strings("cats_strings", 3, STRS("a", "b", "c"));
 	kt_attr_int("zeros", 0);

@@ -492,7 +492,7 @@ const ox_kernel_def ox_kernels_ml_misc[] = {
 	{ML_DOMAIN, "Binarizer", 1, NULL, binarizer_run, NULL},
 	{ML_DOMAIN, "Imputer", 1, NULL, imputer_run, NULL},
 	{ML_DOMAIN, "LabelEncoder", 1, ml_label_encoder_prepare, ml_label_encoder_run, ml_label_encoder_free},
-	{ML_DOMAIN, "OneHotEncoder", 1, NULL, ml_one_hot_encoder_run, NULL},
+	{ML_DOMAIN, "OneHotEncoder", 1, ml_one_hot_encoder_prepare, ml_one_hot_encoder_run, ml_one_hot_encoder_free},
 	{ML_DOMAIN, "CategoryMapper", 1, NULL, ml_category_mapper_run, NULL},
 	{ML_DOMAIN, "ArrayFeatureExtractor", 1, NULL, ml_array_feature_extractor_run, NULL},
 	{ML_DOMAIN, "FeatureVectorizer", 1, NULL, ml_feature_vectorizer_run, NULL},

@@ -492,32 +492,105 @@ ml_label_encoder_run(ox_kernel_ctx *ctx)
 
 /* ---------------- OneHotEncoder ---------------- */
 
-ox_code
-ml_one_hot_encoder_run(ox_kernel_ctx *ctx)
+/*
+ * The categories sorted once, at prepare (they were sorted again every
+ * run), and integer categories spanning at most ONE_HOT_TABLE_SPAN values
+ * as a direct table from value to position: scikit-learn pipelines encode
+ * small integer codes, and a lookup per element is what the kernel does.
+ */
+#define ONE_HOT_TABLE_SPAN 65536
+
+typedef struct one_hot_state
 {
-	const ox_node *node = ctx->node;
+	key_entry  *keys;			/* sorted */
+	int64_t		ncat;
+	bool		strings;
+	bool		zeros;
+	int32_t    *table;			/* value - lo -> position or -1; NULL: search keys */
+	int64_t		lo;
+	uint64_t	span;			/* table entries - 1 */
+} one_hot_state;
+
+void
+ml_one_hot_encoder_free(void *state)
+{
+	one_hot_state *oh = state;
+
+	if (!oh)
+		return;
+	free(oh->keys);
+	free(oh->table);
+	free(oh);
+}
+
+ox_code
+ml_one_hot_encoder_prepare(ox_prepare_ctx *pc)
+{
+	const ox_node *node = pc->node;
 	const char *op = node->op_type;
-	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_attr *cs = ox_node_attr(node, "cats_strings");
 	const int64_t *ci;
 	int			nci = ox_attr_ints(node, "cats_int64s", &ci);
-	bool		zeros = ox_attr_int(node, "zeros", 1) != 0;
-	bool		strings = cs && cs->type == OX_ATTR_STRINGS && cs->n > 0;
-	int64_t		ncat = strings ? cs->n : nci;
-	int64_t		dims[OX_MAX_RANK];
-	key_entry  *keys;
-	int64_t		n;
-	ox_tensor  *y;
-	ox_code		rc = OX_OK;
+	one_hot_state *oh;
 
+	oh = calloc(1, sizeof(one_hot_state));
+	if (!oh)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: could not allocate its state", op);
+	oh->strings = cs && cs->type == OX_ATTR_STRINGS && cs->n > 0;
+	oh->ncat = oh->strings ? cs->n : nci;
+	oh->zeros = ox_attr_int(node, "zeros", 1) != 0;
+	if (oh->ncat == 0 || (oh->strings && nci > 0))
+	{
+		ml_one_hot_encoder_free(oh);
+		return ox_fail(pc->st, OX_INVALID_MODEL, "%s: exactly one of cats_int64s and cats_strings must be set", op);
+	}
+	oh->keys = oh->strings ? entries_from_strings(cs) : entries_from_ints(ci, nci);
+	if (!oh->keys)
+	{
+		ml_one_hot_encoder_free(oh);
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: could not allocate categories", op);
+	}
+	sort_keys(oh->keys, oh->ncat, oh->strings ? KEY_STR : KEY_INT);
+	if (!oh->strings)
+	{
+		int64_t		lo = oh->keys[0].i,
+					hi = oh->keys[oh->ncat - 1].i;
+		uint64_t	span = (uint64_t) hi - (uint64_t) lo;
+
+		if (span < ONE_HOT_TABLE_SPAN && (oh->table = malloc(sizeof(int32_t) * (size_t) (span + 1))) != NULL)
+		{
+			/* the position the search would find, value by value */
+			for (uint64_t k = 0; k <= span; k++)
+				oh->table[k] = find_key(oh->keys, oh->ncat, KEY_INT, NULL, 0, (int64_t) ((uint64_t) lo + k), 0);
+			oh->lo = lo;
+			oh->span = span;
+		}
+	}
+	pc->state = oh;
+	return OX_OK;
+}
+
+ox_code
+ml_one_hot_encoder_run(ox_kernel_ctx *ctx)
+{
+	const one_hot_state *oh = ctx->state;
+	const char *op = ctx->node->op_type;
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	int64_t		ncat;
+	int64_t		dims[OX_MAX_RANK];
+	int64_t		n;
+	float	   *out;
+	ox_tensor  *y;
+
+	if (!oh)
+		return ox_fail(ctx->st, OX_INTERNAL, "%s: run without prepare", op);
 	if (!x)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: input X is missing", op);
-	if (ncat == 0 || (strings && nci > 0))
-		return ox_fail(ctx->st, OX_INVALID_MODEL, "%s: exactly one of cats_int64s and cats_strings must be set", op);
-	if (strings != (x->dtype == OX_STRING))
+	ncat = oh->ncat;
+	if (oh->strings != (x->dtype == OX_STRING))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: input has element type %s but the categories are %s",
-					   op, ox_dtype_name(x->dtype), strings ? "strings" : "integers");
-	if (!strings && x->dtype != OX_INT64 && x->dtype != OX_INT32 && x->dtype != OX_FLOAT && x->dtype != OX_DOUBLE)
+					   op, ox_dtype_name(x->dtype), oh->strings ? "strings" : "integers");
+	if (!oh->strings && x->dtype != OX_INT64 && x->dtype != OX_INT32 && x->dtype != OX_FLOAT && x->dtype != OX_DOUBLE)
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s: input element type %s is not supported",
 					   op, ox_dtype_name(x->dtype));
 	if (x->rank >= OX_MAX_RANK)
@@ -525,41 +598,39 @@ ml_one_hot_encoder_run(ox_kernel_ctx *ctx)
 	memcpy(dims, x->dims, sizeof(int64_t) * x->rank);
 	dims[x->rank] = ncat;
 	n = ox_tensor_numel(x);
-	keys = strings ? entries_from_strings(cs) : entries_from_ints(ci, nci);
-	if (!keys)
-		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate categories", op);
-	sort_keys(keys, ncat, strings ? KEY_STR : KEY_INT);
 	y = ox_out_tensor(ctx, 0, OX_FLOAT, x->rank + 1, dims);
 	if (!y)
-	{
-		free(keys);
 		return ctx->st->code;
-	}
+	out = y->data;
 	if (n > 0)
-		memset(y->data, 0, sizeof(float) * (size_t) (n * ncat));
+		memset(out, 0, sizeof(float) * (size_t) (n * ncat));
 	for (int64_t i = 0; i < n; i++)
 	{
 		int32_t		pos;
 
-		if (strings)
+		if (oh->strings)
 		{
 			const ox_string *s = &((const ox_string *) x->data)[i];
 
-			pos = find_key(keys, ncat, KEY_STR, s->data ? s->data : "", s->len, 0, 0);
+			pos = find_key(oh->keys, ncat, KEY_STR, s->data ? s->data : "", s->len, 0, 0);
 		}
 		else
-			pos = find_key(keys, ncat, KEY_INT, NULL, 0, ox_tensor_get_int64(x, i), 0);
-		if (pos >= 0)
-			((float *) y->data)[i * ncat + pos] = 1.0f;
-		else if (!zeros)
 		{
-			rc = ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: element %lld is not one of the categories (zeros is 0)",
-						 op, (long long) i);
-			break;
+			int64_t		v = ox_tensor_get_int64(x, i);
+			uint64_t	k = (uint64_t) v - (uint64_t) oh->lo;
+
+			if (oh->table)
+				pos = k <= oh->span ? oh->table[k] : -1;
+			else
+				pos = find_key(oh->keys, ncat, KEY_INT, NULL, 0, v, 0);
 		}
+		if (pos >= 0)
+			out[i * ncat + pos] = 1.0f;
+		else if (!oh->zeros)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: element %lld is not one of the categories (zeros is 0)",
+						   op, (long long) i);
 	}
-	free(keys);
-	return rc;
+	return OX_OK;
 }
 
 /* ---------------- CategoryMapper ---------------- */
