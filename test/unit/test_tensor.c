@@ -930,6 +930,165 @@ resize_ops(void)
 	kt_end();
 }
 
+/* reference order of TopK: NaN above everything, ties to the lower index */
+static int
+topk_ref_cmp(double a, double b, bool largest)
+{
+	int			c;
+
+	if (isnan(a) || isnan(b))
+		c = isnan(a) ? (isnan(b) ? 0 : 1) : -1;
+	else
+		c = a < b ? -1 : a > b;
+	return largest ? -c : c;
+}
+
+/*
+ * Run TopK on random small integers (many ties), with NaNs and signed
+ * zeros for the float types, and check both outputs bit for bit against
+ * a stable insertion sort of every slice.
+ */
+static void
+check_topk(ox_dtype dt, int rank, const int64_t *dims, int axis_attr, int64_t k,
+		   bool largest, bool sorted, unsigned seed)
+{
+	int64_t		numel = ox_shape_numel(rank, dims);
+	int			axis = axis_attr < 0 ? axis_attr + rank : axis_attr;
+	int64_t		n = dims[axis],
+				outer = 1,
+				inner = 1;
+	int64_t		odims[OX_MAX_RANK];
+	size_t		es = ox_dtype_size(dt);
+	bool		isfloat = ox_dtype_is_float(dt);
+	double	   *src = malloc(sizeof(double) * (numel > 0 ? numel : 1));
+	double	   *back = malloc(sizeof(double) * (numel > 0 ? numel : 1));
+	char	   *typed = malloc(es * (numel > 0 ? numel : 1));
+	int64_t    *order = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
+	int64_t		onum;
+	char	   *want_v;
+	int64_t    *want_i;
+	char		label[96];
+
+	for (int i = 0; i < rank; i++)
+	{
+		odims[i] = i == axis ? k : dims[i];
+		if (i < axis)
+			outer *= dims[i];
+		else if (i > axis)
+			inner *= dims[i];
+	}
+	onum = ox_shape_numel(rank, odims);
+	want_v = malloc(es * (onum > 0 ? onum : 1));
+	want_i = malloc(sizeof(int64_t) * (onum > 0 ? onum : 1));
+	srand(seed);
+	for (int64_t i = 0; i < numel; i++)
+	{
+		int			r = rand() % 20;
+
+		src[i] = (double) (rand() % 9) - (dt == OX_UINT8 || dt == OX_UINT64 || dt == OX_BOOL ? 0 : 4);
+		if (dt == OX_BOOL)
+			src[i] = rand() % 2;
+		if (isfloat && r == 0)
+			src[i] = NAN;
+		else if (isfloat && r == 1)
+			src[i] = -0.0;
+	}
+	ox_convert_elements(typed, dt, src, OX_DOUBLE, numel, NULL);
+	/* the reference orders what the tensor holds */
+	ox_convert_elements(back, OX_DOUBLE, typed, dt, numel, NULL);
+	for (int64_t o = 0; o < outer; o++)
+		for (int64_t i = 0; i < inner; i++)
+		{
+			for (int64_t j = 0; j < n; j++)
+			{
+				int64_t		x = j,
+							m = j;
+
+				while (m > 0 && topk_ref_cmp(back[(o * n + order[m - 1]) * inner + i],
+											 back[(o * n + x) * inner + i], largest) > 0)
+				{
+					order[m] = order[m - 1];
+					m--;
+				}
+				order[m] = x;
+			}
+			for (int64_t j = 0; j < k; j++)
+			{
+				int64_t		dst = (o * k + j) * inner + i;
+
+				memcpy(want_v + dst * es, typed + ((o * n + order[j]) * inner + i) * es, es);
+				want_i[dst] = order[j];
+			}
+		}
+	snprintf(label, sizeof(label), "TopK %s n=%lld k=%lld axis=%d largest=%d",
+			 ox_dtype_name(dt), (long long) n, (long long) k, axis_attr, (int) largest);
+	kt_begin("TopK", "", 11);
+	kt.label = label;
+	kt_attr_int("axis", axis_attr);
+	kt_attr_int("largest", largest);
+	kt_attr_int("sorted", sorted);
+	kt_input(dt, rank, dims, typed);
+	kt_input_i64(1, D(1), &k);
+	kt_run(TENSOR, 2);
+	if (kt_check_shape(0, dt, rank, odims) && kt_check_shape(1, OX_INT64, rank, odims))
+	{
+		if (memcmp(kt_output(0)->data, want_v, es * onum) != 0)
+			kt_fail("values differ%s%.0f%.0f", "", 0, 0);
+		else if (memcmp(kt_output(1)->data, want_i, sizeof(int64_t) * onum) != 0)
+			kt_fail("indices differ%s%.0f%.0f", "", 0, 0);
+	}
+	kt_end();
+	free(src);
+	free(back);
+	free(typed);
+	free(order);
+	free(want_v);
+	free(want_i);
+}
+
+static void
+topk_ops(void)
+{
+	static const ox_dtype types[] = {OX_FLOAT, OX_DOUBLE, OX_FLOAT16, OX_BFLOAT16, OX_INT8,
+		OX_INT16, OX_INT32, OX_INT64, OX_UINT8, OX_BOOL, OX_UINT16, OX_UINT32, OX_UINT64};
+	unsigned	seed = 1;
+
+	/* every type, both directions, small and heap paths, last and first axis */
+	for (int t = 0; t < (int) (sizeof(types) / sizeof(types[0])); t++)
+		for (int largest = 0; largest < 2; largest++)
+		{
+			check_topk(types[t], 2, D(7, 40), -1, 5, largest, true, seed++);
+			check_topk(types[t], 2, D(7, 40), 1, 23, largest, true, seed++);
+			check_topk(types[t], 2, D(40, 6), 0, 3, largest, true, seed++);
+			check_topk(types[t], 2, D(40, 6), -2, 40, largest, false, seed++);
+		}
+	/* the float fast path: blocks, tails, k at the small / heap boundary */
+	for (int largest = 0; largest < 2; largest++)
+	{
+		static const int64_t ns[] = {1, 2, 15, 16, 17, 31, 33, 100, 257};
+		static const int64_t ks[] = {0, 1, 2, 5, 15, 16, 17, 32};
+
+		for (int a = 0; a < 9; a++)
+			for (int b = 0; b < 8; b++)
+			{
+				if (ks[b] > ns[a])
+					continue;
+				check_topk(OX_FLOAT, 2, D(3, ns[a]), -1, ks[b], largest, true, seed++);
+				check_topk(OX_FLOAT, 1, D(ns[a]), 0, ks[b], largest, false, seed++);
+			}
+		check_topk(OX_FLOAT, 2, D(1, 2000), -1, 5, largest, true, seed++);
+		check_topk(OX_FLOAT, 2, D(200, 300), -1, 5, largest, true, seed++);
+		check_topk(OX_FLOAT, 2, D(50, 300), -1, 150, largest, true, seed++);
+		check_topk(OX_FLOAT, 2, D(20, 300), -1, 300, largest, true, seed++);
+		check_topk(OX_DOUBLE, 2, D(50, 300), 1, 7, largest, true, seed++);
+		check_topk(OX_INT32, 3, D(3, 50, 4), 1, 50, largest, true, seed++);
+		check_topk(OX_FLOAT, 4, D(2, 3, 33, 5), -2, 17, largest, true, seed++);
+		check_topk(OX_FLOAT, 4, D(2, 3, 33, 5), 2, 4, largest, true, seed++);
+		check_topk(OX_FLOAT, 3, D(2, 0, 5), -1, 3, largest, true, seed++);
+		check_topk(OX_FLOAT, 3, D(2, 5, 0), 1, 0, largest, true, seed++);
+	}
+}
+
 int
 main(void)
 {
@@ -938,5 +1097,6 @@ main(void)
 	movement_ops();
 	index_ops();
 	resize_ops();
+	topk_ops();
 	return kt_summary();
 }

@@ -2,9 +2,10 @@
  * tensor_sort.c
  *	  Ordering kernels: TopK, Unique and CumSum.
  *
- * TopK and Unique sort index arrays with a stable merge sort, so equal
- * values keep their input order: TopK's ties go to the lower index, and
- * Unique's first occurrence of every value leads its group.
+ * Unique (and TopK for the exotic types without an order key) sorts index
+ * arrays with a stable merge sort, so equal values keep their input order:
+ * TopK's ties go to the lower index, and Unique's first occurrence of
+ * every value leads its group.  TopK otherwise selects by key, below.
  */
 #include "kernels/cpu/tensor_ops.h"
 
@@ -54,7 +55,299 @@ merge_sort(int64_t *v, int64_t *tmp, int64_t n, index_cmp cmp, const void *arg)
 
 /* ---------------------------------------------------------------------
  * TopK
+ *
+ * Every element maps to a uint64 key whose unsigned order is the order of
+ * oxt_compare_elems (NaN above everything and all NaNs equal, -0 == +0);
+ * largest=1 complements the key.  A slice's answer is then its k smallest
+ * (key, index) pairs, which are all distinct, so the result is unique and
+ * the ties go to the lower index as the spec asks.  Scanning in index
+ * order, a new element beats a kept one only on a strictly smaller key.
+ * Small k keeps a sorted array (most elements fail one compare against
+ * the worst kept key), larger k a bounded max-heap: O(n log k) in the
+ * worst case instead of the O(n log n) indirect sort of the whole slice.
+ * The winners always come out sorted, sorted=0 included (any order is
+ * allowed there, and this one is deterministic).
  * --------------------------------------------------------------------- */
+
+typedef struct topk_ent
+{
+	uint64_t	key;
+	int64_t		idx;
+} topk_ent;
+
+/* up to this k the winners stay in a sorted array on the stack */
+#define TOPK_SMALL_K 16
+
+static inline uint64_t
+topk_key_f32(float v)
+{
+	uint32_t	u;
+
+	if (v != v)
+		return UINT64_MAX;
+	if (v == 0.0f)
+		v = 0.0f;				/* -0 ties with +0 */
+	memcpy(&u, &v, sizeof(u));
+	return (u & 0x80000000u) ? (uint64_t) (uint32_t) ~u : (uint64_t) (u | 0x80000000u);
+}
+
+static inline uint64_t
+topk_key_f64(double v)
+{
+	uint64_t	u;
+
+	if (v != v)
+		return UINT64_MAX;
+	if (v == 0.0)
+		v = 0.0;
+	memcpy(&u, &v, sizeof(u));
+	return (u & UINT64_C(0x8000000000000000)) ? ~u : u | UINT64_C(0x8000000000000000);
+}
+
+#define TOPK_SIGNED(v) ((uint64_t) (int64_t) (v) ^ UINT64_C(0x8000000000000000))
+#define TOPK_UNSIGNED(v) ((uint64_t) (v))
+#define TOPK_HALF(v) topk_key_f32(ox_half_to_float(v))
+#define TOPK_BF16(v) topk_key_f32(ox_bf16_to_float(v))
+
+/* is the dtype one the key functions cover (the rest keep the merge sort) */
+static bool
+topk_keyed(ox_dtype dt)
+{
+	switch (dt)
+	{
+		case OX_FLOAT:
+		case OX_DOUBLE:
+		case OX_FLOAT16:
+		case OX_BFLOAT16:
+		case OX_INT8:
+		case OX_INT16:
+		case OX_INT32:
+		case OX_INT64:
+		case OX_UINT8:
+		case OX_BOOL:
+		case OX_UINT16:
+		case OX_UINT32:
+		case OX_UINT64:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* max-heap on (key, idx): the root is the worst winner kept */
+static inline bool
+topk_worse(const topk_ent *a, const topk_ent *b)
+{
+	return a->key > b->key || (a->key == b->key && a->idx > b->idx);
+}
+
+static void
+topk_sift_down(topk_ent *h, int64_t n, int64_t i)
+{
+	topk_ent	x = h[i];
+
+	for (;;)
+	{
+		int64_t		c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && topk_worse(&h[c + 1], &h[c]))
+			c++;
+		if (!topk_worse(&h[c], &x))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+/*
+ * One slice: n elements of type T at byte stride `stride` from base.
+ * flip is 0 for the smallest, all ones for the largest.  Leaves the k
+ * winners sorted in win[0..k).
+ */
+#define TOPK_SELECT(T, KEY) \
+	do { \
+		const char *p_ = base; \
+		if (k <= TOPK_SMALL_K) \
+		{ \
+			int64_t		cnt_ = 0; \
+			uint64_t	worst_ = 0; \
+			for (int64_t j = 0; j < n; j++, p_ += stride) \
+			{ \
+				uint64_t	key_ = KEY(*(const T *) p_) ^ flip; \
+				int64_t		pos_; \
+				if (cnt_ == k) \
+				{ \
+					if (key_ >= worst_) \
+						continue; \
+					pos_ = k - 1; \
+				} \
+				else \
+					pos_ = cnt_++; \
+				/* earlier indices stay ahead of an equal key */ \
+				while (pos_ > 0 && win[pos_ - 1].key > key_) \
+				{ \
+					win[pos_] = win[pos_ - 1]; \
+					pos_--; \
+				} \
+				win[pos_].key = key_; \
+				win[pos_].idx = j; \
+				worst_ = win[cnt_ - 1].key; \
+			} \
+		} \
+		else \
+		{ \
+			int64_t		j = 0; \
+			for (; j < k; j++, p_ += stride) \
+			{ \
+				win[j].key = KEY(*(const T *) p_) ^ flip; \
+				win[j].idx = j; \
+			} \
+			for (int64_t h_ = k / 2 - 1; h_ >= 0; h_--) \
+				topk_sift_down(win, k, h_); \
+			for (; j < n; j++, p_ += stride) \
+			{ \
+				uint64_t	key_ = KEY(*(const T *) p_) ^ flip; \
+				if (key_ < win[0].key) \
+				{ \
+					win[0].key = key_; \
+					win[0].idx = j; \
+					topk_sift_down(win, k, 0); \
+				} \
+			} \
+			/* heap sort: the worst goes to the end */ \
+			for (int64_t m_ = k - 1; m_ > 0; m_--) \
+			{ \
+				topk_ent	t_ = win[0]; \
+				win[0] = win[m_]; \
+				win[m_] = t_; \
+				topk_sift_down(win, m_, 0); \
+			} \
+		} \
+	} while (0)
+
+/*
+ * Contiguous float, small k: the common case (nearest neighbours).  Once k
+ * winners are kept, blocks of TOPK_BLOCK elements are first tested in the
+ * float domain against the worst kept value, a loop GCC vectorizes; the
+ * test only has to let through every element that could win (NaNs and a
+ * NaN threshold always pass), and the exact keyed step above decides.
+ */
+#define TOPK_BLOCK 16
+
+static void
+topk_select_f32_small(const float *x, int64_t n, int64_t k, bool largest, topk_ent *win)
+{
+	uint64_t	flip = largest ? UINT64_MAX : 0;
+	int64_t		cnt = 0;
+	int64_t		j = 0;
+
+	while (j < n)
+	{
+		int64_t		end = n;
+
+		if (cnt == k)
+		{
+			float		w = x[win[k - 1].idx];
+			int			pass = 0;
+
+			if (j + TOPK_BLOCK > n)
+				end = n;
+			else
+			{
+				end = j + TOPK_BLOCK;
+				/* !(v >= w) rather than v < w: NaN on either side passes */
+				if (largest)
+					for (int t = 0; t < TOPK_BLOCK; t++)
+						pass |= !(x[j + t] <= w);
+				else
+					for (int t = 0; t < TOPK_BLOCK; t++)
+						pass |= !(x[j + t] >= w);
+				if (!pass)
+				{
+					j = end;
+					continue;
+				}
+			}
+		}
+		else
+			end = k;
+		for (; j < end; j++)
+		{
+			uint64_t	key = topk_key_f32(x[j]) ^ flip;
+			int64_t		pos;
+
+			if (cnt == k)
+			{
+				if (key >= win[k - 1].key)
+					continue;
+				pos = k - 1;
+			}
+			else
+				pos = cnt++;
+			while (pos > 0 && win[pos - 1].key > key)
+			{
+				win[pos] = win[pos - 1];
+				pos--;
+			}
+			win[pos].key = key;
+			win[pos].idx = j;
+		}
+	}
+}
+
+static void
+topk_select(ox_dtype dt, const char *base, int64_t stride, int64_t n, int64_t k,
+			uint64_t flip, topk_ent *win)
+{
+	switch (dt)
+	{
+		case OX_FLOAT:
+			if (k <= TOPK_SMALL_K && stride == (int64_t) sizeof(float))
+				topk_select_f32_small((const float *) base, n, k, flip != 0, win);
+			else
+				TOPK_SELECT(float, topk_key_f32);
+			break;
+		case OX_DOUBLE:
+			TOPK_SELECT(double, topk_key_f64);
+			break;
+		case OX_FLOAT16:
+			TOPK_SELECT(uint16_t, TOPK_HALF);
+			break;
+		case OX_BFLOAT16:
+			TOPK_SELECT(uint16_t, TOPK_BF16);
+			break;
+		case OX_INT8:
+			TOPK_SELECT(int8_t, TOPK_SIGNED);
+			break;
+		case OX_INT16:
+			TOPK_SELECT(int16_t, TOPK_SIGNED);
+			break;
+		case OX_INT32:
+			TOPK_SELECT(int32_t, TOPK_SIGNED);
+			break;
+		case OX_INT64:
+			TOPK_SELECT(int64_t, TOPK_SIGNED);
+			break;
+		case OX_UINT8:
+		case OX_BOOL:
+			TOPK_SELECT(uint8_t, TOPK_UNSIGNED);
+			break;
+		case OX_UINT16:
+			TOPK_SELECT(uint16_t, TOPK_UNSIGNED);
+			break;
+		case OX_UINT32:
+			TOPK_SELECT(uint32_t, TOPK_UNSIGNED);
+			break;
+		case OX_UINT64:
+			TOPK_SELECT(uint64_t, TOPK_UNSIGNED);
+			break;
+		default:
+			break;				/* topk_keyed() keeps other types away */
+	}
+}
 
 typedef struct topk_arg
 {
@@ -86,7 +379,10 @@ oxt_topk_run(ox_kernel_ctx *ctx)
 	int64_t		dims[OX_MAX_RANK];
 	ox_tensor  *vals,
 			   *inds;
+	topk_ent	small[TOPK_SMALL_K];
+	topk_ent   *win = small;
 	int64_t    *order = NULL;
+	bool		keyed;
 	size_t		es;
 	ox_code		rc = OX_OK;
 
@@ -129,29 +425,61 @@ oxt_topk_run(ox_kernel_ctx *ctx)
 		return ctx->st->code;
 	if (k == 0 || outer * inner == 0)
 		return OX_OK;
-	if (!(order = malloc(sizeof(int64_t) * 2 * n)))
-		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "TopK: could not allocate %lld indices", (long long) n);
+	keyed = topk_keyed(x->dtype);
+	if (!keyed)
+	{
+		if (!(order = ox_workspace_alloc(sizeof(int64_t) * 2 * (size_t) n, ctx->st, "TopK")))
+			return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "TopK: could not allocate %lld indices",
+						   (long long) n);
+	}
+	else if (k > TOPK_SMALL_K &&
+			 !(win = ox_workspace_alloc(sizeof(topk_ent) * (size_t) k, ctx->st, "TopK")))
+		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "TopK: could not allocate %lld winners",
+					   (long long) k);
 	es = ox_dtype_size(x->dtype);
-	for (int64_t o = 0; o < outer; o++)
+	for (int64_t o = 0; o < outer && rc == OX_OK; o++)
 		for (int64_t i = 0; i < inner; i++)
 		{
-			topk_arg	arg;
+			const char *base = (const char *) x->data + (size_t) (o * n * inner + i) * es;
+			int64_t		stride = inner * (int64_t) es;
+			char	   *vdst = (char *) vals->data + (size_t) (o * k * inner + i) * es;
+			int64_t    *idst = OX_DATA(inds, int64_t) + o * k * inner + i;
 
-			arg.base = (const char *) x->data + (size_t) (o * n * inner + i) * es;
-			arg.stride = inner * (int64_t) es;
-			arg.dt = x->dtype;
-			arg.largest = largest;
-			for (int64_t j = 0; j < n; j++)
-				order[j] = j;
-			merge_sort(order, order + n, n, topk_cmp, &arg);
-			for (int64_t j = 0; j < k; j++)
+			if (keyed)
 			{
-				int64_t		dst = (o * k + j) * inner + i;
+				topk_select(x->dtype, base, stride, n, k, largest ? UINT64_MAX : 0, win);
+				for (int64_t j = 0; j < k; j++)
+				{
+					memcpy(vdst + (size_t) (j * inner) * es, base + win[j].idx * stride, es);
+					idst[j * inner] = win[j].idx;
+				}
+			}
+			else
+			{
+				topk_arg	arg;
 
-				memcpy((char *) vals->data + (size_t) dst * es, arg.base + order[j] * arg.stride, es);
-				OX_DATA(inds, int64_t)[dst] = order[j];
+				arg.base = base;
+				arg.stride = stride;
+				arg.dt = x->dtype;
+				arg.largest = largest;
+				for (int64_t j = 0; j < n; j++)
+					order[j] = j;
+				merge_sort(order, order + n, n, topk_cmp, &arg);
+				for (int64_t j = 0; j < k; j++)
+				{
+					memcpy(vdst + (size_t) (j * inner) * es, base + order[j] * stride, es);
+					idst[j * inner] = order[j];
+				}
+			}
+			/* a slice costs about n (log n for the sort) element steps */
+			if (ox_kernel_poll(ctx, n))
+			{
+				rc = ctx->st->code;
+				break;
 			}
 		}
+	if (win != small)
+		free(win);
 	free(order);
 	return rc;
 }
