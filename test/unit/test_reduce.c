@@ -1096,10 +1096,91 @@ reference_cases(void)
 	kt_end();
 }
 
+/*
+ * Reductions of short rows (the last axis, R < 8, and a little past the
+ * short path) against a plain float left fold, bit for bit: small
+ * integers and halves keep sums and products exact in any order, NaNs
+ * and signed zeros check max/min propagation and the 0 + -0 start.
+ */
+static void
+check_short_rows(void)
+{
+	static const char *ops[] = {"ReduceSum", "ReduceProd", "ReduceMax", "ReduceMin", "ReduceL1",
+	"ReduceSumSquare", "ReduceMean", "ReduceL2", "ReduceLogSum"};
+	static const int64_t rows[] = {1, 3, 1000};
+	static const float pool[] = {1, 2, -1, -2, 0.5f, -0.5f, 0, -0.0f, 3, NAN};
+	unsigned	seed = 7;
+
+	for (int op = 0; op < (int) (sizeof(ops) / sizeof(ops[0])); op++)
+		for (int ro = 0; ro < 3; ro++)
+			for (int64_t R = 1; R <= 9; R++)
+				for (int keep = 0; keep < 2; keep++)
+				{
+					int64_t		O = rows[ro];
+					float	   *x = malloc(sizeof(float) * O * R);
+					float	   *want = malloc(sizeof(float) * O);
+					char		label[64];
+
+					srand(seed++);
+					for (int64_t i = 0; i < O * R; i++)
+						x[i] = pool[rand() % (op < 2 ? 9 : 10)];
+					for (int64_t o = 0; o < O; o++)
+					{
+						float		acc = op == 1 ? 1 : op == 2 ? -INFINITY : op == 3 ? INFINITY : 0;
+
+						for (int64_t r = 0; r < R; r++)
+						{
+							float		v = x[o * R + r];
+
+							if (op == 1)
+								acc *= v;
+							else if (op == 2)
+								acc = (v > acc || v != v) ? v : acc;
+							else if (op == 3)
+								acc = (v < acc || v != v) ? v : acc;
+							else if (op == 4)
+								acc += v < 0 ? -v : v;
+							else if (op == 5 || op == 7)
+								acc += v * v;
+							else
+								acc += v;
+						}
+						want[o] = op == 6 ? acc / (float) R : op == 7 ? sqrtf(acc) :
+							op == 8 ? logf(acc) : acc;
+					}
+					snprintf(label, sizeof(label), "%s [%lld, %lld] keepdims %d", ops[op],
+							 (long long) O, (long long) R, keep);
+					kt_begin(ops[op], "", 18);
+					kt.label = label;
+					kt_attr_int("keepdims", keep);
+					kt_input_f32(2, D(O, R), x);
+					kt_input_i64(1, D(1), I64(-1));
+					kt_run(REDUCE, 1);
+					if (kt_check_shape(0, OX_FLOAT, keep ? 2 : 1, D(O, 1)) &&
+						memcmp(kt_output(0)->data, want, sizeof(float) * O) != 0)
+						kt_fail("values differ%s%.0f%.0f", "", 0, 0);
+					kt_end();
+					/* the same rows as [O, 1, R, 1]: unit axes around them */
+					kt_begin(ops[op], "", 18);
+					kt.label = label;
+					kt_attr_int("keepdims", 0);
+					kt_input_f32(4, D(O, 1, R, 1), x);
+					kt_input_i64(1, D(2), I64(2, 3));
+					kt_run(REDUCE, 1);
+					if (kt_check_shape(0, OX_FLOAT, 2, D(O, 1)) &&
+						memcmp(kt_output(0)->data, want, sizeof(float) * O) != 0)
+						kt_fail("values differ (4-D)%s%.0f%.0f", "", 0, 0);
+					kt_end();
+					free(x);
+					free(want);
+				}
+}
+
 int
 main(void)
 {
 	hand_cases();
 	reference_cases();
+	check_short_rows();
 	return kt_summary();
 }

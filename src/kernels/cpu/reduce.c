@@ -126,6 +126,22 @@ reduce_free(void *state)
 #define SQ(v) ((v) * (v))
 #define ABSV(v) ((v) < 0 ? -(v) : (v))
 
+/* y[o] = fold(COMBINE, INIT, EXPR(x[o, r]) for r < RC), for I == 1 */
+#define ORI_SHORT(T, INIT, COMBINE, EXPR, RC) \
+	do { \
+		for (int64_t o = 0; o < O; o++) \
+		{ \
+			const T    *xo = x + o * (RC); \
+			T			acc = (INIT); \
+			for (int64_t r = 0; r < (RC); r++) \
+			{ \
+				T			v = xo[r]; \
+				acc = COMBINE(acc, EXPR(v)); \
+			} \
+			y[o] = acc; \
+		} \
+	} while (0)
+
 /*
  * y[o, i] = fold(COMBINE, INIT, EXPR(x[o, r, i]) for r), for I == 1 with
  * eight lanes (their partial results are folded with COMBINE too).
@@ -224,6 +240,57 @@ reduce_ori_##SUFFIX(const T *x, T *y, int64_t O, int64_t R, int64_t I, red_op op
 
 DEFINE_ORI(f32, float, -INFINITY, INFINITY, expf, logf)
 DEFINE_ORI(f64, double, -INFINITY, INFINITY, exp, log)
+
+/*
+ * Short rows (I == 1, R < 8: the [N, 2] products of PolynomialFeatures):
+ * the eight lanes of ORI_LOOP would all stay INIT and fold back to INIT
+ * exactly, so a plain left fold from INIT gives the same bits, and
+ * constant trip counts let GCC vectorize across rows.  A function of its
+ * own so that the long-row code stays as it was compiled before.
+ */
+#define ORI_SHORT_OP(T, INIT, COMBINE, EXPR) \
+	do { \
+		switch (R) \
+		{ \
+			case 1: ORI_SHORT(T, INIT, COMBINE, EXPR, 1); break; \
+			case 2: ORI_SHORT(T, INIT, COMBINE, EXPR, 2); break; \
+			case 3: ORI_SHORT(T, INIT, COMBINE, EXPR, 3); break; \
+			case 4: ORI_SHORT(T, INIT, COMBINE, EXPR, 4); break; \
+			default: ORI_SHORT(T, INIT, COMBINE, EXPR, R); break; \
+		} \
+	} while (0)
+
+/* false when op has no short form (LogSumExp: the general kernel) */
+static bool
+reduce_short_f32(const float *x, float *y, int64_t O, int64_t R, red_op op)
+{
+	switch (op)
+	{
+		case RED_SUM:
+		case RED_MEAN:
+		case RED_LOG_SUM:
+			ORI_SHORT_OP(float, 0, ADDC, ID);
+			return true;
+		case RED_SUM_SQUARE:
+		case RED_L2:
+			ORI_SHORT_OP(float, 0, ADDC, SQ);
+			return true;
+		case RED_L1:
+			ORI_SHORT_OP(float, 0, ADDC, ABSV);
+			return true;
+		case RED_PROD:
+			ORI_SHORT_OP(float, 1, MULC, ID);
+			return true;
+		case RED_MAX:
+			ORI_SHORT_OP(float, -INFINITY, MAXC, ID);
+			return true;
+		case RED_MIN:
+			ORI_SHORT_OP(float, INFINITY, MINC, ID);
+			return true;
+		default:
+			return false;
+	}
+}
 
 /*
  * Outer rows per slice: the reductions run in slices with a poll in
@@ -511,7 +578,9 @@ reduce_run(ox_kernel_ctx *ctx)
 		{
 			int64_t		m = O - o < step ? O - o : step;
 
-			reduce_ori_f32((const float *) work->data + o * R * I, (float *) out->data + o * I, m, R, I, op);
+			if (I != 1 || R >= 8 ||
+				!reduce_short_f32((const float *) work->data + o * R, (float *) out->data + o, m, R, op))
+				reduce_ori_f32((const float *) work->data + o * R * I, (float *) out->data + o * I, m, R, I, op);
 			if (ox_kernel_poll(ctx, m * R * I))
 			{
 				rc = ctx->st->code;
