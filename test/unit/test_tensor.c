@@ -1089,6 +1089,99 @@ topk_ops(void)
 	}
 }
 
+/*
+ * Concat of n inputs whose extents along the axis vary (zero included),
+ * random bytes, against a per-element copy; covers the one-move blocks
+ * (1, 2, 4, 8, 16 bytes), the memcpy blocks, partial row tiles and the
+ * input table past 64 entries.
+ */
+static void
+check_concat(ox_dtype dt, int rank, const int64_t *dims, int axis, int n, int maxw, unsigned seed)
+{
+	size_t		es = ox_dtype_size(dt);
+	int64_t		outer = 1,
+				inner = 1,
+				total = 0,
+				off = 0;
+	int64_t		w[KT_MAX_IO];
+	unsigned char *in[KT_MAX_IO];
+	int64_t		idims[OX_MAX_RANK],
+				odims[OX_MAX_RANK];
+	unsigned char *want;
+	char		label[96];
+
+	srand(seed);
+	for (int k = 0; k < rank; k++)
+	{
+		if (k < axis)
+			outer *= dims[k];
+		else if (k > axis)
+			inner *= dims[k];
+	}
+	for (int i = 0; i < n; i++)
+	{
+		w[i] = rand() % (maxw + 1);
+		if (i == 0 && w[i] == 0)
+			w[i] = 1;
+		total += w[i];
+	}
+	memcpy(odims, dims, sizeof(int64_t) * rank);
+	odims[axis] = total;
+	want = malloc(es * (size_t) (outer * total * inner) + 1);
+	kt_begin("Concat", "", 13);
+	snprintf(label, sizeof(label), "Concat %s of %d inputs axis %d outer %lld inner %lld",
+			 ox_dtype_name(dt), n, axis, (long long) outer, (long long) inner);
+	kt.label = label;
+	kt_attr_int("axis", axis - rank);
+	for (int i = 0; i < n; i++)
+	{
+		size_t		bytes = es * (size_t) (outer * w[i] * inner);
+
+		in[i] = malloc(bytes + 1);
+		for (size_t b = 0; b < bytes; b++)
+			in[i][b] = (unsigned char) rand();
+		memcpy(idims, dims, sizeof(int64_t) * rank);
+		idims[axis] = w[i];
+		kt_input(dt, rank, idims, in[i]);
+	}
+	for (int i = 0; i < n; i++)
+	{
+		for (int64_t o = 0; o < outer; o++)
+			for (int64_t e = 0; e < w[i] * inner; e++)
+				memcpy(want + ((o * total + off) * inner + e) * es, in[i] + ((o * w[i]) * inner + e) * es, es);
+		off += w[i];
+	}
+	kt_run(TENSOR, 1);
+	if (kt_check_shape(0, dt, rank, odims) &&
+		memcmp(kt_output(0)->data, want, es * (size_t) (outer * total * inner)) != 0)
+		kt_fail("values differ%s%.0f%.0f", "", 0, 0);
+	kt_end();
+	for (int i = 0; i < n; i++)
+		free(in[i]);
+	free(want);
+}
+
+static void
+concat_ops(void)
+{
+	static const ox_dtype types[] = {OX_UINT8, OX_FLOAT16, OX_FLOAT, OX_DOUBLE, OX_COMPLEX128};
+	unsigned	seed = 11;
+
+	for (int t = 0; t < 5; t++)
+	{
+		/* many narrow columns: [N, 1] and [N, 2] inputs along the last axis */
+		check_concat(types[t], 2, D(1000, 1), 1, 70, 1, seed++);
+		check_concat(types[t], 2, D(1001, 1), 1, 64, 2, seed++);
+		check_concat(types[t], 2, D(1, 1), 1, 65, 3, seed++);
+		check_concat(types[t], 2, D(37, 1), 1, 9, 5, seed++);
+		/* few wide inputs, rows past one tile */
+		check_concat(types[t], 2, D(9, 1), 1, 3, 3000, seed++);
+		check_concat(types[t], 3, D(3, 1, 5), 1, 6, 4, seed++);
+		check_concat(types[t], 3, D(3, 1, 5), 0, 6, 4, seed++);
+		check_concat(types[t], 3, D(200, 7, 1), 2, 12, 3, seed++);
+	}
+}
+
 int
 main(void)
 {
@@ -1098,5 +1191,6 @@ main(void)
 	index_ops();
 	resize_ops();
 	topk_ops();
+	concat_ops();
 	return kt_summary();
 }
