@@ -1008,6 +1008,80 @@ test_maps(void)
 	kt_end();
 }
 
+/*
+ * ArrayFeatureExtractor on random numbers of every numeric type, against
+ * a per-element gather: 1-D, 2-D and 3-D X, one to many indices with
+ * repeats, row counts past one poll block; then the bad indices.
+ */
+static void
+test_afe_random(void)
+{
+	static const ox_dtype types[] = {OX_FLOAT, OX_DOUBLE, OX_INT64, OX_INT32};
+	static const int64_t shapes[][4] = {{1, 30, 0}, {2, 1, 30}, {2, 1000, 30}, {2, 600, 1},
+	{3, 4, 7, 5}, {2, 257, 3}};
+	static const int64_t nidx[] = {1, 2, 5, 40};
+
+	srand(5);
+	for (int t = 0; t < 4; t++)
+		for (int sh = 0; sh < 6; sh++)
+			for (int ni = 0; ni < 4; ni++)
+			{
+				int			rank = (int) shapes[sh][0];
+				const int64_t *dims = &shapes[sh][1];
+				int64_t		last = dims[rank - 1];
+				int64_t		numel = ox_shape_numel(rank, dims);
+				int64_t		rows = numel / last;
+				size_t		es = ox_dtype_size(types[t]);
+				unsigned char *x = malloc(es * numel);
+				unsigned char *want = malloc(es * rows * nidx[ni]);
+				int64_t		idx[40];
+				int64_t		odims[3];
+
+				for (size_t b = 0; b < es * numel; b++)
+					x[b] = (unsigned char) rand();
+				for (int64_t i = 0; i < nidx[ni]; i++)
+					idx[i] = rand() % last;
+				for (int64_t r = 0; r < rows; r++)
+					for (int64_t i = 0; i < nidx[ni]; i++)
+						memcpy(want + (r * nidx[ni] + i) * es, x + (r * last + idx[i]) * es, es);
+				if (rank == 1)
+				{
+					odims[0] = 1;
+					odims[1] = nidx[ni];
+				}
+				else
+				{
+					memcpy(odims, dims, sizeof(int64_t) * rank);
+					odims[rank - 1] = nidx[ni];
+				}
+				kt_begin("ArrayFeatureExtractor", ML, 1);
+				kt_input(types[t], rank, dims, x);
+				kt_input(OX_INT64, 1, &nidx[ni], idx);
+				RUN(1);
+				kt.label = "ArrayFeatureExtractor random gather";
+				if (kt_check_shape(0, types[t], rank == 1 ? 2 : rank, odims) &&
+					memcmp(kt_output(0)->data, want, es * rows * nidx[ni]) != 0)
+					kt_fail("values differ%s%.0f%.0f", "", 0, 0);
+				kt_end();
+				free(x);
+				free(want);
+			}
+	/* any bad index fails, wherever it sits in the list */
+	for (int pos = 0; pos < 3; pos++)
+	{
+		int64_t		bad[3] = {1, 2, 0};
+
+		bad[pos] = pos == 1 ? -1 : 30;
+		kt_begin("ArrayFeatureExtractor", ML, 1);
+		kt_input_f32(2, DIMS(2, 30), NULL);
+		kt_input(OX_INT64, 1, DIMS(3), bad);
+		RUN(1);
+		kt.label = "ArrayFeatureExtractor bad index";
+		kt_expect_error(OX_INVALID_ARGUMENT);
+		kt_end();
+	}
+}
+
 int
 main(void)
 {
@@ -1019,5 +1093,6 @@ main(void)
 	test_encoders();
 	test_features();
 	test_maps();
+	test_afe_random();
 	return kt_summary();
 }
