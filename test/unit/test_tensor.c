@@ -931,22 +931,34 @@ resize_ops(void)
 }
 
 /* reference order of TopK: NaN above everything, ties to the lower index */
-static int
-topk_ref_cmp(double a, double b, bool largest)
+typedef struct topk_ref
 {
+	double		v;
+	int64_t		idx;
+} topk_ref;
+
+static bool topk_ref_largest;
+
+static int
+topk_ref_cmp(const void *pa, const void *pb)
+{
+	const topk_ref *a = pa;
+	const topk_ref *b = pb;
 	int			c;
 
-	if (isnan(a) || isnan(b))
-		c = isnan(a) ? (isnan(b) ? 0 : 1) : -1;
+	if (isnan(a->v) || isnan(b->v))
+		c = isnan(a->v) ? (isnan(b->v) ? 0 : 1) : -1;
 	else
-		c = a < b ? -1 : a > b;
-	return largest ? -c : c;
+		c = a->v < b->v ? -1 : a->v > b->v;
+	if (topk_ref_largest)
+		c = -c;
+	return c ? c : (a->idx > b->idx) - (a->idx < b->idx);
 }
 
 /*
  * Run TopK on random small integers (many ties), with NaNs and signed
  * zeros for the float types, and check both outputs bit for bit against
- * a stable insertion sort of every slice.
+ * a sort of every slice by (value, index).
  */
 static void
 check_topk(ox_dtype dt, int rank, const int64_t *dims, int axis_attr, int64_t k,
@@ -963,7 +975,7 @@ check_topk(ox_dtype dt, int rank, const int64_t *dims, int axis_attr, int64_t k,
 	double	   *src = malloc(sizeof(double) * (numel > 0 ? numel : 1));
 	double	   *back = malloc(sizeof(double) * (numel > 0 ? numel : 1));
 	char	   *typed = malloc(es * (numel > 0 ? numel : 1));
-	int64_t    *order = malloc(sizeof(int64_t) * (n > 0 ? n : 1));
+	topk_ref   *order = malloc(sizeof(topk_ref) * (n > 0 ? n : 1));
 	int64_t		onum;
 	char	   *want_v;
 	int64_t    *want_i;
@@ -1001,23 +1013,17 @@ check_topk(ox_dtype dt, int rank, const int64_t *dims, int axis_attr, int64_t k,
 		{
 			for (int64_t j = 0; j < n; j++)
 			{
-				int64_t		x = j,
-							m = j;
-
-				while (m > 0 && topk_ref_cmp(back[(o * n + order[m - 1]) * inner + i],
-											 back[(o * n + x) * inner + i], largest) > 0)
-				{
-					order[m] = order[m - 1];
-					m--;
-				}
-				order[m] = x;
+				order[j].v = back[(o * n + j) * inner + i];
+				order[j].idx = j;
 			}
+			topk_ref_largest = largest;
+			qsort(order, n, sizeof(topk_ref), topk_ref_cmp);
 			for (int64_t j = 0; j < k; j++)
 			{
 				int64_t		dst = (o * k + j) * inner + i;
 
-				memcpy(want_v + dst * es, typed + ((o * n + order[j]) * inner + i) * es, es);
-				want_i[dst] = order[j];
+				memcpy(want_v + dst * es, typed + ((o * n + order[j].idx) * inner + i) * es, es);
+				want_i[dst] = order[j].idx;
 			}
 		}
 	snprintf(label, sizeof(label), "TopK %s n=%lld k=%lld axis=%d largest=%d",
@@ -1086,6 +1092,11 @@ topk_ops(void)
 		check_topk(OX_FLOAT, 4, D(2, 3, 33, 5), 2, 4, largest, true, seed++);
 		check_topk(OX_FLOAT, 3, D(2, 0, 5), -1, 3, largest, true, seed++);
 		check_topk(OX_FLOAT, 3, D(2, 5, 0), 1, 0, largest, true, seed++);
+		/* slices longer than one poll piece: the scan resumes across pieces */
+		check_topk(OX_FLOAT, 2, D(2, 70001), 1, 5, largest, true, seed++);
+		check_topk(OX_FLOAT, 2, D(70001, 2), 0, 16, largest, true, seed++);
+		check_topk(OX_INT32, 1, D(70001), 0, 40, largest, true, seed++);
+		check_topk(OX_FLOAT, 1, D(70001), 0, 66000, largest, true, seed++);
 	}
 }
 

@@ -163,29 +163,30 @@ topk_sift_down(topk_ent *h, int64_t n, int64_t i)
 }
 
 /*
- * One slice: n elements of type T at byte stride `stride` from base.
- * flip is 0 for the smallest, all ones for the largest.  Leaves the k
- * winners sorted in win[0..k).
+ * Elements [j0, j1) of one slice: element j is T at base + j * stride;
+ * flip is 0 for the smallest, all ones for the largest.  *cnt winners are
+ * kept in win so far (the scan resumes across calls, so that the caller
+ * can poll between pieces of a huge slice).  Up to TOPK_SMALL_K they stay
+ * sorted; above, win becomes a max-heap once k are kept.
  */
 #define TOPK_SELECT(T, KEY) \
 	do { \
-		const char *p_ = base; \
+		const char *p_ = base + j0 * stride; \
+		int64_t		j = j0; \
 		if (k <= TOPK_SMALL_K) \
 		{ \
-			int64_t		cnt_ = 0; \
-			uint64_t	worst_ = 0; \
-			for (int64_t j = 0; j < n; j++, p_ += stride) \
+			for (; j < j1; j++, p_ += stride) \
 			{ \
 				uint64_t	key_ = KEY(*(const T *) p_) ^ flip; \
 				int64_t		pos_; \
-				if (cnt_ == k) \
+				if (*cnt == k) \
 				{ \
-					if (key_ >= worst_) \
+					if (key_ >= win[k - 1].key) \
 						continue; \
 					pos_ = k - 1; \
 				} \
 				else \
-					pos_ = cnt_++; \
+					pos_ = (*cnt)++; \
 				/* earlier indices stay ahead of an equal key */ \
 				while (pos_ > 0 && win[pos_ - 1].key > key_) \
 				{ \
@@ -194,36 +195,25 @@ topk_sift_down(topk_ent *h, int64_t n, int64_t i)
 				} \
 				win[pos_].key = key_; \
 				win[pos_].idx = j; \
-				worst_ = win[cnt_ - 1].key; \
 			} \
+			break; \
 		} \
-		else \
+		for (; j < j1 && *cnt < k; j++, p_ += stride) \
 		{ \
-			int64_t		j = 0; \
-			for (; j < k; j++, p_ += stride) \
+			win[*cnt].key = KEY(*(const T *) p_) ^ flip; \
+			win[*cnt].idx = j; \
+			if (++(*cnt) == k) \
+				for (int64_t h_ = k / 2 - 1; h_ >= 0; h_--) \
+					topk_sift_down(win, k, h_); \
+		} \
+		for (; j < j1; j++, p_ += stride) \
+		{ \
+			uint64_t	key_ = KEY(*(const T *) p_) ^ flip; \
+			if (key_ < win[0].key) \
 			{ \
-				win[j].key = KEY(*(const T *) p_) ^ flip; \
-				win[j].idx = j; \
-			} \
-			for (int64_t h_ = k / 2 - 1; h_ >= 0; h_--) \
-				topk_sift_down(win, k, h_); \
-			for (; j < n; j++, p_ += stride) \
-			{ \
-				uint64_t	key_ = KEY(*(const T *) p_) ^ flip; \
-				if (key_ < win[0].key) \
-				{ \
-					win[0].key = key_; \
-					win[0].idx = j; \
-					topk_sift_down(win, k, 0); \
-				} \
-			} \
-			/* heap sort: the worst goes to the end */ \
-			for (int64_t m_ = k - 1; m_ > 0; m_--) \
-			{ \
-				topk_ent	t_ = win[0]; \
-				win[0] = win[m_]; \
-				win[m_] = t_; \
-				topk_sift_down(win, m_, 0); \
+				win[0].key = key_; \
+				win[0].idx = j; \
+				topk_sift_down(win, k, 0); \
 			} \
 		} \
 	} while (0)
@@ -233,28 +223,28 @@ topk_sift_down(topk_ent *h, int64_t n, int64_t i)
  * winners are kept, blocks of TOPK_BLOCK elements are first tested in the
  * float domain against the worst kept value, a loop GCC vectorizes; the
  * test only has to let through every element that could win (NaNs and a
- * NaN threshold always pass), and the exact keyed step above decides.
+ * NaN threshold always pass), and the exact keyed step decides.
  */
 #define TOPK_BLOCK 16
 
 static void
-topk_select_f32_small(const float *x, int64_t n, int64_t k, bool largest, topk_ent *win)
+topk_select_f32_small(const float *x, int64_t j0, int64_t j1, int64_t k, bool largest,
+					  topk_ent *win, int64_t *cnt)
 {
 	uint64_t	flip = largest ? UINT64_MAX : 0;
-	int64_t		cnt = 0;
-	int64_t		j = 0;
+	int64_t		j = j0;
 
-	while (j < n)
+	while (j < j1)
 	{
-		int64_t		end = n;
+		int64_t		end;
 
-		if (cnt == k)
+		if (*cnt == k)
 		{
 			float		w = x[win[k - 1].idx];
 			int			pass = 0;
 
-			if (j + TOPK_BLOCK > n)
-				end = n;
+			if (j + TOPK_BLOCK > j1)
+				end = j1;
 			else
 			{
 				end = j + TOPK_BLOCK;
@@ -273,20 +263,20 @@ topk_select_f32_small(const float *x, int64_t n, int64_t k, bool largest, topk_e
 			}
 		}
 		else
-			end = k;
+			end = j + (k - *cnt) < j1 ? j + (k - *cnt) : j1;
 		for (; j < end; j++)
 		{
 			uint64_t	key = topk_key_f32(x[j]) ^ flip;
 			int64_t		pos;
 
-			if (cnt == k)
+			if (*cnt == k)
 			{
 				if (key >= win[k - 1].key)
 					continue;
 				pos = k - 1;
 			}
 			else
-				pos = cnt++;
+				pos = (*cnt)++;
 			while (pos > 0 && win[pos - 1].key > key)
 			{
 				win[pos] = win[pos - 1];
@@ -299,14 +289,14 @@ topk_select_f32_small(const float *x, int64_t n, int64_t k, bool largest, topk_e
 }
 
 static void
-topk_select(ox_dtype dt, const char *base, int64_t stride, int64_t n, int64_t k,
-			uint64_t flip, topk_ent *win)
+topk_select(ox_dtype dt, const char *base, int64_t stride, int64_t j0, int64_t j1, int64_t k,
+			uint64_t flip, topk_ent *win, int64_t *cnt)
 {
 	switch (dt)
 	{
 		case OX_FLOAT:
 			if (k <= TOPK_SMALL_K && stride == (int64_t) sizeof(float))
-				topk_select_f32_small((const float *) base, n, k, flip != 0, win);
+				topk_select_f32_small((const float *) base, j0, j1, k, flip != 0, win, cnt);
 			else
 				TOPK_SELECT(float, topk_key_f32);
 			break;
@@ -347,6 +337,40 @@ topk_select(ox_dtype dt, const char *base, int64_t stride, int64_t n, int64_t k,
 		default:
 			break;				/* topk_keyed() keeps other types away */
 	}
+}
+
+/*
+ * One keyed slice into win[0..k), sorted, polling between pieces: the scan
+ * and the final heap sort (k > TOPK_SMALL_K: the worst goes to the end)
+ * each cost about log k per element.  false when the run was canceled.
+ */
+static bool
+topk_slice(ox_kernel_ctx *ctx, ox_dtype dt, const char *base, int64_t stride, int64_t n,
+		   int64_t k, uint64_t flip, topk_ent *win)
+{
+	int64_t		cnt = 0;
+
+	for (int64_t j = 0; j < n; j += OX_POLL_WORK)
+	{
+		int64_t		end = n - j < OX_POLL_WORK ? n : j + OX_POLL_WORK;
+
+		topk_select(dt, base, stride, j, end, k, flip, win, &cnt);
+		if (ox_kernel_poll(ctx, end - j))
+			return false;
+	}
+	if (k <= TOPK_SMALL_K)
+		return true;
+	for (int64_t m = k - 1; m > 0; m--)
+	{
+		topk_ent	t = win[0];
+
+		win[0] = win[m];
+		win[m] = t;
+		topk_sift_down(win, m, 0);
+		if ((m & (OX_POLL_WORK - 1)) == 0 && ox_kernel_poll(ctx, OX_POLL_WORK))
+			return false;
+	}
+	return true;
 }
 
 typedef struct topk_arg
@@ -447,7 +471,11 @@ oxt_topk_run(ox_kernel_ctx *ctx)
 
 			if (keyed)
 			{
-				topk_select(x->dtype, base, stride, n, k, largest ? UINT64_MAX : 0, win);
+				if (!topk_slice(ctx, x->dtype, base, stride, n, k, largest ? UINT64_MAX : 0, win))
+				{
+					rc = ctx->st->code;
+					break;
+				}
 				for (int64_t j = 0; j < k; j++)
 				{
 					memcpy(vdst + (size_t) (j * inner) * es, base + win[j].idx * stride, es);
@@ -471,8 +499,8 @@ oxt_topk_run(ox_kernel_ctx *ctx)
 					idst[j * inner] = order[j];
 				}
 			}
-			/* a slice costs about n (log n for the sort) element steps */
-			if (ox_kernel_poll(ctx, n))
+			/* the merge sort costs about n log n element steps (keyed slices poll inside) */
+			if (!keyed && ox_kernel_poll(ctx, n))
 			{
 				rc = ctx->st->code;
 				break;
