@@ -70,12 +70,14 @@ concat_range(void *arg, int64_t begin, int64_t end)
 		for (int i = 0; i < job->n; i++)
 		{
 			size_t		bytes = (size_t) job->block[i] * job->es;
-			const char *s = (const char *) job->in[i]->data + (size_t) o * bytes;
+			const char *s;
 
+			/* an empty input may have no data pointer to offset */
+			if (bytes == 0)
+				continue;
+			s = (const char *) job->in[i]->data + (size_t) o * bytes;
 			switch (bytes)
 			{
-				case 0:
-					break;
 				case 1:
 					CONCAT_COLUMN(1);
 					break;
