@@ -229,6 +229,7 @@ def main():
     ap.add_argument("--json", default=os.path.join(HERE, "results", "zoo.json"))
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
+    ort.set_default_logger_severity(3)     # not its shape warnings about skl2onnx's label outputs
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     rows, notes = [], []
     for name, (desc, build) in sklearn_models().items():

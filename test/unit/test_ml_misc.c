@@ -127,6 +127,27 @@ test_linear_blocked(void)
 				kt_expect_f32(1, 2, DIMS(rows, k), want, 1e-5);
 			kt_end();
 
+			if (k > 1)
+			{
+				/* LOGISTIC, applied to all rows at once after the labels */
+				float		wl[21 * 6];
+
+				for (int i = 0; i < rows * k; i++)
+					wl[i] = (float) (1.0 / (1.0 + exp(-(double) want[i])));
+				kt_begin("LinearClassifier", ML, 1);
+				kt_attr_floats("coefficients", k * cols, coef);
+				kt_attr_floats("intercepts", k, icpt);
+				kt_attr_ints("classlabels_ints", k, labels);
+				kt_attr_string("post_transform", "LOGISTIC");
+				kt_input_f32(2, DIMS(rows, cols), x);
+				RUN(2);
+				snprintf(label, sizeof(label), "LinearClassifier LOGISTIC %d outputs, %d rows", k, rows);
+				kt.label = label;
+				kt_expect_i64(0, 1, DIMS(rows), want_label);
+				kt_expect_f32(1, 2, DIMS(rows, k), wl, 1e-5);
+				kt_end();
+			}
+
 			kt_begin("LinearRegressor", ML, 1);
 			kt_attr_floats("coefficients", k * cols, coef);
 			kt_attr_floats("intercepts", k, icpt);
