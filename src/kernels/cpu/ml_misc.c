@@ -59,7 +59,7 @@ features_float(ox_kernel_ctx *ctx, const float **out, float **conv, int64_t *row
  */
 /* rows whose sums advance together, and the most outputs summed that way (see linear_scores) */
 #define LINEAR_ROWS 8
-#define LINEAR_SMALL_K 4
+#define LINEAR_SMALL_K 2
 
 static ox_code
 linear_scores(ox_kernel_ctx *ctx, const float *x, int64_t rows, int64_t cols, const float *coef,
@@ -79,9 +79,10 @@ linear_scores(ox_kernel_ctx *ctx, const float *x, int64_t rows, int64_t cols, co
 	if (k_count <= LINEAR_SMALL_K)
 	{
 		/*
-		 * A few rows of coefficients (binary logistic regression exports
-		 * two): the SGEMM would pad them to a full tile of 16 or more
-		 * (measured 19 us against 15 for a plain loop, 1000 x 30 x 1).  A
+		 * One or two rows of coefficients (binary logistic regression
+		 * exports two): the SGEMM would pad them to a full tile of 16 or
+		 * more (measured 19 us against 15 for a plain loop, 1000 x 30 x 1;
+		 * from three rows on the SGEMM wins: 19 us against 23).  A
 		 * row's sum is a chain of dependent adds, so eight rows advance
 		 * together: their chains overlap, and each row still sums its
 		 * features in order, as the plain loop does.  Binary logistic
