@@ -1036,6 +1036,10 @@ def write_markdown(res, path, svg_name):
     L.append("")
     L.append("See bench/README.md for the options. Raw numbers: bench/results/latest.json.")
     L.append("")
+    L.append("Models beyond this list (scikit-learn estimators and pipelines, LightGBM, XGBoost, small "
+             "PyTorch sequence, convolution and transformer models): [performance_zoo.md](performance_zoo.md), "
+             "`make bench-zoo`.")
+    L.append("")
     inq = os.path.join(HERE, "results", "inquery.md")
     L.append("## In SQL")
     L.append("")
