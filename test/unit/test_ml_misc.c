@@ -57,6 +57,63 @@ expect_strings(int i, int n, const char **want)
 /* ---------------- linear models ---------------- */
 
 /*
+ * A row scores the same bits alone as in a batch (automatic batching
+ * promises results identical to the row-wise plan): 21 rows at once, then
+ * each alone, for 1 to 6 coefficient rows, compared exactly.
+ */
+static void
+test_linear_batch_invariant(void)
+{
+	uint32_t	seed = 4242;
+	float		coef[6 * 30],
+				icpt[6],
+				x[21 * 30],
+				batch[21 * 6];
+
+	for (int i = 0; i < 6 * 30; i++)
+		coef[i] = (float) ((seed = seed * 1103515245u + 12345u) >> 9) / (1 << 20) - 4.0f;
+	for (int i = 0; i < 21 * 30; i++)
+		x[i] = (float) ((seed = seed * 1103515245u + 12345u) >> 9) / (1 << 21) - 2.0f;
+	for (int i = 0; i < 6; i++)
+		icpt[i] = 0.3f * (float) i;
+	for (int k = 1; k <= 6; k++)
+	{
+		int			bad = 0;
+
+		for (int one = -1; one < 21; one++)
+		{
+			int			rows = one < 0 ? 21 : 1;
+
+			kt_begin("LinearRegressor", ML, 1);
+			kt_attr_floats("coefficients", k * 30, coef);
+			kt_attr_floats("intercepts", k, icpt);
+			kt_attr_int("targets", k);
+			kt_input_f32(2, DIMS(rows, 30), one < 0 ? x : x + one * 30);
+			RUN(1);
+			kt.label = "LinearRegressor: a row alone and in a batch";
+			kt_expect_ok();
+			if (kt.rc == OX_OK)
+			{
+				const float *y = kt_output(0)->data;
+
+				if (one < 0)
+					memcpy(batch, y, sizeof(float) * 21 * k);
+				else if (memcmp(y, batch + one * k, sizeof(float) * k) != 0)
+					bad++;
+			}
+			kt_end();
+		}
+		if (bad)
+		{
+			printf("FAIL LinearRegressor with %d targets: %d rows differ alone and in a batch\n", k, bad);
+			kt.failed++;
+		}
+		else
+			kt.passed++;
+	}
+}
+
+/*
  * Scores of many rows against a plain double reference: the blocked paths
  * (eight rows at a time for up to four outputs, the SGEMM above that) and
  * their tails; labels by the largest raw score.
@@ -1108,6 +1165,7 @@ main(void)
 {
 	test_linear();
 	test_linear_blocked();
+	test_linear_batch_invariant();
 	test_svm();
 	test_svm_blocked();
 	test_transforms();

@@ -83,18 +83,34 @@ ACT_FLOAT(softplus, softplus_f(x), softplus_d(x))
  * families (the gates of rnn.c: libm's expf and tanhf per gate value were
  * two thirds of an LSTM's run), vectorized like the ops themselves.
  */
-OX_SIMD_CLONES void
-ox_sigmoid_inplace_f32(float *x, int64_t n)
+OX_SIMD_CLONES static void
+act_sigmoid_inplace_f32(float *x, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)
 		x[i] = ox_fast_sigmoidf(x[i]);
 }
 
-OX_SIMD_CLONES void
-ox_tanh_inplace_f32(float *x, int64_t n)
+OX_SIMD_CLONES static void
+act_tanh_inplace_f32(float *x, int64_t n)
 {
 	for (int64_t i = 0; i < n; i++)
 		x[i] = ox_fast_tanhf(x[i]);
+}
+
+/*
+ * The exported names are plain functions: clang 14 (the fuzz and sanitizer
+ * builds) emits no symbol under a target_clones function's own name
+ */
+void
+ox_sigmoid_inplace_f32(float *x, int64_t n)
+{
+	act_sigmoid_inplace_f32(x, n);
+}
+
+void
+ox_tanh_inplace_f32(float *x, int64_t n)
+{
+	act_tanh_inplace_f32(x, n);
 }
 ACT_FLOAT(softsign, x / (1.0f + fabsf(x)), x / (1.0 + fabs(x)))
 ACT_FLOAT(thresholded, x > p->alpha ? x : 0.0f, x > p->alpha ? x : 0.0)

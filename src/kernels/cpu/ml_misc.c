@@ -11,7 +11,6 @@
  */
 #include "kernels/cpu/fused_act.h"
 #include "kernels/cpu/ml.h"
-#include "kernels/cpu/sgemm.h"
 
 /*
  * The input features as a float matrix: the input itself when it is float
@@ -50,79 +49,55 @@ features_float(ox_kernel_ctx *ctx, const float **out, float **conv, int64_t *row
 }
 
 /*
- * scores[r][k] = sum_f x[r][f] * coef[k][f] + intercept[k]: one SGEMM with
- * the coefficient rows as a transposed B and the intercepts as its bias.
- * Its micro-kernels sum along the features in order with FMAs, as
- * onnxruntime's SGEMM does: a reordered sum (e.g. the GEMV path's split
- * dot products, over three times faster for one coefficient row) moves
- * near-zero outputs of large coefficients by more than 1e-4 from ORT's.
+ * scores[r][k] = sum_f x[r][f] * coef[k][f] + intercept[k], each row's sum
+ * over its features in order, so a row scores the same bits alone or in a
+ * batch of any size: automatic batching promises results identical to the
+ * row-wise plan (test/t/001_concurrent_replace.pl compares them exactly).
+ * The SGEMM does not keep that promise: it takes a matrix-vector path with
+ * split dot products for one or two rows and register tiles above.
+ *
+ * A row's sum is a chain of dependent adds, so LINEAR_ROWS rows advance
+ * together and their chains overlap (the SGEMM would also pad one or two
+ * outputs to a tile of 16).  Batch 1000 x 30 features: binary logistic
+ * regression (two outputs) 36 us a run to 13 before its post transform,
+ * one output 15 to 8, three outputs 40 to 23.
  */
-/* rows whose sums advance together, and the most outputs summed that way (see linear_scores) */
 #define LINEAR_ROWS 8
-#define LINEAR_SMALL_K 2
 
 static ox_code
-linear_scores(ox_kernel_ctx *ctx, const float *x, int64_t rows, int64_t cols, const float *coef,
-			  const float *icpt, int64_t n_icpt, int64_t k_count, float *scores)
+linear_scores(const float *x, int64_t rows, int64_t cols, const float *coef, const float *icpt,
+			  int64_t n_icpt, int64_t k_count, float *scores)
 {
-	ox_sgemm_epilogue epi;
+	int64_t		r = 0;
 
-	if (rows == 0)
-		return OX_OK;
-	if (cols == 0)
+	for (; r + LINEAR_ROWS <= rows; r += LINEAR_ROWS)
 	{
-		for (int64_t r = 0; r < rows; r++)
-			for (int64_t k = 0; k < k_count; k++)
-				scores[r * k_count + k] = n_icpt ? icpt[k] : 0.0f;
-		return OX_OK;
+		const float *xr = x + r * cols;
+
+		for (int64_t k = 0; k < k_count; k++)
+		{
+			const float *ck = coef + k * cols;
+			float		acc[LINEAR_ROWS] = {0};
+
+			for (int64_t f = 0; f < cols; f++)
+				for (int j = 0; j < LINEAR_ROWS; j++)
+					acc[j] += xr[j * cols + f] * ck[f];
+			for (int j = 0; j < LINEAR_ROWS; j++)
+				scores[(r + j) * k_count + k] = acc[j] + (n_icpt ? icpt[k] : 0.0f);
+		}
 	}
-	if (k_count <= LINEAR_SMALL_K)
-	{
-		/*
-		 * One or two rows of coefficients (binary logistic regression
-		 * exports two): the SGEMM would pad them to a full tile of 16 or
-		 * more (measured 19 us against 15 for a plain loop, 1000 x 30 x 1;
-		 * from three rows on the SGEMM wins: 19 us against 23).  A
-		 * row's sum is a chain of dependent adds, so eight rows advance
-		 * together: their chains overlap, and each row still sums its
-		 * features in order, as the plain loop does.  Binary logistic
-		 * regression at batch 1000: 36 us a run to 13; one output 15 to 8.
-		 */
-		int64_t		r = 0;
-
-		for (; r + LINEAR_ROWS <= rows; r += LINEAR_ROWS)
+	for (; r < rows; r++)
+		for (int64_t k = 0; k < k_count; k++)
 		{
 			const float *xr = x + r * cols;
+			const float *ck = coef + k * cols;
+			float		acc = 0;
 
-			for (int64_t k = 0; k < k_count; k++)
-			{
-				const float *ck = coef + k * cols;
-				float		acc[LINEAR_ROWS] = {0};
-
-				for (int64_t f = 0; f < cols; f++)
-					for (int j = 0; j < LINEAR_ROWS; j++)
-						acc[j] += xr[j * cols + f] * ck[f];
-				for (int j = 0; j < LINEAR_ROWS; j++)
-					scores[(r + j) * k_count + k] = acc[j] + (n_icpt ? icpt[k] : 0.0f);
-			}
+			for (int64_t f = 0; f < cols; f++)
+				acc += xr[f] * ck[f];
+			scores[r * k_count + k] = acc + (n_icpt ? icpt[k] : 0.0f);
 		}
-		for (; r < rows; r++)
-			for (int64_t k = 0; k < k_count; k++)
-			{
-				const float *xr = x + r * cols;
-				const float *ck = coef + k * cols;
-				float		acc = 0;
-
-				for (int64_t f = 0; f < cols; f++)
-					acc += xr[f] * ck[f];
-				scores[r * k_count + k] = acc + (n_icpt ? icpt[k] : 0.0f);
-			}
-		return OX_OK;
-	}
-	memset(&epi, 0, sizeof(epi));
-	epi.bias = n_icpt ? icpt : NULL;
-	return ox_sgemm_ex(ctx, false, true, rows, k_count, cols, 1.0f, x, cols, coef, cols, 0.0f, scores,
-					   k_count, &epi);
+	return OX_OK;
 }
 
 /* ---------------- LinearClassifier ---------------- */
@@ -171,7 +146,7 @@ linear_classifier_run(ox_kernel_ctx *ctx)
 		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not allocate scores", op);
 		goto done;
 	}
-	if ((rc = linear_scores(ctx, x, rows, cols, coef, icpt, n_icpt, k_count, scores)) != OX_OK)
+	if ((rc = linear_scores(x, rows, cols, coef, icpt, n_icpt, k_count, scores)) != OX_OK)
 		goto done;
 	zdims[0] = rows;
 	zdims[1] = k_count == 1 ? 2 : k_count;
@@ -257,7 +232,7 @@ linear_regressor_run(ox_kernel_ctx *ctx)
 		free(conv);
 		return ctx->st->code;
 	}
-	rc = linear_scores(ctx, x, rows, cols, coef, icpt, n_icpt, targets, y->data);
+	rc = linear_scores(x, rows, cols, coef, icpt, n_icpt, targets, y->data);
 	free(conv);
 	if (rc != OX_OK)
 		return rc;

@@ -14,11 +14,14 @@
  * the scalar loop does, so all machines give bit-identical kernel values.
  *
  * This file includes elementwise.h first for ox_fast_expf; its pragma must
- * precede every function here.  FP contraction is turned off as well: the
- * AVX-512 clones could otherwise fuse multiply-adds and differ from the
- * portable path in the last bit.
+ * precede every function here.  FP contraction is turned off as well, for
+ * GCC and clang (the sanitizer builds): the AVX-512 and AVX2 paths could
+ * otherwise fuse multiply-adds and differ from the portable path in the
+ * last bit.
  */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#elif defined(__GNUC__)
 #pragma GCC optimize("fp-contract=off")
 #endif
 #include "kernels/cpu/elementwise.h"
