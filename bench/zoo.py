@@ -201,6 +201,9 @@ WHY_SLOWER = (
     "step) takes a fifth of the run. The 2-layer TransformerEncoder at batch 64 (PyTorch 1.13's export: "
     "attention through Transpose, Slice and batched MatMul rather than the fused pattern the BERT-shaped "
     "encoder of performance.md uses) spends its time in MatMul at about 105 GFLOP/s and in Transpose copies. "
+    "LinearSVC (three outputs) sums each row's features in order, eight rows at a time, so that a row "
+    "scores the same bits alone and in a batch (what automatic batching promises); a GEMM would be faster "
+    "at batch 1000 but takes other summation orders for one or two rows. "
     "A row near 1.0 moves by a few percent between runs on this shared machine.")
 
 
