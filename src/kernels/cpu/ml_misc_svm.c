@@ -237,36 +237,32 @@ svm_linear(const float *a, const float *b, int64_t n, float c)
 }
 
 /*
- * Kernel values of rows x[0..rows) (rows <= ML_SVM_ROWS) against every
- * support vector: kern[r][v], via the double sums in dsum[r].
+ * Kernel values of the rows [n0, n0 + rows) of xf (rows <= ML_SVM_ROWS)
+ * against every support vector: row r's in kbuf + r * vp, through the
+ * double sums in dbuf (the same layout).
  */
 static void
-svm_kernel_rows(const ml_svm *s, const float *const *x, int rows, double *const *dsum, float *const *kern)
+svm_kernel_rows(const ml_svm *s, const float *xf, int64_t cols, int64_t n0, int rows, double *dbuf,
+				float *kbuf)
 {
-	ml_svm_sums(&s->lanes, s->kernel == SVM_RBF, x, rows, dsum);
-	for (int r = 0; r < rows; r++)
-	{
-		if (s->kernel == SVM_RBF)
-			ml_svm_rbf_exp(dsum[r], s->vector_count, s->gamma, kern[r]);
-		else
-			for (int64_t v = 0; v < s->vector_count; v++)
-				kern[r][v] = svm_finish(s, dsum[r][v]);
-	}
-}
+	const float *x[ML_SVM_ROWS] = {0};
+	double	   *dsum[ML_SVM_ROWS] = {0};
 
-/*
- * Row pointers of the block of rows [n0, n0 + rows) and of its scratch
- * rows, which are vp apart.
- */
-static void
-svm_block_pointers(const ml_svm *s, const float *xf, int64_t cols, int64_t n0, int rows, double *dbuf,
-				   float *kbuf, const float **x, double **dsum, float **kern)
-{
 	for (int r = 0; r < rows; r++)
 	{
 		x[r] = xf + (n0 + r) * cols;
 		dsum[r] = dbuf + r * s->lanes.vp;
-		kern[r] = kbuf + r * s->lanes.vp;
+	}
+	ml_svm_sums(&s->lanes, s->kernel == SVM_RBF, x, rows, dsum);
+	for (int r = 0; r < rows; r++)
+	{
+		float	   *kern = kbuf + r * s->lanes.vp;
+
+		if (s->kernel == SVM_RBF)
+			ml_svm_rbf_exp(dsum[r], s->vector_count, s->gamma, kern);
+		else
+			for (int64_t v = 0; v < s->vector_count; v++)
+				kern[v] = svm_finish(s, dsum[r][v]);
 	}
 }
 
@@ -411,15 +407,9 @@ ml_svm_classifier_run(ox_kernel_ctx *ctx)
 	for (int64_t n0 = 0; n0 < rows && rc == OX_OK; n0 += ML_SVM_ROWS)
 	{
 		int			nb = rows - n0 < ML_SVM_ROWS ? (int) (rows - n0) : ML_SVM_ROWS;
-		const float *xb[ML_SVM_ROWS];
-		double	   *db[ML_SVM_ROWS];
-		float	   *kb[ML_SVM_ROWS];
 
 		if (s->svc)
-		{
-			svm_block_pointers(s, xf, cols, n0, nb, dbuf, kbuf, xb, db, kb);
-			svm_kernel_rows(s, xb, nb, db, kb);
-		}
+			svm_kernel_rows(s, xf, cols, n0, nb, dbuf, kbuf);
 		for (int64_t n = n0; n < n0 + nb && rc == OX_OK; n++)
 		{
 			const float *xr = xf + n * cols;
@@ -438,7 +428,7 @@ ml_svm_classifier_run(ox_kernel_ctx *ctx)
 			}
 			else
 			{
-				const float *kern = kb[n - n0];
+				const float *kern = kbuf + (n - n0) * s->lanes.vp;
 				int64_t		idx = 0;
 
 				memset(votes, 0, sizeof(int64_t) * (size_t) k);
@@ -607,21 +597,15 @@ ml_svm_regressor_run(ox_kernel_ctx *ctx)
 	for (int64_t n0 = 0; n0 < rows; n0 += ML_SVM_ROWS)
 	{
 		int			nb = rows - n0 < ML_SVM_ROWS ? (int) (rows - n0) : ML_SVM_ROWS;
-		const float *xb[ML_SVM_ROWS];
-		double	   *db[ML_SVM_ROWS];
-		float	   *kb[ML_SVM_ROWS];
 
 		if (s->svc)
-		{
-			svm_block_pointers(s, xf, cols, n0, nb, dbuf, kbuf, xb, db, kb);
-			svm_kernel_rows(s, xb, nb, db, kb);
-		}
+			svm_kernel_rows(s, xf, cols, n0, nb, dbuf, kbuf);
 		for (int64_t n = n0; n < n0 + nb; n++)
 		{
 			float		sum;
 
 			if (s->svc)
-				sum = (float) (ml_svm_dot(s->coef, kb[n - n0], s->vector_count) + s->rho[0]);
+				sum = (float) (ml_svm_dot(s->coef, kbuf + (n - n0) * s->lanes.vp, s->vector_count) + s->rho[0]);
 			else
 				sum = svm_linear(xf + n * cols, s->coef, cols, s->rho[0]);
 			/* onnxruntime ignores post_transform here; so do we */
