@@ -97,6 +97,12 @@ struct ox_kernel_ctx
 	size_t		run_memory_limit;
 	/* workspace the running kernel has reserved (ox_workspace_reserve) */
 	size_t		ws_bytes;
+	/*
+	 * Bit i set: the executor releases input i right after this node and
+	 * nothing else reads it, so its buffer may become an output's
+	 * (ox_take_input_buffer) instead of being copied.
+	 */
+	uint64_t	movable;
 };
 
 /* input i as a tensor, or NULL when omitted (or not a tensor) */
@@ -130,6 +136,15 @@ ox_has_output(const ox_kernel_ctx *ctx, int i)
  */
 ox_tensor  *ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank,
 						  const int64_t *dims);
+/*
+ * Make output o a tensor of the given shape over input i's buffer, when
+ * ctx->movable allows it and input i owns a buffer of the same number of
+ * bytes: the kernels that only reinterpret a shape (Reshape, Squeeze,
+ * Identity...) then copy nothing.  Input i gets output o's previous buffer,
+ * which the executor pools when it releases the input after the node.
+ * Returns false, changing nothing, when the buffer cannot be taken.
+ */
+bool		ox_take_input_buffer(ox_kernel_ctx *ctx, int i, int o, int rank, const int64_t *dims);
 /* output i as a raw value to fill (sequences, maps, optionals) */
 ox_value   *ox_out_value(ox_kernel_ctx *ctx, int i);
 /*

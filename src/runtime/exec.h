@@ -64,6 +64,12 @@ struct ox_plan
 	void	  **states;
 	int		   *rel_start;		/* CSR: values released after node k */
 	int		   *rel_ids;
+	/*
+	 * Per node: bit i set = input i is a node-produced value whose last
+	 * use is this node and that the node reads once, so a kernel that
+	 * would copy it unchanged may take its buffer (ox_kernel_ctx.movable).
+	 */
+	uint64_t   *movable;
 	int		   *outer_parent;	/* per g->outer[i]: value id in the parent graph */
 	ox_env		env;
 	bool		running;		/* guards against re-entrance */

@@ -139,6 +139,35 @@ release_packed_inputs(ox_plan *p, const ox_graph *g, int k, uint64_t releasable,
 	}
 }
 
+/*
+ * The inputs of node k whose buffers the node may take (ox_plan.movable): a
+ * value some node produced (not a constant, a feed or an outer-scope view),
+ * not a graph output, last used by k, and read by k through that input
+ * alone (not twice, not from a subgraph).  Whether the buffer is the
+ * value's own is checked at run time (ox_tensor.owns).
+ */
+static uint64_t
+movable_inputs(const ox_graph *g, int k, const int *last_use)
+{
+	const ox_node *node = &g->nodes[k];
+	uint64_t	mask = 0;
+
+	for (int i = 0; i < node->n_inputs && i < 64; i++)
+	{
+		int			v = node->inputs[i];
+		bool		once = true;
+
+		if (v < 0 || g->values[v].producer < 0 || g->values[v].is_output || last_use[v] != k)
+			continue;
+		for (int j = 0; j < node->n_inputs + node->n_implicit && once; j++)
+			if (j != i && (j < node->n_inputs ? node->inputs[j] : node->implicit_inputs[j - node->n_inputs]) == v)
+				once = false;
+		if (once)
+			mask |= (uint64_t) 1 << i;
+	}
+	return mask;
+}
+
 ox_code
 ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 {
@@ -154,13 +183,14 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	p->states = calloc(n + 1, sizeof(void *));
 	p->rel_start = calloc(n + 2, sizeof(int));
 	p->rel_ids = calloc(g->n_values + 1, sizeof(int));
+	p->movable = calloc(n + 1, sizeof(uint64_t));
 	p->outer_parent = calloc(g->n_outer + 1, sizeof(int));
 	p->env.vals = calloc(g->n_values + 1, sizeof(ox_value));
 	p->env.borrowed = calloc(g->n_values + 1, sizeof(bool));
 	p->env.in_ptrs = calloc(n + 1, sizeof(ox_value **));
 	p->env.out_ptrs = calloc(n + 1, sizeof(ox_value **));
 	last_use = malloc(sizeof(int) * (g->n_values + 1));
-	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->outer_parent ||
+	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->movable || !p->outer_parent ||
 		!p->env.vals || !p->env.borrowed || !p->env.in_ptrs || !p->env.out_ptrs || !last_use)
 		goto oom;
 
@@ -296,6 +326,8 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 				p->rel_ids[p->rel_start[last_use[v]] + fill[last_use[v]]++] = v;
 		free(fill);
 	}
+	for (int k = 0; k < n; k++)
+		p->movable[k] = movable_inputs(g, k, last_use);
 	free(last_use);
 	free(release);
 	(void) s;
@@ -341,6 +373,7 @@ ox_plan_free(ox_plan *p)
 	free(p->states);
 	free(p->rel_start);
 	free(p->rel_ids);
+	free(p->movable);
 	free(p->outer_parent);
 	memset(p, 0, sizeof(*p));
 }
@@ -477,6 +510,8 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 		ctx.n_out = node->n_outputs;
 		ctx.state = p->states[k];
 		ctx.ws_bytes = 0;
+		/* a targeted run keeps some values past their last use: take none */
+		ctx.movable = keep ? 0 : p->movable[k];
 		{
 			ox_kernel_ctx *outer = ox_kernel_current();
 

@@ -6,6 +6,7 @@
 #include "kernels/kernel.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 ox_tensor *
 ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *dims)
@@ -61,6 +62,44 @@ ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *d
 		}
 	}
 	return &v->tensor;
+}
+
+bool
+ox_take_input_buffer(ox_kernel_ctx *ctx, int i, int o, int rank, const int64_t *dims)
+{
+	ox_tensor  *x,
+			   *y;
+	void	   *data;
+	size_t		cap;
+	bool		owns;
+
+	if (i < 0 || i >= ctx->n_in || i >= 64 || !(ctx->movable & ((uint64_t) 1 << i)) ||
+		o < 0 || o >= ctx->n_out || !ctx->out[o] || !ctx->in[i] ||
+		ctx->in[i]->kind != OX_VALUE_TENSOR || ctx->out[o]->kind != OX_VALUE_TENSOR ||
+		rank < 0 || rank > OX_MAX_RANK)
+		return false;
+	x = &ctx->in[i]->tensor;
+	y = &ctx->out[o]->tensor;
+	/* a view of a constant, a feed or an outer value owns nothing to give */
+	if (!x->owns || !x->data || x->dtype == OX_STRING || x->released ||
+		ox_shape_numel(rank, dims) != ox_tensor_numel(x))
+		return false;
+	data = y->data;
+	cap = y->capacity;
+	owns = y->owns;
+	y->data = x->data;
+	y->capacity = x->capacity;
+	y->owns = true;
+	y->dtype = x->dtype;
+	y->rank = rank;
+	if (rank > 0)
+		memcpy(y->dims, dims, sizeof(int64_t) * (size_t) rank);
+	x->data = data;
+	x->capacity = cap;
+	x->owns = owns;
+	/* one kernel may not take the same buffer twice */
+	ctx->movable &= ~((uint64_t) 1 << i);
+	return true;
 }
 
 ox_code

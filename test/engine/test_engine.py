@@ -363,3 +363,34 @@ def test_fused_activations_propagate_nan():
     for level in (0, 3):
         got = Session(model, opt_level=level).run({"x": x})[0]
         np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+
+
+def test_shape_ops_take_released_buffers():
+    """Reshape, Squeeze, Unsqueeze, Flatten and Identity take the buffer of an input they are the
+    last to read instead of copying it: the results stay right when the producer writes a fresh
+    buffer every run, when the same value is also read later (copied then), and across shapes."""
+    nodes = [helper.make_node("Relu", ["x"], ["a"]),
+             helper.make_node("Reshape", ["a", "shape"], ["b"]),        # a's last use: taken
+             helper.make_node("Unsqueeze", ["b", "ax0"], ["c"]),
+             helper.make_node("Squeeze", ["c", "ax0"], ["d"]),
+             helper.make_node("Identity", ["d"], ["e"]),
+             helper.make_node("Sigmoid", ["x"], ["s"]),
+             helper.make_node("Flatten", ["s"], ["f"], axis=1),          # s is read again below
+             helper.make_node("Neg", ["s"], ["g"]),
+             helper.make_node("Mul", ["e", "e"], ["y"])]
+    shape = numpy_helper.from_array(np.array([-1, 6], np.int64), "shape")
+    ax0 = numpy_helper.from_array(np.array([0], np.int64), "ax0")
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "f", "g")]
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 2])], outs,
+                       [shape, ax0])
+    rng = np.random.default_rng(11)
+    for level in (0, 3):
+        sess = Session(model, opt_level=level)
+        for n in (4, 4, 7, 1, 7):
+            x = rng.standard_normal((n, 3, 2)).astype(np.float32)
+            y, f, g = sess.run({"x": x})
+            want = np.maximum(x, 0).reshape(-1, 6)
+            np.testing.assert_array_equal(y, want * want)
+            s = 1 / (1 + np.exp(-x))
+            np.testing.assert_allclose(f, s.reshape(n, 6), rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(g, -s, rtol=1e-6, atol=1e-7)

@@ -45,6 +45,7 @@ static struct
 	bool		case_failed;
 	int			in_ids[KT_MAX_IO];
 	int			out_ids[KT_MAX_IO];
+	uint64_t	movable;		/* ox_kernel_ctx.movable for the next run */
 }			kt;
 
 static inline void
@@ -64,6 +65,7 @@ kt_begin(const char *op, const char *domain, int opset)
 	kt.n_attrs = 0;
 	kt.n_inputs = 0;
 	kt.n_outputs = 0;
+	kt.movable = 0;
 	kt.label = op;
 	kt.case_failed = false;
 	memset(kt.attrs, 0, sizeof(kt.attrs));
@@ -276,6 +278,7 @@ kt_run(const ox_kernel_def *table, int count, int n_outputs)
 	ctx.state = pc.state;
 	ctx.st = &kt.st;
 	ctx.nthreads = 1;
+	ctx.movable = kt.movable;
 	kt.rc = k->run(&ctx);
 	if (k->free_state && pc.state)
 		k->free_state(pc.state);

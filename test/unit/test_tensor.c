@@ -1193,10 +1193,89 @@ concat_ops(void)
 	}
 }
 
+/*
+ * The shape-only kernels take the buffer of an input the executor releases
+ * after them (ctx->movable) instead of copying it, and copy otherwise: a
+ * movable input that does not own its buffer (a constant's or a feed's
+ * view) or a string tensor is still copied.
+ */
+static void
+check_take(const char *op, int opset, bool movable, bool owned, bool strings)
+{
+	float		x24[24];
+	const char *s6[6] = {"a", "bb", "", "ccc", "d", "ee"};
+	void	   *before;
+	const ox_tensor *y;
+	bool		taken;
+	char		label[96];
+
+	for (int i = 0; i < 24; i++)
+		x24[i] = (float) i * 0.5f;
+	snprintf(label, sizeof(label), "%s take (movable %d, owned %d, strings %d)", op, movable, owned, strings);
+	kt_begin(op, "", opset);
+	kt.label = label;
+	if (strings)
+		kt_input_strings(2, D(2, 3), s6);
+	else
+		kt_input_f32(3, D(2, 3, 4), x24);
+	if (strcmp(op, "Reshape") == 0)
+		kt_input_i64(1, D(2), strings ? I64(3, 2) : I64(6, -1));
+	else if (strcmp(op, "Unsqueeze") == 0)
+		kt_input_i64(1, D(1), I64(0));
+	if (strcmp(op, "Flatten") == 0)
+		kt_attr_int("axis", 2);
+	kt.inputs[0].tensor.owns = owned;	/* an unowned buffer: the test still frees it below */
+	before = kt.inputs[0].tensor.data;
+	kt.movable = movable ? 1 : 0;
+	kt_run(TENSOR, 1);
+	kt_expect_ok();
+	y = kt_output(0);
+	taken = y && y->data == before;
+	if (taken != (movable && owned && !strings))
+		kt_fail("%s: buffer taken %.0f, expected %.0f", op, taken, movable && owned && !strings);
+	if (y && !strings)
+	{
+		for (int i = 0; i < 24; i++)
+			if (((const float *) y->data)[i] != x24[i])
+			{
+				kt_fail("%s: element %.0f is %g", op, i, ((const float *) y->data)[i]);
+				break;
+			}
+	}
+	else if (y)
+		for (int i = 0; i < 6; i++)
+			if (strcmp(((const ox_string *) y->data)[i].data, s6[i]) != 0)
+				kt_fail("%s: string %.0f differs%.0f", op, i, 0);
+	/* what the input holds now is the output's previous (empty) buffer */
+	if (taken && (kt.inputs[0].tensor.data || kt.inputs[0].tensor.owns))
+		kt_fail("%s: the input still holds a buffer after it was taken%.0f%.0f", op, 0, 0);
+	if (!owned)
+	{
+		free(before);
+		kt.inputs[0].tensor.data = NULL;
+	}
+	kt_end();
+}
+
+static void
+take_ops(void)
+{
+	const char *ops[] = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity"};
+	const int	opsets[] = {14, 13, 13, 13, 16};
+
+	for (int o = 0; o < 5; o++)
+		for (int m = 0; m < 2; m++)
+			for (int w = 0; w < 2; w++)
+				check_take(ops[o], opsets[o], m, w, false);
+	check_take("Reshape", 14, true, true, true);
+	check_take("Identity", 16, true, true, true);
+}
+
 int
 main(void)
 {
 	shape_ops();
+	take_ops();
 	constant_ops();
 	movement_ops();
 	index_ops();

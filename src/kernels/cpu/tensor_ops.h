@@ -42,7 +42,12 @@ const ox_tensor *oxt_input(ox_kernel_ctx *ctx, int i, const char *what);
 ox_code		oxt_copy_elems(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int64_t n);
 ox_code		oxt_string_set(ox_kernel_ctx *ctx, ox_string *dst, const char *data, size_t len);
 
-/* copy the whole of src into a fresh output i with the given shape */
+/*
+ * Copy the whole of src into a fresh output i with the given shape; when
+ * src is an input the executor releases after this node, output i takes
+ * its buffer instead (ox_take_input_buffer).  Either way callers must not
+ * read src's data afterwards (its shape stays).
+ */
 ox_code		oxt_output_copy(ox_kernel_ctx *ctx, int i, const ox_tensor *src, int rank,
 							const int64_t *dims);
 
