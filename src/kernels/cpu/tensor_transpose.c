@@ -15,6 +15,10 @@
 
 #include <string.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 /* ---------------------------------------------------------------------
  * the strided-copy engine
  * --------------------------------------------------------------------- */
@@ -157,6 +161,84 @@ strided_rows(void *arg, int64_t begin, int64_t end)
 		} \
 	} while (0)
 
+#if defined(__x86_64__)
+/*
+ * 4-byte elements, AVX2: 8 x 8 blocks transposed in registers.  The
+ * scalar tile reads each source line (16 consecutive a) once per a, TILE
+ * times over a band; when the source stride is a multiple of 4 KiB (the
+ * keys of an attention head, [seq, heads, d] -> [heads, d, seq]) those
+ * lines share one L1 set and are evicted before their next use, and the
+ * copy ran at 2 GB/s.  Here each 8 x 8 block loads its eight source rows
+ * once and consumes them whole.
+ */
+__attribute__((target("avx2")))
+static void
+transpose_band_f32_avx2(float *d, const float *s, int64_t a0, int64_t a1, int64_t B, int64_t sb)
+{
+	int64_t		b0 = 0;
+
+	for (; b0 + 8 <= B; b0 += 8)
+	{
+		int64_t		a = a0;
+
+		for (; a + 8 <= a1; a += 8)
+		{
+			const float *src = s + a + b0 * sb;
+			__m256		r0 = _mm256_loadu_ps(src),
+						r1 = _mm256_loadu_ps(src + sb),
+						r2 = _mm256_loadu_ps(src + 2 * sb),
+						r3 = _mm256_loadu_ps(src + 3 * sb),
+						r4 = _mm256_loadu_ps(src + 4 * sb),
+						r5 = _mm256_loadu_ps(src + 5 * sb),
+						r6 = _mm256_loadu_ps(src + 6 * sb),
+						r7 = _mm256_loadu_ps(src + 7 * sb);
+			__m256		t0 = _mm256_unpacklo_ps(r0, r1),
+						t1 = _mm256_unpackhi_ps(r0, r1),
+						t2 = _mm256_unpacklo_ps(r2, r3),
+						t3 = _mm256_unpackhi_ps(r2, r3),
+						t4 = _mm256_unpacklo_ps(r4, r5),
+						t5 = _mm256_unpackhi_ps(r4, r5),
+						t6 = _mm256_unpacklo_ps(r6, r7),
+						t7 = _mm256_unpackhi_ps(r6, r7);
+			__m256		u0 = _mm256_shuffle_ps(t0, t2, 0x44),
+						u1 = _mm256_shuffle_ps(t0, t2, 0xEE),
+						u2 = _mm256_shuffle_ps(t1, t3, 0x44),
+						u3 = _mm256_shuffle_ps(t1, t3, 0xEE),
+						u4 = _mm256_shuffle_ps(t4, t6, 0x44),
+						u5 = _mm256_shuffle_ps(t4, t6, 0xEE),
+						u6 = _mm256_shuffle_ps(t5, t7, 0x44),
+						u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+			float	   *dst = d + a * B + b0;
+
+			_mm256_storeu_ps(dst, _mm256_permute2f128_ps(u0, u4, 0x20));
+			_mm256_storeu_ps(dst + B, _mm256_permute2f128_ps(u1, u5, 0x20));
+			_mm256_storeu_ps(dst + 2 * B, _mm256_permute2f128_ps(u2, u6, 0x20));
+			_mm256_storeu_ps(dst + 3 * B, _mm256_permute2f128_ps(u3, u7, 0x20));
+			_mm256_storeu_ps(dst + 4 * B, _mm256_permute2f128_ps(u0, u4, 0x31));
+			_mm256_storeu_ps(dst + 5 * B, _mm256_permute2f128_ps(u1, u5, 0x31));
+			_mm256_storeu_ps(dst + 6 * B, _mm256_permute2f128_ps(u2, u6, 0x31));
+			_mm256_storeu_ps(dst + 7 * B, _mm256_permute2f128_ps(u3, u7, 0x31));
+		}
+		for (; a < a1; a++)
+			for (int64_t b = b0; b < b0 + 8; b++)
+				d[a * B + b] = s[a + b * sb];
+	}
+	for (int64_t a = a0; a < a1; a++)
+		for (int64_t b = b0; b < B; b++)
+			d[a * B + b] = s[a + b * sb];
+}
+
+static bool
+transpose_has_avx2(void)
+{
+	static int	known = -1;
+
+	if (known < 0)
+		known = __builtin_cpu_supports("avx2") ? 1 : 0;
+	return known == 1;
+}
+#endif
+
 static void
 transpose_bands(void *arg, int64_t begin, int64_t end)
 {
@@ -183,6 +265,13 @@ transpose_bands(void *arg, int64_t begin, int64_t end)
 			rem /= job->dims[k];
 		}
 		s = job->src + off * (int64_t) job->es;
+#if defined(__x86_64__)
+		if (job->es == 4 && transpose_has_avx2())
+		{
+			transpose_band_f32_avx2((float *) d, (const float *) s, a0, a1, B, sb);
+			continue;
+		}
+#endif
 		switch (job->es)
 		{
 			case 1:
