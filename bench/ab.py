@@ -10,7 +10,8 @@ The speed of this machine's cores changes by a quarter within minutes (other gue
 of the host); two runs of bench/run.py an hour apart differ by more than most single
 changes.  Interleaving blocks of the builds in one process is what tells a change
 apart from that.  Cases: the models of bench/run.py (resnet50, mobilenet_v2, encoder,
-mlp, iris_rf; --batch) and the layer names of bench/layers.py.  Prints per case and
+mlp, iris_rf; --batch), the layer names of bench/layers.py and the PyTorch models of
+bench/zoo_models.py as zoo:NAME (zoo:tinytf).  Prints per case and
 build the minimum and median time per run (process CPU time, or wall time with
 --wall) and the median of the per-block ratios to the first build, which is the
 figure to read.  Each build keeps its own thread-local variables (initial-exec TLS,
@@ -27,6 +28,7 @@ separate processes.
 """
 import argparse
 import importlib.util
+import json
 import os
 import sys
 import time
@@ -69,6 +71,19 @@ def case_model(name, batch):
     if name in MODELS:
         mb = open(R.model_path(name), "rb").read()
         return mb, R.make_inputs(R.ort_session(mb, 1), name, batch)
+    if name.startswith("zoo:"):
+        # the PyTorch models of bench/zoo_models.py: "zoo:tinytf", batch from --batch
+        zoo = os.path.join(HERE, "models", "zoo")
+        shape = json.load(open(os.path.join(zoo, "shapes.json")))[name[4:]]
+        mb = open(os.path.join(zoo, name[4:] + ".onnx"), "rb").read()
+        sess = R.ort_session(mb, 1)
+        inp = sess.get_inputs()[0]
+        rng = np.random.default_rng(0)
+        if "int" in inp.type:
+            x = rng.integers(0, 1000, [batch] + shape).astype(np.int64)
+        else:
+            x = rng.standard_normal([batch] + shape).astype(np.float32)
+        return mb, {inp.name: x}
     for layer in L.RESNET50 + L.MOBILENET:
         if layer[0] == name:
             mb, feeds, _ = L.conv_model(*layer[1:], batch)

@@ -400,6 +400,31 @@ ox_ew_input(ox_kernel_ctx *ctx, int i)
 }
 
 /*
+ * Output 0, in the buffer of one of the candidate inputs when it has the
+ * output's type and size and the executor releases it after this node
+ * (ox_take_input_buffer): the op then runs in place and touches no fresh
+ * memory.  Safe for every elementwise row function: output element i is
+ * written after the same element of that input is read, and nothing else
+ * reads it.  Callers take the inputs' data pointers before this call.
+ */
+static ox_tensor *
+ew_out_in_place(ox_kernel_ctx *ctx, ox_dtype dt, int rank, const int64_t *dims,
+				const ox_tensor *const *cands, int n_cands)
+{
+	int64_t		n = ox_shape_numel(rank, dims);
+
+	for (int c = 0; c < n_cands && ctx->movable && n > 0; c++)
+	{
+		if (cands[c]->dtype != dt || ox_tensor_numel(cands[c]) != n)
+			continue;
+		for (int k = 0; k < ctx->n_in; k++)
+			if (ctx->in[k] && &ctx->in[k]->tensor == cands[c] && ox_take_input_buffer(ctx, k, 0, rank, dims))
+				return &ctx->out[0]->tensor;
+	}
+	return ox_out_tensor(ctx, 0, dt, rank, dims);
+}
+
+/*
  * Opset 1-6 binary ops broadcast B onto A only when "broadcast" is 1, and
  * "axis" places B's dims inside A's; without axis it is suffix matching,
  * which numpy broadcasting already does.
@@ -444,11 +469,15 @@ ox_ew_binary_tensors(ox_kernel_ctx *ctx, const ox_tensor *a, const ox_tensor *b,
 	legacy_b_shape(ctx, a, b, &ranks[1], bdims);
 	dims[1] = bdims;
 	OX_TRY(ox_ew_bcast_plan(&plan, 2, ranks, dims, ctx->node->op_type, ctx->st));
-	out = ox_out_tensor(ctx, 0, out_dt, plan.out_rank, plan.out_dims);
-	if (!out)
-		return ctx->st->code;
 	in[0] = a->data;
 	in[1] = b->data;
+	{
+		const ox_tensor *cands[2] = {a, b};
+
+		out = ew_out_in_place(ctx, out_dt, plan.out_rank, plan.out_dims, cands, 2);
+	}
+	if (!out)
+		return ctx->st->code;
 	esize[0] = ox_dtype_size(out_dt);
 	esize[1] = ox_dtype_size(a->dtype);
 	esize[2] = ox_dtype_size(b->dtype);
@@ -557,12 +586,12 @@ ox_ew_map(ox_kernel_ctx *ctx, const ox_map_op *op, const ox_map_params *p)
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s does not support type %s",
 					   ctx->node->op_type, ox_dtype_name(x->dtype));
 	out_dt = op->out_dt != OX_UNDEFINED ? op->out_dt : x->dtype;
-	y = ox_out_tensor(ctx, 0, out_dt, x->rank, x->dims);
+	memset(&j, 0, sizeof(j));
+	j.in = x->data;
+	y = ew_out_in_place(ctx, out_dt, x->rank, x->dims, &x, 1);
 	if (!y)
 		return ctx->st->code;
-	memset(&j, 0, sizeof(j));
 	j.p = p;
-	j.in = x->data;
 	j.out = y->data;
 	j.in_esize = ox_dtype_size(x->dtype);
 	j.out_esize = ox_dtype_size(out_dt);
