@@ -852,10 +852,99 @@ test_cast(void)
 	kt_end();
 }
 
+/*
+ * In place: an input of the output's type and size that the executor
+ * releases after the node (ctx->movable) lends the output its buffer,
+ * whichever operand it is; a broadcast operand, another type (a comparison's
+ * bool output) or an input that is not movable does not.
+ */
+static void
+check_in_place(const char *op, bool big_first, uint64_t movable, int expect_taken)
+{
+	float		big[12],
+				small[3] = {0.5f, -1, 2},
+				want[12];
+	const void *before[2];
+	const ox_tensor *y;
+	int			taken = -1;
+	char		label[96];
+
+	for (int i = 0; i < 12; i++)
+		big[i] = (float) i - 4.5f;
+	for (int i = 0; i < 12; i++)
+		want[i] = strcmp(op, "Sub") == 0 ? (big_first ? big[i] - small[i % 3] : small[i % 3] - big[i])
+			: big[i] * small[i % 3];
+	snprintf(label, sizeof(label), "%s in place (big first %d, movable %llu)", op, big_first,
+			 (unsigned long long) movable);
+	kt_begin(op, "", 14);
+	kt.label = label;
+	if (big_first)
+	{
+		kt_input_f32(2, D(4, 3), big);
+		kt_input_f32(1, D(3), small);
+	}
+	else
+	{
+		kt_input_f32(1, D(3), small);
+		kt_input_f32(2, D(4, 3), big);
+	}
+	before[0] = kt.inputs[0].tensor.data;
+	before[1] = kt.inputs[1].tensor.data;
+	kt.movable = movable;
+	kt_run(EW, 1);
+	kt_expect_ok();
+	kt_expect_f32(0, 2, D(4, 3), want, 0);
+	y = kt_output(0);
+	for (int i = 0; i < 2 && y; i++)
+		if (y->data == before[i])
+			taken = i;
+	if (taken != expect_taken)
+		kt_fail("%s: took the buffer of input %.0f, expected %.0f", op, taken, expect_taken);
+	kt_end();
+}
+
+static void
+test_in_place(void)
+{
+	check_in_place("Sub", true, 3, 0);
+	check_in_place("Sub", false, 3, 1);
+	check_in_place("Mul", true, 2, -1);	/* only the broadcast row may go */
+	check_in_place("Mul", false, 1, -1);
+	check_in_place("Mul", true, 0, -1);
+	check_in_place("Sub", false, 2, 1);
+
+	/* a unary op in place; a comparison (bool output) never */
+	{
+		const float x[3] = {1, -2, 3};
+		const void *before;
+
+		kt_begin("Neg", "", 13);
+		kt_input_f32(1, D(3), x);
+		before = kt.inputs[0].tensor.data;
+		kt.movable = 1;
+		kt_run(EW, 1);
+		kt_expect_f32(0, 1, D(3), (float[]) {-1, 2, -3}, 0);
+		if (!kt_output(0) || kt_output(0)->data != before)
+			kt_fail("Neg: %s%.0f%.0f", "did not run in place", 0, 0);
+		kt_end();
+
+		kt_begin("Equal", "", 13);
+		kt_input_f32(1, D(3), x);
+		kt_input_f32(1, D(3), x);
+		kt.movable = 3;
+		kt_run(EW, 1);
+		kt_expect_ok();
+		if (!kt_output(0) || kt_output(0)->dtype != OX_BOOL || kt_output(0)->data == kt.inputs[0].tensor.data)
+			kt_fail("Equal: %s%.0f%.0f", "bool output in a float input's buffer", 0, 0);
+		kt_end();
+	}
+}
+
 int
 main(void)
 {
 	test_plans();
+	test_in_place();
 	test_ranges();
 	test_arith();
 	test_unary();
