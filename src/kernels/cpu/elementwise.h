@@ -24,11 +24,11 @@
  * what the Makefile gives kernels anyway, repeated for builds that compile
  * these files at -O2 (where GCC 12 vectorizes almost no loop of unknown
  * length).  Neither changes results: no reassociation, no fast-math, IEEE
- * semantics kept.  Clang vectorizes these loops as they are and ignores
+ * semantics kept.  No contraction either (see OX_SIMD_CLONES).  Clang vectorizes these loops as they are and ignores
  * this pragma.
  */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O3", "no-trapping-math")
+#pragma GCC optimize("O3", "no-trapping-math", "fp-contract=off")
 #endif
 
 #include <math.h>
@@ -39,15 +39,25 @@
 #include "kernels/kernel.h"
 
 /*
- * OX_SIMD_CLONES: also compile a compute-bound float loop for AVX2, picked
- * once when the library loads (an ifunc, resolved by cpuid).  AVX2 without
- * FMA performs the same IEEE operations as the baseline SSE2 code, so
- * results do not depend on the machine.  Functions carrying it need names
- * unique in the engine (clang makes the resolver a global symbol).
+ * OX_SIMD_CLONES: also compile a compute-bound float loop for AVX2 and for
+ * AVX-512, picked once when the library loads (an ifunc, resolved by
+ * cpuid).  AVX2 without FMA performs the same IEEE operations as the
+ * baseline SSE2 code, and so does AVX-512F with contraction off (the pragma
+ * above, for every file that includes this one; hand-written intrinsics
+ * such as softmax's and GELU's still fuse where they say so), so results do
+ * not depend on the machine.  The clang builds (the sanitizer builds) take
+ * AVX2 only: the pragma is GCC's.  Not a per-function optimize attribute:
+ * GCC then no longer inlines the ox_fast_* helpers into the clones.
+ * Functions carrying it need names unique in the engine (clang makes the
+ * resolver a global symbol).
  */
 #if defined(__x86_64__) && defined(__linux__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
+#if defined(__clang__)
 #define OX_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define OX_SIMD_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 #endif
 #endif
 #ifndef OX_SIMD_CLONES
