@@ -22,6 +22,7 @@
  * macro and instantiated for the two precisions.
  */
 #include "kernels/kernel.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/fused_act.h"
 #include "kernels/cpu/sgemm.h"
 
@@ -202,7 +203,7 @@ gemm_nt_##SUF(int64_t m, int64_t n, int64_t k, const void *a, int64_t lda, \
 			  1, a, (int) lda, b, (int) ldb, 0, c, (int) ldc); \
 } \
 \
-static void \
+OX_SIMD_CLONES static void \
 fold_bias_##SUF(void *rows, int64_t n_rows, int64_t width, const void *wb, \
 				const void *rb, int64_t rb_cols) \
 { \
@@ -284,7 +285,7 @@ activate_##SUF(const rnn_act *a, T *x, int64_t n) \
 } \
 \
 /* H_t = f(X W^T + H_{t-1} R^T + Wb + Rb) */ \
-static void \
+OX_SIMD_CLONES static void \
 rnn_step_##SUF(const rnn_step *st) \
 { \
 	int64_t		hs = st->hidden; \
@@ -321,7 +322,7 @@ gru_blend_##SUF(int64_t hs, const T *z, const T *hh, T *h) \
 } \
 \
 /* linear_before_reset = 1: hh = g(Xh + r (.) (H_{t-1} Rh^T + Rbh) + Wbh) */ \
-static void \
+OX_SIMD_CLONES static void \
 gru_step_##SUF(const rnn_step *st) \
 { \
 	int64_t		hs = st->hidden; \
@@ -378,7 +379,7 @@ gru_update_##SUF(const rnn_step *st) \
 } \
 \
 /* gates in ONNX order i, o, f, c; peepholes i, o, f */ \
-static void \
+OX_SIMD_CLONES static void \
 lstm_step_##SUF(const rnn_step *st) \
 { \
 	int64_t		hs = st->hidden; \
