@@ -43,6 +43,13 @@ ox_code		oxt_copy_elems(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *
 ox_code		oxt_string_set(ox_kernel_ctx *ctx, ox_string *dst, const char *data, size_t len);
 
 /*
+ * d[a * B + b] = s[a + b * sb] for a < A, b < B: a float matrix of B rows
+ * (stride sb) transposed into A rows of B, in AVX2 register blocks where
+ * the machine has them.
+ */
+void		oxt_transpose_f32(float *d, const float *s, int64_t A, int64_t B, int64_t sb);
+
+/*
  * Copy the whole of src into a fresh output i with the given shape; when
  * src is an input the executor releases after this node, output i takes
  * its buffer instead (ox_take_input_buffer).  Either way callers must not

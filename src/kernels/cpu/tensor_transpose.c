@@ -239,6 +239,21 @@ transpose_has_avx2(void)
 }
 #endif
 
+void
+oxt_transpose_f32(float *d, const float *s, int64_t A, int64_t B, int64_t sb)
+{
+#if defined(__x86_64__)
+	if (transpose_has_avx2())
+	{
+		transpose_band_f32_avx2(d, s, 0, A, B, sb);
+		return;
+	}
+#endif
+	for (int64_t a = 0; a < A; a++)
+		for (int64_t b = 0; b < B; b++)
+			d[a * B + b] = s[a + b * sb];
+}
+
 static void
 transpose_bands(void *arg, int64_t begin, int64_t end)
 {
