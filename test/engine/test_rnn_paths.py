@@ -51,3 +51,24 @@ def test_rnn_matches_onnxruntime(op, lbr, direction, batch, with_lens):
         got = Session(model.SerializeToString(), threads=threads).run(feeds)
         for g, w, name in zip(got, want, ("Y", "Y_h")):
             np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=f"{name}, {threads} threads")
+
+
+@pytest.mark.parametrize("op,lbr", [("GRU", 0), ("LSTM", 0)])
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+@pytest.mark.parametrize("lens", ["none", "full", "ragged"])
+def test_rnn_chunked_projection(op, lbr, direction, lens):
+    """Large enough that the input projection goes in chunks of steps (rnn.c, RNN_XP_CHUNK_BYTES:
+    6 steps of 40 rows here, the last chunk shorter), forward and backward; ragged sequence_lens
+    take the whole-sequence projection instead."""
+    hidden, inputs, seq, batch = 64, 9, 17, 40
+    model = rnn_model(op, hidden, inputs, direction, lbr, lens != "none")
+    rng = np.random.default_rng(17)
+    feeds = {"X": rng.standard_normal((seq, batch, inputs)).astype(np.float32)}
+    if lens != "none":
+        feeds["lens"] = np.full(batch, seq, np.int32)
+        if lens == "ragged":
+            feeds["lens"][::3] = rng.integers(1, seq, len(feeds["lens"][::3]))
+    want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = Session(model.SerializeToString(), threads=1).run(feeds)
+    for g, w, name in zip(got, want, ("Y", "Y_h")):
+        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=name)
