@@ -450,6 +450,11 @@ movement_ops(void)
 	check_transpose(OX_INT32, 2, D(17, 33), I64(1, 0));
 	check_transpose(OX_FLOAT, 4, D(2, 8, 8, 8), I64(0, 3, 1, 2));
 	check_transpose(OX_FLOAT, 2, D(40, 7), I64(1, 0));
+	/* short contiguous rows go in runs along the next axis, carried across the outer ones */
+	check_transpose(OX_FLOAT, 3, D(64, 32, 16), I64(1, 0, 2));
+	check_transpose(OX_FLOAT, 4, D(3, 5, 7, 4), I64(2, 0, 1, 3));
+	check_transpose(OX_INT64, 4, D(2, 3, 5, 6), I64(1, 2, 0, 3));
+	check_transpose(OX_UINT8, 4, D(4, 3, 2, 9), I64(2, 1, 0, 3));
 
 	kt_begin("Transpose", "", 13);
 	kt_input_strings(2, D(2, 3), S("a", "b", "c", "d", "e", "f"));
