@@ -267,6 +267,33 @@ def test_matmul_scale_fusion_broadcast_and_mul_form():
     assert op_counts(s)[MS + ":FusedMatMul"] == 1
 
 
+def test_matmul_scaled_operand_fusion():
+    """Queries scaled before the product (PyTorch's MultiheadAttention: q / sqrt(d) @ k^T), by Div
+    or by Mul from either side, and both operands and the product at once: one FusedMatMul whose
+    alpha is the product of the factors.  An operand read elsewhere too keeps its node."""
+    rng = np.random.default_rng(15)
+    c = numpy_helper.from_array(np.array(4.0, np.float32), "c")
+    h = numpy_helper.from_array(np.array([0.5], np.float32), "h")
+    f = lambda n, shape: helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)  # noqa: E731
+    ins = [f("q", [6, 5, 8]), f("k", [6, 8, 5])]
+    feeds = {"q": rng.standard_normal((6, 5, 8)).astype(np.float32),
+             "k": rng.standard_normal((6, 8, 5)).astype(np.float32)}
+    cases = {
+        "div": ([helper.make_node("Div", ["q", "c"], ["qs"]), helper.make_node("MatMul", ["qs", "k"], ["y"])], 1, 0),
+        "mul_left": ([helper.make_node("Mul", ["h", "k"], ["ks"]), helper.make_node("MatMul", ["q", "ks"], ["y"])], 1, 0),
+        "all": ([helper.make_node("Div", ["q", "c"], ["qs"]), helper.make_node("Mul", ["k", "h"], ["ks"]),
+                 helper.make_node("MatMul", ["qs", "ks"], ["p"]), helper.make_node("Div", ["p", "c"], ["y"])], 1, 0),
+        "shared": ([helper.make_node("Div", ["q", "c"], ["qs"]), helper.make_node("MatMul", ["qs", "k"], ["p"]),
+                    helper.make_node("Add", ["p", "p"], ["y"]), helper.make_node("Identity", ["qs"], ["z"])], 0, 1),
+    }
+    for name, (nodes, fused, divs) in cases.items():
+        outs = [f("y", None)] + ([f("z", None)] if name == "shared" else [])
+        model = make_model(nodes, ins, outs, [c, h])
+        s = check_everywhere(model, feeds)
+        ops = op_counts(s)
+        assert ops[MS + ":FusedMatMul"] == fused and ops["Div"] == divs and ops["Mul"] == 0, (name, ops)
+
+
 # ---- the contrib kernels one by one -----------------------------------------
 
 def contrib_model(op, inputs, outputs, initializers=(), **attrs):

@@ -12,8 +12,9 @@
  *	    SkipLayerNormalization(input, skip, gamma, beta), taking as its bias
  *	    input a constant vector added to skip just before (the bias of the
  *	    projection that produced it);
- *	  - MatMul -> Div or Mul by a constant scalar (attention's 1/sqrt(d))
- *	    becomes FusedMatMul with that factor as alpha.
+ *	  - MatMul -> Div or Mul by a constant scalar (attention's 1/sqrt(d)),
+ *	    or MatMul of an operand so scaled, becomes FusedMatMul with the
+ *	    factors as alpha.
  *
  *	  Each fused kernel makes one pass over memory where the pattern made
  *	  two to five.  Shapes need not be known: the fused kernels accept every
@@ -448,48 +449,101 @@ fuse_skip_layer_norm(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 
 /* ---- FusedMatMul ----------------------------------------------------------- */
 
-/* MatMul -> Div / Mul by a constant scalar: the factor becomes alpha */
+/*
+ * Binary node s is (v / c) or (v * c) or (c * v), c a constant float32
+ * scalar: its factor (1 / c for Div), v's value id in *v.  A factor of rank
+ * 1 must not add an axis: v's rank is then at least min_rank.
+ */
+static bool
+scalar_factor(const ox_graph *g, const ox_node *s, int min_rank, int *v, double *factor)
+{
+	double		c;
+	int			crank,
+				x;
+
+	if (!(is_op(s, "Div") || is_op(s, "Mul")) || s->n_inputs != 2 || s->n_outputs != 1 ||
+		s->outputs[0] < 0)
+		return false;
+	if (const_scalar(g, s, 1, &c, &crank))
+		x = s->inputs[0];
+	else if (is_op(s, "Mul") && const_scalar(g, s, 0, &c, &crank))
+		x = s->inputs[1];
+	else
+		return false;
+	if (x < 0 || crank > 1 || (crank == 1 && rank_of(g, x) < min_rank))
+		return false;
+	if (is_op(s, "Div"))
+	{
+		if (c == 0.0 || !isfinite(c))
+			return false;
+		c = 1.0 / c;
+	}
+	if (!isfinite(c))
+		return false;
+	*v = x;
+	*factor = c;
+	return true;
+}
+
+/*
+ * MatMul whose product is divided or multiplied by a constant scalar, or
+ * whose operands are (attention's 1/sqrt(d) applied to the queries, as
+ * PyTorch's MultiheadAttention exports it): the factors become FusedMatMul's
+ * alpha and the scaling passes over memory go.  A scaled operand must be
+ * read by the MatMul alone.
+ */
 static ox_code
 fuse_matmul_scale(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 {
 	ox_node    *mm = &g->nodes[k];
-	ox_node    *s;
-	int			r,
-				crank;
-	double		c;
-	int			in[2];
+	ox_node    *out_scale = NULL;
+	ox_node    *in_scale[2] = {NULL, NULL};
+	double		alpha = 1.0,
+				f;
+	int			in[2],
+				r,
+				v;
 
 	if (mm->n_inputs != 2 || mm->n_outputs != 1 || !maybe_float(g, mm->outputs[0]))
 		return OX_OK;
-	if ((r = only_reader(g, mm->outputs[0])) < 0)
-		return OX_OK;
-	s = &g->nodes[r];
-	if (!(is_op(s, "Div") || is_op(s, "Mul")) || s->n_inputs != 2 || s->n_outputs != 1 ||
-		s->outputs[0] < 0)
-		return OX_OK;
-	if (s->inputs[0] == mm->outputs[0] && const_scalar(g, s, 1, &c, &crank))
-		;
-	else if (is_op(s, "Mul") && s->inputs[1] == mm->outputs[0] && const_scalar(g, s, 0, &c, &crank))
-		;
-	else
-		return OX_OK;
-	/* a [1] factor could add an axis to a product of two vectors */
-	if (crank > 1 || (crank == 1 && (rank_of(g, mm->inputs[0]) < 2 || rank_of(g, mm->inputs[1]) < 2)))
-		return OX_OK;
-	if (is_op(s, "Div"))
-	{
-		if (c == 0.0 || !isfinite(c))
-			return OX_OK;
-		c = 1.0 / c;
-	}
-	if (!isfinite(c))
-		return OX_OK;
 	in[0] = mm->inputs[0];
 	in[1] = mm->inputs[1];
-	OX_TRY(become(pc, mm, "FusedMatMul", is_op(s, "Div") ? "MatMul+Div" : "MatMul+Mul", in, 2,
-				  "alpha", (float) c, st));
-	mm->outputs[0] = s->outputs[0];
-	s->dead = true;
+	if ((r = only_reader(g, mm->outputs[0])) >= 0 &&
+		scalar_factor(g, &g->nodes[r], 2, &v, &f) && v == mm->outputs[0] &&
+		rank_of(g, mm->inputs[0]) >= 2 && rank_of(g, mm->inputs[1]) >= 2)
+	{
+		/* a [1] factor could add an axis to a product of two vectors: both operands matrices */
+		out_scale = &g->nodes[r];
+		alpha *= f;
+	}
+	for (int i = 0; i < 2; i++)
+	{
+		ox_node    *p = private_producer(g, mm->inputs[i], k);
+
+		if (p && mm->inputs[0] != mm->inputs[1] && scalar_factor(g, p, 1, &v, &f) &&
+			maybe_float(g, v))
+		{
+			in_scale[i] = p;
+			in[i] = v;
+			alpha *= f;
+		}
+	}
+	if (!out_scale && !in_scale[0] && !in_scale[1])
+		return OX_OK;
+	if (!isfinite(alpha) || !isfinite((float) alpha))
+		return OX_OK;
+	OX_TRY(become(pc, mm, "FusedMatMul",
+				  in_scale[0] || in_scale[1] ? "MatMul+scaled operand" :
+				  is_op(out_scale, "Div") ? "MatMul+Div" : "MatMul+Mul", in, 2,
+				  "alpha", (float) alpha, st));
+	if (out_scale)
+	{
+		mm->outputs[0] = out_scale->outputs[0];
+		out_scale->dead = true;
+	}
+	for (int i = 0; i < 2; i++)
+		if (in_scale[i])
+			in_scale[i]->dead = true;
 	return OX_OK;
 }
 
