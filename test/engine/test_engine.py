@@ -394,3 +394,36 @@ def test_shape_ops_take_released_buffers():
             s = 1 / (1 + np.exp(-x))
             np.testing.assert_allclose(f, s.reshape(n, 6), rtol=1e-6, atol=1e-7)
             np.testing.assert_allclose(g, -s, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("op", ["Gemm_tb", "Gemm", "MatMul"])
+def test_gemv_skips_zero_inputs_only_over_finite_weights(op):
+    """One or two rows with many zeros (after a ReLU) skip the weight rows they would multiply by 0,
+    through a [K, N] copy of a transposed Gemm weight; the results match onnxruntime on sparse and
+    dense rows.  A weight holding inf or NaN is never skipped over: 0 * inf stays NaN."""
+    rng = np.random.default_rng(21)
+    K, N = 300, 70
+    for poison in (False, True):
+        w = rng.standard_normal((N, K) if op == "Gemm_tb" else (K, N)).astype(np.float32)
+        if poison:
+            w[(5, 3) if op == "Gemm_tb" else (3, 5)] = np.inf
+            w[(9, 7) if op == "Gemm_tb" else (7, 9)] = np.nan
+        node = (helper.make_node("Gemm", ["x", "w"], ["y"], transB=1) if op == "Gemm_tb" else
+                helper.make_node(op, ["x", "w"], ["y"]))
+        model = make_model([node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["M", K])],
+                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                           [numpy_helper.from_array(w, "w")])
+        sess = Session(model)
+        for rows in (1, 2):
+            for zeros in (0.0, 0.5, 0.95):
+                x = rng.standard_normal((rows, K)).astype(np.float32)
+                x[rng.random((rows, K)) < zeros] = 0.0
+                x[:, 3] = 0.0
+                x[:, 7] = 0.0
+                got = sess.run({"x": x})[0]
+                want = ort_run(model, {"x": x})[0]
+                np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+                if poison:
+                    assert np.isnan(got[:, 5]).all() and np.isnan(got[:, 9]).all()
+                ok = ~np.isnan(want)
+                np.testing.assert_allclose(got[ok], want[ok], rtol=1e-4, atol=1e-4)

@@ -558,6 +558,7 @@ typedef struct gemv_job
 	bool		avx512;
 	bool		reverse;		/* columns from the last block down (zigzag_next) */
 	bool		one_stream;		/* B as large as L2: a row at a time */
+	bool		skip_zeros;		/* B finite: x's zeros skip their rows of B */
 } gemv_job;
 
 /*
@@ -637,9 +638,9 @@ gemv_products(const gemv_job *j, int64_t s, int64_t e, float *out)
 	{
 		/* sum_k x[k] * B[k, :], the column sums held in registers */
 		if (j->avx512)
-			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, s, e, out);
+			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, s, e, j->skip_zeros, out);
 		else
-			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, s, e, out);
+			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, s, e, j->skip_zeros, out);
 	}
 }
 
@@ -748,6 +749,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		/* a B well inside L2 stays there whatever the order */
 		j.reverse = N * K >= ZIGZAG_MIN_FLOATS && N * K < l2_floats() && zigzag_next(B);
 		j.one_stream = N * K >= l2_floats();
+		j.skip_zeros = epi && epi->u.b_finite;
 		/* enough columns per chunk that a thread streams a useful share of B */
 		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
 	}

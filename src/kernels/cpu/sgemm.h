@@ -53,6 +53,13 @@ typedef struct ox_sgemm_epilogue
 				clamp_hi;
 	ox_sgemm_post_fn post;		/* or NULL */
 	void	   *post_arg;
+	/*
+	 * B holds no infinity or NaN (a constant the caller checked): a GEMV
+	 * that sums x[k] * B[k, :] may skip the rows of B where x[k] is 0, the
+	 * ReLU zeros before a layer (0 * inf would be NaN).  Results are the
+	 * same but for the sign of an exact zero.
+	 */
+	bool		b_finite;
 } ox_sgemm_epilogue;
 
 /* ox_sgemm with an epilogue (NULL: none) */

@@ -58,8 +58,8 @@ void		ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K,
 							   int64_t n1, float *out);
 /* out[n - n0] = sum_k x[k] * B[k * ldb + n] for n in [n0, n1) */
 void		ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K,
-									  int64_t n0, int64_t n1, float *out);
+									  int64_t n0, int64_t n1, bool skip_zeros, float *out);
 void		ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K,
-									int64_t n0, int64_t n1, float *out);
+									int64_t n0, int64_t n1, bool skip_zeros, float *out);
 
 #endif							/* OX_SGEMM_ISA_H */

@@ -432,8 +432,9 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
  * The other GEMV orientation: out[n - n0] = sum_k x[k] * B[k, n] for n in
  * [n0, n1), B row-major with rows ldb apart.  Eight (AVX-512) or four
  * (AVX2) vectors of columns stay in registers for the whole reduction, so
- * the only memory traffic is B itself, read once row after row.  Zero
- * entries of x (the ReLU before most such products) skip their row of B.
+ * the only memory traffic is B itself, read once row after row.  With
+ * skip_zeros (B known finite: ox_sgemm_epilogue.b_finite) zero entries of
+ * x (the ReLU before most such products) skip their row of B.
  */
 #define AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, NV, W) \
 	do { \
@@ -444,7 +445,7 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
 		{ \
 			const float *b = B + k * ldb + n; \
 			VEC			xv; \
-			if (x[k] == 0.0f) \
+			if (skip_zeros && x[k] == 0.0f) \
 				continue; \
 			xv = SET1(x[k]); \
 			for (int v = 0; v < NV; v++) \
@@ -457,7 +458,7 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
 __attribute__((target("avx512f")))
 void
 ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
-						  int64_t n1, float *out)
+						  int64_t n1, bool skip_zeros, float *out)
 {
 	int64_t		n = n0;
 
@@ -473,7 +474,7 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K
 		__m512		acc = _mm512_setzero_ps();
 
 		for (int64_t k = 0; k < K; k++)
-			if (x[k] != 0.0f)
+			if (!skip_zeros || x[k] != 0.0f)
 				acc = _mm512_fmadd_ps(_mm512_set1_ps(x[k]), _mm512_maskz_loadu_ps(m, B + k * ldb + n), acc);
 		_mm512_mask_storeu_ps(out + (n - n0), m, acc);
 	}
@@ -482,7 +483,7 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K
 __attribute__((target("avx2,fma")))
 void
 ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
-						int64_t n1, float *out)
+						int64_t n1, bool skip_zeros, float *out)
 {
 	int64_t		n = n0;
 
