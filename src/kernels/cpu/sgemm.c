@@ -719,6 +719,16 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 	bool		realign = !trans_a && N >= 16 && K >= 64 &&
 		(((uintptr_t) A & 63) != 0 || ((size_t) lda * sizeof(float)) % 64 != 0);
 
+	/*
+	 * One column of B stored contiguously (a regression head [K, 1]) is a
+	 * dot product: as a sum of rows it would be K dependent multiply-adds
+	 * of one masked lane (0.31 us of a 2.9 us call of the in-query MLP).
+	 */
+	if (!trans_b && N == 1 && ldb == 1)
+	{
+		trans_b = true;
+		ldb = K;
+	}
 	if ((trans_a || realign) && K > 0)
 	{
 		/* gather the strided row of op(A) once */
