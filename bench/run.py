@@ -634,7 +634,7 @@ def mlp_read_bytes(model_bytes, x):
             h = h @ w + (inits[n.input[2]] if len(n.input) > 2 else 0)
         elif n.op_type == "Relu":
             h = np.maximum(h, 0)
-    return total
+    return int(total)
 
 
 def stream_rate(nbytes):
