@@ -195,16 +195,15 @@ def fmt_time(s):
 
 
 WHY_SLOWER = (
-    "the LSTM at batch 1 reads its 256 KB of recurrent weights from L2 at every one of its 50 steps "
-    "(a matrix-vector product per step, bound by the core's L2 bandwidth like onnxruntime's); at batch 64 "
-    "the per-step product runs at about 120 GFLOP/s and the gate math (sigmoid and tanh of 25,000 values a "
-    "step) takes a fifth of the run. The 2-layer TransformerEncoder at batch 64 (PyTorch 1.13's export: "
-    "attention through Transpose, Slice and batched MatMul rather than the fused pattern the BERT-shaped "
-    "encoder of performance.md uses) spends its time in MatMul at about 105 GFLOP/s and in Transpose copies. "
-    "LinearSVC (three outputs) sums each row's features in order, eight rows at a time, so that a row "
-    "scores the same bits alone and in a batch (what automatic batching promises); a GEMM would be faster "
-    "at batch 1000 but takes other summation orders for one or two rows. "
-    "A row near 1.0 moves by a few percent between runs on this shared machine.")
+    "the rows near 1.0 are the LSTM and the 2-layer TransformerEncoder at batch 64, where both engines "
+    "spend most of the run in the same dense products. The LSTM's per-step product (64 x 128 by 128 x 512) "
+    "runs at about 100 GFLOP/s and its gate math (sigmoid and tanh of 33,000 values a step, in AVX-512 "
+    "lanes) takes a sixth of the run; at batch 1 it reads its 256 KB of recurrent weights from L2 at every "
+    "one of its 50 steps, bound by the core's L2 bandwidth like onnxruntime's. The TransformerEncoder "
+    "(PyTorch 1.13's export: attention through Slice, Transpose and batched MatMul rather than the fused "
+    "pattern the BERT-shaped encoder of performance.md uses, in onnxruntime too) spends four fifths of its "
+    "time in MatMul at about 100 GFLOP/s. A row near 1.0 moves by a few percent between runs on this "
+    "shared machine.")
 
 
 def write_markdown(path, rows, notes):
