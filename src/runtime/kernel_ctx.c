@@ -65,18 +65,22 @@ ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank, const int64_t *d
 }
 
 bool
-ox_take_input_buffer(ox_kernel_ctx *ctx, int i, int o, int rank, const int64_t *dims)
+ox_take_input_buffer(ox_kernel_ctx *ctx, const ox_tensor *src, int o, int rank, const int64_t *dims)
 {
 	ox_tensor  *x,
 			   *y;
 	void	   *data;
 	size_t		cap;
 	bool		owns;
+	int			i = 0;
 
-	if (i < 0 || i >= ctx->n_in || i >= 64 || !(ctx->movable & ((uint64_t) 1 << i)) ||
-		o < 0 || o >= ctx->n_out || !ctx->out[o] || !ctx->in[i] ||
-		ctx->in[i]->kind != OX_VALUE_TENSOR || ctx->out[o]->kind != OX_VALUE_TENSOR ||
-		rank < 0 || rank > OX_MAX_RANK)
+	if (!ctx->movable || o < 0 || o >= ctx->n_out || !ctx->out[o] ||
+		ctx->out[o]->kind != OX_VALUE_TENSOR || rank < 0 || rank > OX_MAX_RANK)
+		return false;
+	while (i < ctx->n_in && i < 64 && !(ctx->in[i] && &ctx->in[i]->tensor == src))
+		i++;
+	if (i == ctx->n_in || i == 64 || !(ctx->movable & ((uint64_t) 1 << i)) ||
+		ctx->in[i]->kind != OX_VALUE_TENSOR)
 		return false;
 	x = &ctx->in[i]->tensor;
 	y = &ctx->out[o]->tensor;

@@ -411,16 +411,9 @@ static ox_tensor *
 ew_out_in_place(ox_kernel_ctx *ctx, ox_dtype dt, int rank, const int64_t *dims,
 				const ox_tensor *const *cands, int n_cands)
 {
-	int64_t		n = ox_shape_numel(rank, dims);
-
-	for (int c = 0; c < n_cands && ctx->movable && n > 0; c++)
-	{
-		if (cands[c]->dtype != dt || ox_tensor_numel(cands[c]) != n)
-			continue;
-		for (int k = 0; k < ctx->n_in; k++)
-			if (ctx->in[k] && &ctx->in[k]->tensor == cands[c] && ox_take_input_buffer(ctx, k, 0, rank, dims))
-				return &ctx->out[0]->tensor;
-	}
+	for (int c = 0; c < n_cands; c++)
+		if (cands[c]->dtype == dt && ox_take_input_buffer(ctx, cands[c], 0, rank, dims))
+			return &ctx->out[0]->tensor;
 	return ox_out_tensor(ctx, 0, dt, rank, dims);
 }
 

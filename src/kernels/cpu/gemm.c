@@ -170,14 +170,22 @@ typedef struct nn_packed_weight
 	const void *src;
 } nn_packed_weight;
 
-/* pack a constant 2-D float B if this machine has our GEMM kernels */
-static ox_code
-pack_constant_b(ox_prepare_ctx *pc, int input, bool trans_b, nn_packed_weight *w)
+/* the constant behind input i, or NULL (test harnesses run bare nodes: the id is checked) */
+static const ox_tensor *
+constant_input(const ox_prepare_ctx *pc, int input)
 {
 	const ox_value_def *def = (pc->graph && pc->node->n_inputs > input &&
 							   pc->node->inputs[input] < pc->graph->n_values)
 		? ox_node_input_def(pc->graph, pc->node, input) : NULL;
-	const ox_tensor *b = def ? def->init : NULL;
+
+	return def ? def->init : NULL;
+}
+
+/* pack a constant 2-D float B if this machine has our GEMM kernels */
+static ox_code
+pack_constant_b(ox_prepare_ctx *pc, int input, bool trans_b, nn_packed_weight *w)
+{
+	const ox_tensor *b = constant_input(pc, input);
 
 	if (!b || b->dtype != OX_FLOAT || b->rank != 2 || ox_tensor_numel(b) <= 0)
 		return OX_OK;
@@ -236,10 +244,7 @@ offer_release(ox_prepare_ctx *pc, const nn_packed_weight *w, int64_t rows)
 static bool
 constant_b_finite(const ox_prepare_ctx *pc, int input)
 {
-	const ox_value_def *def = (pc->graph && pc->node->n_inputs > input &&
-							   pc->node->inputs[input] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, pc->node, input) : NULL;
-	const ox_tensor *b = def ? def->init : NULL;
+	const ox_tensor *b = constant_input(pc, input);
 	int64_t		n = b ? ox_tensor_numel(b) : 0;
 
 	if (!b || b->dtype != OX_FLOAT || n <= 0 || !b->data)
@@ -474,7 +479,7 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 	if (packed_is_b(&s->b, b) && (m > 2 || b->released))
 		rc = ox_sgemm_packed_b_ex(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
 								  beta, y->data, n, &epi);
-	else if (s->kmajor && m <= 2 && b->data == s->b.src && epi.b_finite &&
+	else if (s->kmajor && m <= 2 && b->data == s->b.src &&
 			 zero_share(a->data, m * k) >= GEMM_SPARSE_ROW_SHARE)
 		rc = ox_sgemm_ex(ctx, false, false, m, n, k, s->alpha, a->data, a->dims[1], s->kmajor, n,
 						 beta, y->data, n, &epi);

@@ -210,9 +210,8 @@ oxt_output_copy(ox_kernel_ctx *ctx, int i, const ox_tensor *src, int rank, const
 	ox_tensor  *out;
 
 	/* src is an input the executor releases after this node: take its buffer */
-	for (int j = 0; j < ctx->n_in && ctx->movable; j++)
-		if (ctx->in[j] && &ctx->in[j]->tensor == src && ox_take_input_buffer(ctx, j, i, rank, dims))
-			return OX_OK;
+	if (ox_take_input_buffer(ctx, src, i, rank, dims))
+		return OX_OK;
 	out = ox_out_tensor(ctx, i, src->dtype, rank, dims);
 	if (!out)
 		return ctx->st->code;
