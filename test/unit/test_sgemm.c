@@ -243,6 +243,57 @@ check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K, int
 	return bad;
 }
 
+/*
+ * A GEMV over a finite B (ox_sgemm_epilogue.b_finite) reads only the rows
+ * of B that x's nonzero entries multiply (sgemm.c, the list of nonzero
+ * entries): it must give the same numbers as the full sum, whatever share
+ * of x is zero, with x's NaN still reaching every output and -0.0 skipped
+ * like 0; rows of one call (M = 2) with different zeros each.
+ */
+static int
+check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share, bool nan)
+{
+	float	   *A = malloc(sizeof(float) * M * K);
+	float	   *B = malloc(sizeof(float) * N * K);
+	float	   *skip = malloc(sizeof(float) * M * N);
+	float	   *full = malloc(sizeof(float) * M * N);
+	ox_sgemm_epilogue epi = {.b_finite = true};
+	ox_sgemm_epilogue dense = {.b_finite = false};
+	unsigned	seed = (unsigned) (N * 7 + K + M);
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	int			bad = 0;
+
+	for (int64_t i = 0; i < M * K; i++)
+	{
+		float		v = frand(&seed);
+
+		A[i] = (v + 1.0f) / 2.0f < zero_share ? ((i & 1) ? -0.0f : 0.0f) : frand(&seed);
+	}
+	if (nan)
+		A[K / 3] = NAN;
+	for (int64_t i = 0; i < N * K; i++)
+		B[i] = frand(&seed);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = threads;
+	ox_status_clear(&st);
+	ctx.st = &st;
+	if (ox_sgemm_ex(&ctx, false, false, M, N, K, 1.0f, A, K, B, N, 0.0f, skip, N, &epi) != OX_OK ||
+		ox_sgemm_ex(&ctx, false, false, M, N, K, 1.0f, A, K, B, N, 0.0f, full, N, &dense) != OX_OK)
+		bad = 1;
+	for (int64_t i = 0; i < M * N && !bad; i++)
+		if (nan && i < N ? !isnan(skip[i]) : !(skip[i] == full[i]))
+			bad = 1;
+	if (bad)
+		printf("FAIL sgemm %s gemv skipping zeros t=%d M=%lld N=%lld K=%lld zeros=%.2f nan=%d\n",
+			   ox_sgemm_isa(), threads, (long long) M, (long long) N, (long long) K, zero_share, nan);
+	free(A);
+	free(B);
+	free(skip);
+	free(full);
+	return bad;
+}
+
 int
 main(void)
 {
@@ -310,6 +361,18 @@ main(void)
 			{
 				if (check_gemv_directions(t, tb, 1, 600, 250, 4) || check_gemv_directions(t, tb, 2, 531, 784, 1) ||
 					check_gemv_directions(t, tb, 1, 531, 784, 0) || check_gemv_directions(t, tb, 1, 5, 9, 3))
+					failed++;
+				else
+					passed++;
+			}
+		for (int t = 1; t <= 2; t++)
+			for (int z = 0; z < 4; z++)
+			{
+				static const double shares[] = {0.0, 0.5, 0.95, 1.0};
+
+				if (check_gemv_skip(t, 1, 531, 300, shares[z], false) ||
+					check_gemv_skip(t, 2, 256, 256, shares[z], z == 1) ||
+					check_gemv_skip(t, 1, 7, 33, shares[z], z == 2))
 					failed++;
 				else
 					passed++;

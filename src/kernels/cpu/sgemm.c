@@ -250,6 +250,9 @@ pack_b(const ox_sgemm_isa_desc *isa, bool trans_b, const float *B, int64_t ldb, 
 /* thread-local pack buffers, grown on demand and kept */
 static __thread float *tls_abuf;
 static __thread size_t tls_abuf_len;
+/* a GEMV's list of nonzero entries (int32_t indices in float-sized slots) */
+static __thread float *tls_nonzero;
+static __thread size_t tls_nonzero_len;
 static __thread float *tls_bbuf;
 static __thread size_t tls_bbuf_len;
 
@@ -558,7 +561,8 @@ typedef struct gemv_job
 	bool		avx512;
 	bool		reverse;		/* columns from the last block down (zigzag_next) */
 	bool		one_stream;		/* B as large as L2: a row at a time */
-	bool		skip_zeros;		/* B finite: x's zeros skip their rows of B */
+	const int32_t *ks;			/* B finite: x's nonzero entries, whose rows of B are read */
+	int64_t		nk;
 } gemv_job;
 
 /*
@@ -638,9 +642,9 @@ gemv_products(const gemv_job *j, int64_t s, int64_t e, float *out)
 	{
 		/* sum_k x[k] * B[k, :], the column sums held in registers */
 		if (j->avx512)
-			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, s, e, j->skip_zeros, out);
+			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, j->ks, j->nk, s, e, out);
 		else
-			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, s, e, j->skip_zeros, out);
+			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, j->ks, j->nk, s, e, out);
 	}
 }
 
@@ -708,6 +712,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		  const epilogue *epi, float *C, int64_t ldc)
 {
 	float	   *xrow = NULL;
+	int32_t    *ks = NULL;
 
 	/*
 	 * The row is read once per column of op(B): unaligned, every one of its
@@ -736,6 +741,13 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		if (!xrow)
 			return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
 	}
+	if (!trans_b && epi && epi->u.b_finite && K < INT32_MAX - 16)
+	{
+		/* room for the nonzero entries' indices, and a vector's store past them */
+		ks = (int32_t *) ox_aligned_grow(&tls_nonzero, &tls_nonzero_len, (size_t) K + 16);
+		if (!ks)
+			return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
+	}
 	for (int64_t m = 0; m < M; m++)
 	{
 		gemv_job	j;
@@ -759,7 +771,13 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		/* a B well inside L2 stays there whatever the order */
 		j.reverse = N * K >= ZIGZAG_MIN_FLOATS && N * K < l2_floats() && zigzag_next(B);
 		j.one_stream = N * K >= l2_floats();
-		j.skip_zeros = epi && epi->u.b_finite;
+		j.ks = NULL;
+		j.nk = K;
+		if (ks)
+		{
+			j.ks = ks;
+			j.nk = j.avx512 ? ox_sgemm_nonzero_indices_avx512(j.x, K, ks) : ox_sgemm_nonzero_indices(j.x, K, ks);
+		}
 		/* enough columns per chunk that a thread streams a useful share of B */
 		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
 	}

@@ -56,10 +56,23 @@ void		ox_sgemm_dots_avx512(const float *x, const float *B, int64_t ldb, int64_t 
 								 int64_t n1, bool one_stream, float *out);
 void		ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
 							   int64_t n1, float *out);
-/* out[n - n0] = sum_k x[k] * B[k * ldb + n] for n in [n0, n1) */
+/*
+ * out[n - n0] = sum_k x[k] * B[k * ldb + n] for n in [n0, n1), over k in
+ * [0, K) or, when ks is not NULL, over the nk ascending indices ks[] (the
+ * nonzero entries of x, ox_sgemm_nonzero_indices).
+ */
 void		ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K,
-									  int64_t n0, int64_t n1, bool skip_zeros, float *out);
+									  const int32_t *ks, int64_t nk, int64_t n0, int64_t n1,
+									  float *out);
 void		ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K,
-									int64_t n0, int64_t n1, bool skip_zeros, float *out);
+									const int32_t *ks, int64_t nk, int64_t n0, int64_t n1,
+									float *out);
+
+/*
+ * The indices k in [0, K) with x[k] != 0 (NaN included), ascending, into
+ * ks, which has room for K + 16; returns how many.
+ */
+int64_t		ox_sgemm_nonzero_indices_avx512(const float *x, int64_t K, int32_t *ks);
+int64_t		ox_sgemm_nonzero_indices(const float *x, int64_t K, int32_t *ks);
 
 #endif							/* OX_SGEMM_ISA_H */
