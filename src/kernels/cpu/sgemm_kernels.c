@@ -430,7 +430,7 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
 
 /*
  * The other GEMV orientation: out[n - n0] = sum_k x[k] * B[k, n] for n in
- * [n0, n1), B row-major with rows ldb apart.  Eight (AVX-512) or four
+ * [n0, n1), B row-major with rows ldb apart.  Sixteen (AVX-512) or eight
  * (AVX2) vectors of columns stay in registers for the whole reduction, so
  * the only memory traffic is B itself, read once row after row.  Given ks,
  * the nonzero entries of x (the ReLU before most such products zeros about
@@ -465,6 +465,9 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K
 	const int64_t kn = ks ? nk : K;
 	int64_t		n = n0;
 
+	for (; n + 256 <= n1; n += 256)
+		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
+						_mm512_storeu_ps, 16, 16);
 	for (; n + 128 <= n1; n += 128)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
 						_mm512_storeu_ps, 8, 16);
