@@ -46,6 +46,11 @@ post_double(void *arg, int64_t row0, int64_t col0, int64_t rows, int64_t cols, f
 		}
 }
 
+static void
+post_nothing(void *arg, int64_t row0, int64_t col0, int64_t rows, int64_t cols, float *c, int64_t ldc)
+{
+}
+
 /* the epilogue's clamp in the tests (ox_sgemm_epilogue.clamp) */
 #define CLAMP_LO -1.0f
 #define CLAMP_HI 2.0f
@@ -248,7 +253,8 @@ check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K, int
  * of B that x's nonzero entries multiply (sgemm.c, the list of nonzero
  * entries): it must give the same numbers as the full sum, whatever share
  * of x is zero, with x's NaN still reaching every output and -0.0 skipped
- * like 0; rows of one call (M = 2) with different zeros each.
+ * like 0; rows of one call (M = 2) with different zeros each.  A bias and
+ * clamp finished in the kernel's registers must match the separate passes.
  */
 static int
 check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share, bool nan)
@@ -284,6 +290,27 @@ check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share,
 	for (int64_t i = 0; i < M * N && !bad; i++)
 		if (nan && i < N ? !isnan(skip[i]) : !(skip[i] == full[i]))
 			bad = 1;
+	/*
+	 * bias and clamp (Relu) finished in the kernel's registers, against the
+	 * separate passes that a post function (here one that changes nothing)
+	 * still takes: the same bits
+	 */
+	if (!bad)
+	{
+		float	   *bias = malloc(sizeof(float) * N);
+		ox_sgemm_epilogue fused = {.bias = bias, .clamp = true, .clamp_lo = 0.0f, .clamp_hi = INFINITY,
+			.b_finite = true};
+		ox_sgemm_epilogue passes = fused;
+
+		passes.post = post_nothing;
+		for (int64_t i = 0; i < N; i++)
+			bias[i] = frand(&seed);
+		if (ox_sgemm_ex(&ctx, false, false, M, N, K, 1.0f, A, K, B, N, 0.0f, skip, N, &fused) != OX_OK ||
+			ox_sgemm_ex(&ctx, false, false, M, N, K, 1.0f, A, K, B, N, 0.0f, full, N, &passes) != OX_OK ||
+			memcmp(skip, full, sizeof(float) * M * N) != 0)
+			bad = 1;
+		free(bias);
+	}
 	if (bad)
 		printf("FAIL sgemm %s gemv skipping zeros t=%d M=%lld N=%lld K=%lld zeros=%.2f nan=%d\n",
 			   ox_sgemm_isa(), threads, (long long) M, (long long) N, (long long) K, zero_share, nan);

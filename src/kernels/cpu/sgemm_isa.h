@@ -57,16 +57,31 @@ void		ox_sgemm_dots_avx512(const float *x, const float *B, int64_t ldb, int64_t 
 void		ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0,
 							   int64_t n1, float *out);
 /*
+ * What a GEMV kernel may finish in registers before it stores: out = (sum +
+ * 0.0f) + bias[n - n0], then min(max(out, lo), hi) -- the arithmetic of the
+ * separate passes (sgemm.c, gemv_scale_bias and clamp_row) with alpha 1
+ * and beta 0, so the results are the same bits.
+ */
+typedef struct ox_gemv_finish
+{
+	const float *bias;			/* or NULL */
+	bool		clamp;
+	float		lo,
+				hi;
+} ox_gemv_finish;
+
+/*
  * out[n - n0] = sum_k x[k] * B[k * ldb + n] for n in [n0, n1), over k in
  * [0, K) or, when ks is not NULL, over the nk ascending indices ks[] (the
- * nonzero entries of x, ox_sgemm_nonzero_indices).
+ * nonzero entries of x, ox_sgemm_nonzero_indices); finished by fin (NULL:
+ * the plain sums).
  */
 void		ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K,
 									  const int32_t *ks, int64_t nk, int64_t n0, int64_t n1,
-									  float *out);
+									  const ox_gemv_finish *fin, float *out);
 void		ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K,
 									const int32_t *ks, int64_t nk, int64_t n0, int64_t n1,
-									float *out);
+									const ox_gemv_finish *fin, float *out);
 
 /*
  * The indices k in [0, K) with x[k] != 0 (NaN included), ascending, into

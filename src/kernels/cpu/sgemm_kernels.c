@@ -440,7 +440,7 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
  * the time (the in-query MLP, rows of a table: 4.6 us a row, 3.1 with the
  * list).
  */
-#define AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, NV, W) \
+#define AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, FINISH, NV, W) \
 	do { \
 		VEC			acc[NV]; \
 		for (int v = 0; v < NV; v++) \
@@ -454,26 +454,60 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
 				acc[v] = FMA(xv, LOAD(b + v * W), acc[v]); \
 		} \
 		for (int v = 0; v < NV; v++) \
-			STORE(out + (n - n0) + v * W, acc[v]); \
+			FINISH(fin, acc[v], n - n0 + v * W, out); \
 	} while (0)
+
+/*
+ * Store sums r at out[o], finished as fin says (in this order, no fused
+ * multiply-add: the same bits as the separate passes).
+ */
+__attribute__((target("avx512f")))
+static inline void
+finish_store_avx512(const ox_gemv_finish *fin, __m512 r, int64_t o, float *out)
+{
+	if (fin)
+	{
+		r = _mm512_add_ps(r, _mm512_setzero_ps());
+		if (fin->bias)
+			r = _mm512_add_ps(r, _mm512_loadu_ps(fin->bias + o));
+		if (fin->clamp)
+			r = _mm512_min_ps(_mm512_set1_ps(fin->hi), _mm512_max_ps(_mm512_set1_ps(fin->lo), r));
+	}
+	_mm512_storeu_ps(out + o, r);
+}
+
+__attribute__((target("avx2,fma")))
+static inline void
+finish_store_avx2(const ox_gemv_finish *fin, __m256 r, int64_t o, float *out)
+{
+	if (fin)
+	{
+		r = _mm256_add_ps(r, _mm256_setzero_ps());
+		if (fin->bias)
+			r = _mm256_add_ps(r, _mm256_loadu_ps(fin->bias + o));
+		if (fin->clamp)
+			r = _mm256_min_ps(_mm256_set1_ps(fin->hi), _mm256_max_ps(_mm256_set1_ps(fin->lo), r));
+	}
+	_mm256_storeu_ps(out + o, r);
+}
 
 __attribute__((target("avx512f")))
 void
 ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K, const int32_t *ks,
-						  int64_t nk, int64_t n0, int64_t n1, float *out)
+						  int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
 	const int64_t kn = ks ? nk : K;
 	int64_t		n = n0;
 
 	for (; n + 256 <= n1; n += 256)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						_mm512_storeu_ps, 16, 16);
+						finish_store_avx512, 16, 16);
 	for (; n + 128 <= n1; n += 128)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						_mm512_storeu_ps, 8, 16);
+						finish_store_avx512, 8, 16);
 	for (; n + 16 <= n1; n += 16)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						_mm512_storeu_ps, 1, 16);
+						finish_store_avx512, 1, 16);
 	if (n < n1)
 	{
 		__mmask16	m = (__mmask16) ((1u << (n1 - n)) - 1);
@@ -485,6 +519,14 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K
 
 			acc = _mm512_fmadd_ps(_mm512_set1_ps(x[k]), _mm512_maskz_loadu_ps(m, B + k * ldb + n), acc);
 		}
+		if (fin)
+		{
+			acc = _mm512_add_ps(acc, _mm512_setzero_ps());
+			if (fin->bias)
+				acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, fin->bias + (n - n0)));
+			if (fin->clamp)
+				acc = _mm512_min_ps(_mm512_set1_ps(fin->hi), _mm512_max_ps(_mm512_set1_ps(fin->lo), acc));
+		}
 		_mm512_mask_storeu_ps(out + (n - n0), m, acc);
 	}
 }
@@ -492,17 +534,17 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K
 __attribute__((target("avx2,fma")))
 void
 ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K, const int32_t *ks,
-						int64_t nk, int64_t n0, int64_t n1, float *out)
+						int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
 	const int64_t kn = ks ? nk : K;
 	int64_t		n = n0;
 
 	for (; n + 64 <= n1; n += 64)
 		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
-						_mm256_storeu_ps, 8, 8);
+						finish_store_avx2, 8, 8);
 	for (; n + 8 <= n1; n += 8)
 		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
-						_mm256_storeu_ps, 1, 8);
+						finish_store_avx2, 1, 8);
 	if (n < n1)
 	{
 		/* the last columns in masked lanes: the same fused multiply-adds as the full vectors */
@@ -515,6 +557,14 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K, 
 			const int64_t k = ks ? ks[i] : i;
 
 			acc = _mm256_fmadd_ps(_mm256_set1_ps(x[k]), _mm256_maskload_ps(B + k * ldb + n, m), acc);
+		}
+		if (fin)
+		{
+			acc = _mm256_add_ps(acc, _mm256_setzero_ps());
+			if (fin->bias)
+				acc = _mm256_add_ps(acc, _mm256_maskload_ps(fin->bias + (n - n0), m));
+			if (fin->clamp)
+				acc = _mm256_min_ps(_mm256_set1_ps(fin->hi), _mm256_max_ps(_mm256_set1_ps(fin->lo), acc));
 		}
 		_mm256_maskstore_ps(out + (n - n0), m, acc);
 	}
