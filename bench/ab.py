@@ -11,7 +11,8 @@ of the host); two runs of bench/run.py an hour apart differ by more than most si
 changes.  Interleaving blocks of the builds in one process is what tells a change
 apart from that.  Cases: the models of bench/run.py (resnet50, mobilenet_v2, encoder,
 mlp, iris_rf; --batch), the layer names of bench/layers.py and the PyTorch models of
-bench/zoo_models.py as zoo:NAME (zoo:tinytf).  Prints per case and
+bench/zoo_models.py as zoo:NAME (zoo:tinytf), and one MatMul by a constant as
+matmul:MxKxN (a [--batch, M, K] feed).  Prints per case and
 build the minimum and median time per run (process CPU time, or wall time with
 --wall) and the median of the per-block ratios to the first build, which is the
 figure to read.  Each build keeps its own thread-local variables (initial-exec TLS,
@@ -35,6 +36,7 @@ import time
 
 import numpy as np
 import onnx
+from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINE = os.path.join(HERE, "..", "test", "engine", "oxengine.py")
@@ -84,6 +86,18 @@ def case_model(name, batch):
         else:
             x = rng.standard_normal([batch] + shape).astype(np.float32)
         return mb, {inp.name: x}
+    if name.startswith("matmul:"):
+        # one MatMul of a [batch, M, K] feed by a constant [K, N] ("matmul:64x128x384"): the
+        # projections of a transformer's layers
+        m, k, n = (int(v) for v in name[7:].split("x"))
+        rng = np.random.default_rng(0)
+        w = numpy_helper.from_array(rng.standard_normal((k, n)).astype(np.float32), "w")
+        graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "matmul",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", m, k])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        return model.SerializeToString(), {"x": rng.standard_normal((batch, m, k)).astype(np.float32)}
     for layer in L.RESNET50 + L.MOBILENET:
         if layer[0] == name:
             mb, feeds, _ = L.conv_model(*layer[1:], batch)

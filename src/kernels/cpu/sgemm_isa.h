@@ -22,6 +22,7 @@ typedef struct ox_sgemm_uk_epi
 	float		lo,
 				hi;
 	const char *prefetch;		/* 64 bytes per 4 depths of it are fetched into L2 */
+	int64_t		lda;			/* AVX-512: A read in place, rows lda apart (0: packed) */
 } ox_sgemm_uk_epi;
 
 typedef void (*ox_sgemm_ukernel_fn) (int64_t k, const float *a, const float *b, float *c, int64_t ldc,

@@ -39,35 +39,77 @@ uk512_body(const int R, const int NV, int64_t k, const float *a, const float *b,
 		acc[r][0] = _mm512_setzero_ps();
 		acc[r][1] = _mm512_setzero_ps();
 	}
-	for (int64_t p = 0; p < k; p += 4)
+	if (e->lda)
 	{
-		int			steps = k - p < 4 ? (int) (k - p) : 4;
+		/*
+		 * A read in place, row r at a + r * lda (e->lda): three row
+		 * pointers four rows apart, so that every row is a base plus a
+		 * scaled index register.
+		 */
+		const float *a4 = a + 4 * e->lda,
+				   *a8 = a + 8 * e->lda;
+		const int64_t lda = e->lda;
 
-		_mm_prefetch(pf, _MM_HINT_T1);
-		pf += 64;
-#pragma GCC unroll 4
-		for (int u = 0; u < 4; u++)
+		for (int64_t p = 0; p < k; p += 4)
 		{
-			__m512		b0,
-						b1;
+			int			steps = k - p < 4 ? (int) (k - p) : 4;
 
-			if (u > 0 && u >= steps)
-				break;
-			b0 = _mm512_load_ps(b);
-			b1 = NV > 1 ? _mm512_load_ps(b + 16) : b0;
-#pragma GCC unroll 12
-			for (int r = 0; r < R; r++)
+			_mm_prefetch(pf, _MM_HINT_T1);
+			pf += 64;
+#pragma GCC unroll 4
+			for (int u = 0; u < 4; u++)
 			{
-				__m512		av = _mm512_set1_ps(a[r]);
+				__m512		b0,
+							b1;
 
-				acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-				if (NV > 1)
-					acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+				if (u > 0 && u >= steps)
+					break;
+				b0 = _mm512_load_ps(b);
+				b1 = NV > 1 ? _mm512_load_ps(b + 16) : b0;
+#pragma GCC unroll 12
+				for (int r = 0; r < R; r++)
+				{
+					const float *ar = r < 4 ? a : (r < 8 ? a4 : a8);
+					__m512		av = _mm512_set1_ps(ar[(r & 3) * lda + p + u]);
+
+					acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+					if (NV > 1)
+						acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+				}
+				b += UK_AVX512_NR;
 			}
-			a += UK_AVX512_MR;
-			b += UK_AVX512_NR;
 		}
 	}
+	else
+		for (int64_t p = 0; p < k; p += 4)
+		{
+			int			steps = k - p < 4 ? (int) (k - p) : 4;
+
+			_mm_prefetch(pf, _MM_HINT_T1);
+			pf += 64;
+#pragma GCC unroll 4
+			for (int u = 0; u < 4; u++)
+			{
+				__m512		b0,
+							b1;
+
+				if (u > 0 && u >= steps)
+					break;
+				b0 = _mm512_load_ps(b);
+				b1 = NV > 1 ? _mm512_load_ps(b + 16) : b0;
+#pragma GCC unroll 12
+				for (int r = 0; r < R; r++)
+				{
+					__m512		av = _mm512_set1_ps(a[r]);
+
+					acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
+					if (NV > 1)
+						acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
+				}
+				a += UK_AVX512_MR;
+				b += UK_AVX512_NR;
+			}
+		}
 
 	m0 = e->cols >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << e->cols) - 1);
 	m1 = e->cols >= 32 ? (__mmask16) 0xFFFF :
