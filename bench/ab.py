@@ -12,7 +12,8 @@ changes.  Interleaving blocks of the builds in one process is what tells a chang
 apart from that.  Cases: the models of bench/run.py (resnet50, mobilenet_v2, encoder,
 mlp, iris_rf; --batch), the layer names of bench/layers.py and the PyTorch models of
 bench/zoo_models.py as zoo:NAME (zoo:tinytf), and one MatMul by a constant as
-matmul:MxKxN (a [--batch, M, K] feed).  Prints per case and
+matmul:MxKxN (a [--batch, M, K] feed), and one Transpose as transpose:DIMS:PERM
+(transpose:64x512x16:1,0,2,3, a [--batch, 64, 512, 16] feed).  Prints per case and
 build the minimum and median time per run (process CPU time, or wall time with
 --wall) and the median of the per-block ratios to the first build, which is the
 figure to read.  Each build keeps its own thread-local variables (initial-exec TLS,
@@ -98,6 +99,18 @@ def case_model(name, batch):
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
         model.ir_version = 8
         return model.SerializeToString(), {"x": rng.standard_normal((batch, m, k)).astype(np.float32)}
+    if name.startswith("transpose:"):
+        # one Transpose of a [batch, dims...] feed, perm over all axes ("transpose:64x512x16:1,0,2,3":
+        # the heads of a transformer's attention)
+        dims, perm = name[10:].split(":")
+        shape = [batch] + [int(v) for v in dims.split("x")]
+        perm = [int(v) for v in perm.split(",")]
+        graph = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"], perm=perm)], "transpose",
+                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        return model.SerializeToString(), {"x": np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
     for layer in L.RESNET50 + L.MOBILENET:
         if layer[0] == name:
             mb, feeds, _ = L.conv_model(*layer[1:], batch)
