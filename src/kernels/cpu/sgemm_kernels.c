@@ -17,6 +17,45 @@
 #define UK_AVX512_NR 32
 
 /*
+ * The depth loop of a tile: per depth, row r's value of A (A_AT(r, depth))
+ * broadcast times one or two vectors of the B sliver, then ADVANCE (a
+ * packed A moves on by a sliver's width); a line of the next B sliver is
+ * fetched into L2 per four depths.
+ */
+#define UK512_DEPTHS(A_AT, ADVANCE) \
+	for (int64_t p = 0; p < k; p += 4) \
+	{ \
+		int			steps = k - p < 4 ? (int) (k - p) : 4; \
+		\
+		_mm_prefetch(pf, _MM_HINT_T1); \
+		pf += 64; \
+		_Pragma("GCC unroll 4") \
+		for (int u = 0; u < 4; u++) \
+		{ \
+			__m512		b0, \
+						b1; \
+			\
+			if (u > 0 && u >= steps) \
+				break; \
+			b0 = _mm512_load_ps(b); \
+			b1 = NV > 1 ? _mm512_load_ps(b + 16) : b0; \
+			_Pragma("GCC unroll 12") \
+			for (int r = 0; r < R; r++) \
+			{ \
+				__m512		av = _mm512_set1_ps(A_AT(r, p + u)); \
+				\
+				acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]); \
+				if (NV > 1) \
+					acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]); \
+			} \
+			ADVANCE; \
+			b += UK_AVX512_NR; \
+		} \
+	}
+#define UK512_A_PACKED(r, d) a[r]
+#define UK512_A_IN_PLACE(r, d) ((r) < 4 ? a : ((r) < 8 ? a4 : a8))[((r) & 3) * lda + (d)]
+
+/*
  * R rows by NV vectors of 16 columns.  The packed slivers are always MR
  * and NR wide; R and NV only choose which of them are computed and
  * stored.  Inlined into one function per (R, NV), where the loops unroll
@@ -50,66 +89,10 @@ uk512_body(const int R, const int NV, int64_t k, const float *a, const float *b,
 				   *a8 = a + 8 * e->lda;
 		const int64_t lda = e->lda;
 
-		for (int64_t p = 0; p < k; p += 4)
-		{
-			int			steps = k - p < 4 ? (int) (k - p) : 4;
-
-			_mm_prefetch(pf, _MM_HINT_T1);
-			pf += 64;
-#pragma GCC unroll 4
-			for (int u = 0; u < 4; u++)
-			{
-				__m512		b0,
-							b1;
-
-				if (u > 0 && u >= steps)
-					break;
-				b0 = _mm512_load_ps(b);
-				b1 = NV > 1 ? _mm512_load_ps(b + 16) : b0;
-#pragma GCC unroll 12
-				for (int r = 0; r < R; r++)
-				{
-					const float *ar = r < 4 ? a : (r < 8 ? a4 : a8);
-					__m512		av = _mm512_set1_ps(ar[(r & 3) * lda + p + u]);
-
-					acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-					if (NV > 1)
-						acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
-				}
-				b += UK_AVX512_NR;
-			}
-		}
+		UK512_DEPTHS(UK512_A_IN_PLACE, (void) 0);
 	}
 	else
-		for (int64_t p = 0; p < k; p += 4)
-		{
-			int			steps = k - p < 4 ? (int) (k - p) : 4;
-
-			_mm_prefetch(pf, _MM_HINT_T1);
-			pf += 64;
-#pragma GCC unroll 4
-			for (int u = 0; u < 4; u++)
-			{
-				__m512		b0,
-							b1;
-
-				if (u > 0 && u >= steps)
-					break;
-				b0 = _mm512_load_ps(b);
-				b1 = NV > 1 ? _mm512_load_ps(b + 16) : b0;
-#pragma GCC unroll 12
-				for (int r = 0; r < R; r++)
-				{
-					__m512		av = _mm512_set1_ps(a[r]);
-
-					acc[r][0] = _mm512_fmadd_ps(av, b0, acc[r][0]);
-					if (NV > 1)
-						acc[r][1] = _mm512_fmadd_ps(av, b1, acc[r][1]);
-				}
-				a += UK_AVX512_MR;
-				b += UK_AVX512_NR;
-			}
-		}
+		UK512_DEPTHS(UK512_A_PACKED, a += UK_AVX512_MR);
 
 	m0 = e->cols >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << e->cols) - 1);
 	m1 = e->cols >= 32 ? (__mmask16) 0xFFFF :
