@@ -13,7 +13,7 @@ apart from that.  Cases: the models of bench/run.py (resnet50, mobilenet_v2, enc
 mlp, iris_rf; --batch), the layer names of bench/layers.py and the PyTorch models of
 bench/zoo_models.py as zoo:NAME (zoo:tinytf), and one MatMul by a constant as
 matmul:MxKxN (a [--batch, M, K] feed), and one Transpose as transpose:DIMS:PERM
-(transpose:64x512x16:1,0,2,3, a [--batch, 64, 512, 16] feed).  Prints per case and
+(transpose:64x512x16:0,2,1,3, a [--batch, 64, 512, 16] feed).  Prints per case and
 build the minimum and median time per run (process CPU time, or wall time with
 --wall) and the median of the per-block ratios to the first build, which is the
 figure to read.  Each build keeps its own thread-local variables (initial-exec TLS,
@@ -69,6 +69,16 @@ def load_engine(path, tag):
     return mod
 
 
+def one_node_model(node, shape, inits):
+    """(model bytes, feeds) of node from input x of shape (random floats) to output y"""
+    graph = helper.make_graph([node], node.op_type.lower(),
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    return model.SerializeToString(), {"x": np.random.default_rng(1).standard_normal(shape).astype(np.float32)}
+
+
 def case_model(name, batch):
     """(model bytes, feeds) of a bench model or a layer of bench/layers.py"""
     if name in MODELS:
@@ -93,24 +103,13 @@ def case_model(name, batch):
         m, k, n = (int(v) for v in name[7:].split("x"))
         rng = np.random.default_rng(0)
         w = numpy_helper.from_array(rng.standard_normal((k, n)).astype(np.float32), "w")
-        graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["y"])], "matmul",
-                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", m, k])],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [w])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        return model.SerializeToString(), {"x": rng.standard_normal((batch, m, k)).astype(np.float32)}
+        return one_node_model(helper.make_node("MatMul", ["x", "w"], ["y"]), [batch, m, k], [w])
     if name.startswith("transpose:"):
-        # one Transpose of a [batch, dims...] feed, perm over all axes ("transpose:64x512x16:1,0,2,3":
+        # one Transpose of a [batch, dims...] feed, perm over all axes ("transpose:64x512x16:0,2,1,3":
         # the heads of a transformer's attention)
         dims, perm = name[10:].split(":")
-        shape = [batch] + [int(v) for v in dims.split("x")]
-        perm = [int(v) for v in perm.split(",")]
-        graph = helper.make_graph([helper.make_node("Transpose", ["x"], ["y"], perm=perm)], "transpose",
-                                  [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-        model.ir_version = 8
-        return model.SerializeToString(), {"x": np.random.default_rng(0).standard_normal(shape).astype(np.float32)}
+        node = helper.make_node("Transpose", ["x"], ["y"], perm=[int(v) for v in perm.split(",")])
+        return one_node_model(node, [batch] + [int(v) for v in dims.split("x")], [])
     for layer in L.RESNET50 + L.MOBILENET:
         if layer[0] == name:
             mb, feeds, _ = L.conv_model(*layer[1:], batch)

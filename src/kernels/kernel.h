@@ -139,9 +139,10 @@ ox_tensor  *ox_out_tensor(ox_kernel_ctx *ctx, int i, ox_dtype dt, int rank,
 /*
  * Make output o a tensor of the given shape over the buffer of src, when
  * src is one of the node's inputs, ctx->movable allows taking it and it
- * owns a buffer of the same number of elements: the kernels that only reinterpret a shape (Reshape, Squeeze,
- * Identity...) then copy nothing.  The input gets output o's previous buffer,
- * which the executor pools when it releases the input after the node.
+ * owns a buffer of the same number of elements: the kernels that only
+ * reinterpret a shape (Reshape, Squeeze, Identity...) then copy nothing.
+ * The input gets output o's previous buffer, which the executor pools when
+ * it releases the input after the node.
  * Returns false, changing nothing, when the buffer cannot be taken.
  */
 bool		ox_take_input_buffer(ox_kernel_ctx *ctx, const ox_tensor *src, int o, int rank,

@@ -384,12 +384,11 @@ macro_tile(const gemm_job *j, const float *ap, int64_t row0, int64_t rows, int64
 			int64_t		r = it * mr;
 			int64_t		rr = rows - r < mr ? rows - r : mr;
 			float	   *c = j->C + (row0 + r) * j->ldc + col;
+			const float *a = ap ? ap + r * kc : j->A + (row0 + r) * j->lda + k0;
 
 			/* the next B sliver into L2, a share per tile (the kernel
 			 * fetches a line per four depths) */
 			e.prefetch = next + (size_t) (it * pf_step) % sliver_bytes;
-			const float *a = ap ? ap + r * kc : j->A + (row0 + r) * j->lda + k0;
-
 			if (rr == mr)
 				full(kc, a, bp, c, j->ldc, &e);
 			else
@@ -579,7 +578,7 @@ typedef struct gemv_job
 	bool		reverse;		/* columns from the last block down (zigzag_next) */
 	bool		one_stream;		/* B as large as L2: a row at a time */
 	const int32_t *ks;			/* B finite: x's nonzero entries, whose rows of B are read */
-	int64_t		nk;
+	int64_t		nk;				/* how many (K without ks) */
 } gemv_job;
 
 /*
@@ -645,12 +644,11 @@ zigzag_next(const float *B)
 }
 
 /*
- * out[n - s] = the product of x with column n of op(B), n in [s, e);
- * finished (bias, clamp: gemv_task) when fin is not NULL, which only the
- * AXPY kernels do
+ * out[n - s] = the product of x with column n of op(B), n in [s, e); with
+ * finish (AXPY kernels only), the epilogue's bias and clamp applied too
  */
 static void
-gemv_products(const gemv_job *j, int64_t s, int64_t e, const ox_gemv_finish *fin, float *out)
+gemv_products(const gemv_job *j, int64_t s, int64_t e, bool finish, float *out)
 {
 	if (j->trans_b)
 	{
@@ -662,17 +660,14 @@ gemv_products(const gemv_job *j, int64_t s, int64_t e, const ox_gemv_finish *fin
 	else
 	{
 		/* sum_k x[k] * B[k, :], the column sums held in registers */
-		ox_gemv_finish f;
+		const ox_sgemm_epilogue *u = &j->epi->u;
+		ox_gemv_finish f = {.bias = u->bias ? u->bias + s : NULL, .clamp = u->clamp,
+		.lo = u->clamp_lo, .hi = u->clamp_hi};
 
-		if (fin)
-		{
-			f = *fin;
-			f.bias = fin->bias ? fin->bias + s : NULL;
-		}
 		if (j->avx512)
-			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->K, j->ks, j->nk, s, e, fin ? &f : NULL, out);
+			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->ks, j->nk, s, e, finish ? &f : NULL, out);
 		else
-			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->K, j->ks, j->nk, s, e, fin ? &f : NULL, out);
+			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->ks, j->nk, s, e, finish ? &f : NULL, out);
 	}
 }
 
@@ -714,7 +709,6 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 	 * over the row (SSE, this file's baseline) cost 0.2 us of a 3 us run of
 	 * the in-query MLP.
 	 */
-	ox_gemv_finish fin = {.bias = u->bias, .clamp = u->clamp, .lo = u->clamp_lo, .hi = u->clamp_hi};
 	bool		finish = !j->trans_b && j->alpha == 1.0f && j->beta == 0.0f && !u->post;
 
 	for (int64_t b = 0; b < nblocks; b++)
@@ -728,11 +722,11 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 		{
 			/* from the top down in slices of 16 columns (a few KB of B each) */
 			for (int64_t q = (e - s - 1) / 16; q >= 0; q--)
-				gemv_products(j, s + 16 * q, s + 16 * q + 16 < e ? s + 16 * q + 16 : e,
-							  finish ? &fin : NULL, dst + 16 * q);
+				gemv_products(j, s + 16 * q, s + 16 * q + 16 < e ? s + 16 * q + 16 : e, finish,
+							  dst + 16 * q);
 		}
 		else
-			gemv_products(j, s, e, finish ? &fin : NULL, dst);
+			gemv_products(j, s, e, finish, dst);
 		if (finish)
 			continue;
 		gemv_scale_bias(j->alpha, j->beta, u->bias, buf, s, e, c);

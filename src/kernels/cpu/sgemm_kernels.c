@@ -465,12 +465,12 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
  * the time (the in-query MLP run by the engine alone on its table's rows:
  * 4.5 us a row, 3.2 with the list).
  */
-#define AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, FINISH, NV, W) \
+#define AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, NV, W) \
 	do { \
 		VEC			acc[NV]; \
 		for (int v = 0; v < NV; v++) \
 			acc[v] = ZERO(); \
-		for (int64_t i = 0; i < kn; i++) \
+		for (int64_t i = 0; i < nk; i++) \
 		{ \
 			const int64_t k = ks ? ks[i] : i; \
 			const float *b = B + k * ldb + n; \
@@ -479,97 +479,84 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
 				acc[v] = FMA(xv, LOAD(b + v * W), acc[v]); \
 		} \
 		for (int v = 0; v < NV; v++) \
-			FINISH(fin, acc[v], n - n0 + v * W, out); \
+			STORE(out + (n - n0) + v * W, fin ? FINISH(fin, acc[v], FULL, n - n0 + v * W) : acc[v]); \
 	} while (0)
 
 /*
- * Store sums r at out[o], finished as fin says (in this order, no fused
- * multiply-add: the same bits as the separate passes).
+ * Sums r of the columns at offset o, finished as fin says: the bias of the
+ * lanes in m added, then the clamp (in this order, no fused multiply-add:
+ * the same bits as the separate passes).
  */
 __attribute__((target("avx512f")))
-static inline void
-finish_store_avx512(const ox_gemv_finish *fin, __m512 r, int64_t o, float *out)
+static inline __m512
+finish_avx512(const ox_gemv_finish *fin, __m512 r, __mmask16 m, int64_t o)
 {
-	if (fin)
-	{
-		r = _mm512_add_ps(r, _mm512_setzero_ps());
-		if (fin->bias)
-			r = _mm512_add_ps(r, _mm512_loadu_ps(fin->bias + o));
-		if (fin->clamp)
-			r = _mm512_min_ps(_mm512_set1_ps(fin->hi), _mm512_max_ps(_mm512_set1_ps(fin->lo), r));
-	}
-	_mm512_storeu_ps(out + o, r);
+	r = _mm512_add_ps(r, _mm512_setzero_ps());
+	if (fin->bias)
+		r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, fin->bias + o));
+	if (fin->clamp)
+		r = _mm512_min_ps(_mm512_set1_ps(fin->hi), _mm512_max_ps(_mm512_set1_ps(fin->lo), r));
+	return r;
 }
 
 __attribute__((target("avx2,fma")))
-static inline void
-finish_store_avx2(const ox_gemv_finish *fin, __m256 r, int64_t o, float *out)
+static inline __m256
+finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 {
-	if (fin)
-	{
-		r = _mm256_add_ps(r, _mm256_setzero_ps());
-		if (fin->bias)
-			r = _mm256_add_ps(r, _mm256_loadu_ps(fin->bias + o));
-		if (fin->clamp)
-			r = _mm256_min_ps(_mm256_set1_ps(fin->hi), _mm256_max_ps(_mm256_set1_ps(fin->lo), r));
-	}
-	_mm256_storeu_ps(out + o, r);
+	r = _mm256_add_ps(r, _mm256_setzero_ps());
+	if (fin->bias)
+		r = _mm256_add_ps(r, _mm256_maskload_ps(fin->bias + o, m));
+	if (fin->clamp)
+		r = _mm256_min_ps(_mm256_set1_ps(fin->hi), _mm256_max_ps(_mm256_set1_ps(fin->lo), r));
+	return r;
 }
 
 __attribute__((target("avx512f")))
 void
-ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, int64_t K, const int32_t *ks,
-						  int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
+ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int32_t *ks, int64_t nk,
+						  int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
-	const int64_t kn = ks ? nk : K;
+	const __mmask16 full = 0xFFFF;
 	int64_t		n = n0;
 
 	for (; n + 256 <= n1; n += 256)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						finish_store_avx512, 16, 16);
+						_mm512_storeu_ps, finish_avx512, full, 16, 16);
 	for (; n + 128 <= n1; n += 128)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						finish_store_avx512, 8, 16);
+						_mm512_storeu_ps, finish_avx512, full, 8, 16);
 	for (; n + 16 <= n1; n += 16)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						finish_store_avx512, 1, 16);
+						_mm512_storeu_ps, finish_avx512, full, 1, 16);
 	if (n < n1)
 	{
 		__mmask16	m = (__mmask16) ((1u << (n1 - n)) - 1);
 		__m512		acc = _mm512_setzero_ps();
 
-		for (int64_t i = 0; i < kn; i++)
+		for (int64_t i = 0; i < nk; i++)
 		{
 			const int64_t k = ks ? ks[i] : i;
 
 			acc = _mm512_fmadd_ps(_mm512_set1_ps(x[k]), _mm512_maskz_loadu_ps(m, B + k * ldb + n), acc);
 		}
-		if (fin)
-		{
-			acc = _mm512_add_ps(acc, _mm512_setzero_ps());
-			if (fin->bias)
-				acc = _mm512_add_ps(acc, _mm512_maskz_loadu_ps(m, fin->bias + (n - n0)));
-			if (fin->clamp)
-				acc = _mm512_min_ps(_mm512_set1_ps(fin->hi), _mm512_max_ps(_mm512_set1_ps(fin->lo), acc));
-		}
-		_mm512_mask_storeu_ps(out + (n - n0), m, acc);
+		_mm512_mask_storeu_ps(out + (n - n0), m, fin ? finish_avx512(fin, acc, m, n - n0) : acc);
 	}
 }
 
 __attribute__((target("avx2,fma")))
 void
-ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K, const int32_t *ks,
-						int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
+ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32_t *ks, int64_t nk,
+						int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
-	const int64_t kn = ks ? nk : K;
+	const __m256i full = _mm256_set1_epi32(-1);
 	int64_t		n = n0;
 
 	for (; n + 64 <= n1; n += 64)
 		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
-						finish_store_avx2, 8, 8);
+						_mm256_storeu_ps, finish_avx2, full, 8, 8);
 	for (; n + 8 <= n1; n += 8)
 		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
-						finish_store_avx2, 1, 8);
+						_mm256_storeu_ps, finish_avx2, full, 1, 8);
 	if (n < n1)
 	{
 		/* the last columns in masked lanes: the same fused multiply-adds as the full vectors */
@@ -577,21 +564,13 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, int64_t K, 
 											 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 		__m256		acc = _mm256_setzero_ps();
 
-		for (int64_t i = 0; i < kn; i++)
+		for (int64_t i = 0; i < nk; i++)
 		{
 			const int64_t k = ks ? ks[i] : i;
 
 			acc = _mm256_fmadd_ps(_mm256_set1_ps(x[k]), _mm256_maskload_ps(B + k * ldb + n, m), acc);
 		}
-		if (fin)
-		{
-			acc = _mm256_add_ps(acc, _mm256_setzero_ps());
-			if (fin->bias)
-				acc = _mm256_add_ps(acc, _mm256_maskload_ps(fin->bias + (n - n0), m));
-			if (fin->clamp)
-				acc = _mm256_min_ps(_mm256_set1_ps(fin->hi), _mm256_max_ps(_mm256_set1_ps(fin->lo), acc));
-		}
-		_mm256_maskstore_ps(out + (n - n0), m, acc);
+		_mm256_maskstore_ps(out + (n - n0), m, fin ? finish_avx2(fin, acc, m, n - n0) : acc);
 	}
 }
 
