@@ -321,12 +321,65 @@ check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share,
 	return bad;
 }
 
+/*
+ * One column of C from many rows (a regression head over a batch): the
+ * column path's dot products, bias, clamp, alpha and beta must give the
+ * same bits as the rows one at a time, so that a batch agrees with its
+ * rows scored singly.  B as [K, 1] (gathered when ldb is not 1) and as
+ * [1, K].
+ */
+static int
+check_column(int threads, int64_t M, int64_t K, bool tb, int64_t ldb, float alpha, float beta)
+{
+	int64_t		lda = K + 3,
+				ldc = 5;
+	float	   *A = malloc(sizeof(float) * M * lda);
+	float	   *B = malloc(sizeof(float) * K * ldb);
+	float	   *C = malloc(sizeof(float) * M * ldc);
+	float	   *R = malloc(sizeof(float) * M * ldc);
+	float		bias = 0.25f;
+	/* a clamp that some of the sums pass and some do not */
+	ox_sgemm_epilogue epi = {.bias = &bias, .clamp = true, .clamp_lo = -2.0f, .clamp_hi = 2.0f};
+	unsigned	seed = (unsigned) (M * 3 + K);
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	int			bad = 0;
+
+	for (int64_t i = 0; i < M * lda; i++)
+		A[i] = frand(&seed);
+	for (int64_t i = 0; i < K * ldb; i++)
+		B[i] = frand(&seed);
+	for (int64_t i = 0; i < M * ldc; i++)
+		C[i] = R[i] = frand(&seed);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = threads;
+	ox_status_clear(&st);
+	ctx.st = &st;
+	if (ox_sgemm_ex(&ctx, false, tb, M, 1, K, alpha, A, lda, B, tb ? K : ldb, beta, C, ldc, &epi) != OX_OK)
+		bad = 1;
+	for (int64_t m = 0; m < M && !bad; m++)
+		if (ox_sgemm_ex(&ctx, false, tb, 1, 1, K, alpha, A + m * lda, lda, B, tb ? K : ldb, beta,
+						R + m * ldc, ldc, &epi) != OX_OK)
+			bad = 1;
+	/* the column only: the rest of each row of C untouched */
+	if (!bad && memcmp(C, R, sizeof(float) * M * ldc) != 0)
+		bad = 1;
+	if (bad)
+		printf("FAIL sgemm %s one column t=%d M=%lld K=%lld tb=%d ldb=%lld alpha=%g beta=%g\n",
+			   ox_sgemm_isa(), threads, (long long) M, (long long) K, tb, (long long) ldb, alpha, beta);
+	free(A);
+	free(B);
+	free(C);
+	free(R);
+	return bad;
+}
+
 int
 main(void)
 {
 	static const int64_t sizes[][3] = {
 		{1, 1, 1}, {1, 10, 784}, {2, 33, 17}, {3, 5, 7}, {12, 32, 16}, {13, 33, 385},
-		{25, 70, 800}, {200, 50, 64}, {64, 3136, 147}, {7, 2100, 9}, {300, 300, 300},
+		{25, 70, 800}, {200, 50, 64}, {64, 3136, 147}, {7, 2100, 9}, {300, 300, 300}, {50, 1, 200},
 	};
 	/* every tile height and width class, K blocks of unequal depth */
 	static const int64_t edges[][3] = {
@@ -404,6 +457,19 @@ main(void)
 				else
 					passed++;
 			}
+	}
+	for (size_t f = 0; f < 2; f++)
+	{
+		if (!ox_sgemm_force_isa(isas[f]))
+			continue;
+		for (int t = 1; t <= 2; t++)
+			if (check_column(t, 3, 7, false, 1, 1.0f, 0.0f) ||
+				check_column(t, 1030, 256, false, 1, 1.0f, 0.0f) ||
+				check_column(t, 200, 100, false, 4, 0.5f, 1.0f) ||
+				check_column(t, 77, 301, true, 1, 2.0f, -0.5f))
+				failed++;
+			else
+				passed++;
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -475,8 +475,11 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 		epi.post_arg = (void *) &s->act;
 	}
 	epi.b_finite = s->b_finite && (b->data == s->b.src || b->released);
-	/* one or two rows stream B directly: cheaper than the padded tile */
-	if (packed_is_b(&s->b, b) && (m > 2 || b->released))
+	/*
+	 * One or two rows stream B directly: cheaper than the padded tile.  So
+	 * does one column (column_dots in sgemm.c), while B is at hand.
+	 */
+	if (packed_is_b(&s->b, b) && (m > 2 || b->released) && (n > 1 || s->trans_a || b->released))
 		rc = ox_sgemm_packed_b_ex(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
 								  beta, y->data, n, &epi);
 	else if (s->kmajor && m <= 2 && b->data == s->b.src &&
@@ -903,9 +906,12 @@ matmul_run(ox_kernel_ctx *ctx)
 		ox_aligned_free(fy);
 		return rc;
 	}
-	/* a constant 2-D B: every batch matrix of A folds into one packed GEMM */
+	/*
+	 * A constant 2-D B: every batch matrix of A folds into one packed GEMM
+	 * (one column of B is dot products instead, while B is at hand).
+	 */
 	if (s && packed_is_b(&s->w, b) && kind == MM_F32 && b->rank == 2 &&
-		a->rank >= 2 && !p.ta && (p.m * p.nbatch > 2 || b->released))
+		a->rank >= 2 && !p.ta && (p.m * p.nbatch > 2 || b->released) && (p.n > 1 || b->released))
 		return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, p.alpha, a->data, p.k, s->w.packed,
 								 0.0f, y->data, p.n);
 	if (b->released)

@@ -737,6 +737,32 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 	}
 }
 
+static __thread float *tls_column;
+static __thread size_t tls_column_len;
+
+/*
+ * op(B)'s only column as K adjacent floats: B itself when they are (stride
+ * 1), else a copy in a buffer of the calling thread; NULL when that buffer
+ * cannot be had
+ */
+static const float *
+column_of(const float *B, int64_t K, int64_t stride, ox_status *st)
+{
+	float	   *col;
+
+	if (stride == 1)
+		return B;
+	col = ox_aligned_grow(&tls_column, &tls_column_len, (size_t) (K > 0 ? K : 1));
+	if (!col)
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
+		return NULL;
+	}
+	for (int64_t k = 0; k < K; k++)
+		col[k] = B[k * stride];
+	return col;
+}
+
 /*
  * One or two rows of C: packing would cost as much as the arithmetic, so
  * stream B once per row, splitting the columns across threads.
@@ -749,26 +775,33 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 	float	   *xrow = NULL;
 	int32_t    *ks = NULL;
 
-	/*
-	 * The row is read once per column of op(B): unaligned, every one of its
-	 * vector loads spans two cache lines.  A feed bound in place (an array
-	 * from SQL, a caller's buffer) often is; one copy costs less than that
-	 * (the 784 x 512 and 512 x 512 layers of issue 4's MLP, one row at a
-	 * time: 32.7 us with the row 16 bytes off, 27.0 aligned).
-	 */
-	bool		realign = !trans_a && N >= 16 && K >= 64 &&
-		(((uintptr_t) A & 63) != 0 || ((size_t) lda * sizeof(float)) % 64 != 0);
+	bool		realign;
 
 	/*
 	 * One column of B stored contiguously (a regression head [K, 1]) is a
 	 * dot product: as a sum of rows it would be K dependent multiply-adds
 	 * of one masked lane (0.31 us of a 2.9 us call of the in-query MLP).
 	 */
-	if (!trans_b && N == 1 && ldb == 1)
+	if (!trans_b && N == 1)
 	{
+		B = column_of(B, K, ldb, ctx ? ctx->st : NULL);
+		if (!B)
+			return ctx && ctx->st ? ctx->st->code : OX_OUT_OF_MEMORY;
 		trans_b = true;
 		ldb = K;
 	}
+
+	/*
+	 * The dot products read the row once per column of op(B): unaligned,
+	 * every one of its vector loads spans two cache lines.  A feed bound in
+	 * place (an array from SQL, a caller's buffer) often is; one copy costs
+	 * less than that (the 784 x 512 and 512 x 512 layers of issue 4's MLP,
+	 * one row at a time: 32.7 us with the row 16 bytes off, 27.0 aligned).
+	 * The sums of rows read each entry of the row once, as a broadcast: a
+	 * copy would only add to them.
+	 */
+	realign = trans_b && !trans_a && N >= 16 && K >= 64 &&
+		(((uintptr_t) A & 63) != 0 || ((size_t) lda * sizeof(float)) % 64 != 0);
 	if ((trans_a || realign) && K > 0)
 	{
 		/* gather the strided row of op(A) once */
@@ -816,6 +849,86 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		/* enough columns per chunk that a thread streams a useful share of B */
 		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
 	}
+	return OX_OK;
+}
+
+/* ---- one column of C ---------------------------------------------------- */
+
+typedef struct column_job
+{
+	bool		avx512;
+	const float *A;
+	int64_t		lda;
+	const float *b;				/* op(B)'s column, contiguous */
+	int64_t		K;
+	float		alpha,
+				beta;
+	const epilogue *epi;
+	float	   *C;
+	int64_t		ldc;
+} column_job;
+
+#define COLUMN_BLOCK 64
+
+static void
+column_task(void *arg, int64_t m0, int64_t m1)
+{
+	const column_job *j = arg;
+	const ox_sgemm_epilogue *u = &j->epi->u;
+	float		buf[COLUMN_BLOCK];
+
+	for (int64_t s = m0; s < m1; s += COLUMN_BLOCK)
+	{
+		int64_t		e = s + COLUMN_BLOCK < m1 ? s + COLUMN_BLOCK : m1;
+
+		/* one row at a time (one_stream): the sums of gemv_rows' dot products */
+		if (j->avx512)
+			ox_sgemm_dots_avx512(j->b, j->A, j->lda, j->K, s, e, true, buf);
+		else
+			ox_sgemm_dots_avx2(j->b, j->A, j->lda, j->K, s, e, buf);
+		for (int64_t m = s; m < e; m++)
+		{
+			float	   *c = j->C + m * j->ldc;
+
+			/* gemv_scale_bias and clamp_row for one column, in their order */
+			gemv_scale_bias(j->alpha, j->beta, u->bias, buf + (m - s), 0, 1, c);
+			if (u->clamp)
+				clamp_row(c, 1, u->clamp_lo, u->clamp_hi);
+		}
+		if (u->post)
+			u->post(u->post_arg, s, 0, e - s, 1, j->C + s * j->ldc, j->ldc);
+	}
+}
+
+/*
+ * C with one column (a regression or binary head, B [K, 1]): a dot product
+ * per row of A.  Packed, the column would be padded to a sliver of 16 and
+ * computed sixteen times over: 5% of the in-query MLP's batches of 1024
+ * rows, for 0.3% of its arithmetic.  The dot products are gemv_rows', so
+ * a batch agrees bit for bit with its rows run one at a time.
+ */
+static ox_code
+column_dots(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, int64_t M, int64_t K, float alpha,
+			const float *A, int64_t lda, const float *B, int64_t stride, float beta,
+			const epilogue *epi, float *C, int64_t ldc)
+{
+	column_job	j;
+	const float *b = column_of(B, K, stride, ctx ? ctx->st : NULL);
+
+	if (!b)
+		return ctx && ctx->st ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.avx512 = isa == &ox_sgemm_isa_avx512;
+	j.A = A;
+	j.lda = lda;
+	j.b = b;
+	j.K = K;
+	j.alpha = alpha;
+	j.beta = beta;
+	j.epi = epi;
+	j.C = C;
+	j.ldc = ldc;
+	/* enough rows per chunk that a thread reads a useful share of A */
+	ox_parallel_for(ctx, M, (int64_t) (65536 / (K + 1)) + COLUMN_BLOCK, column_task, &j);
 	return OX_OK;
 }
 
@@ -883,6 +996,8 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 		post_all(&epi, M, N, C, ldc);
 		return OX_OK;
 	}
+	if (N == 1 && M > 2 && !trans_a && !pa && !pb)
+		return column_dots(ctx, isa, M, K, alpha, A, lda, B, trans_b ? 1 : ldb, beta, &epi, C, ldc);
 	/* one or two rows: packing would cost as much as the arithmetic */
 	if (M <= 2 && !pa && !pb)
 		return gemv_rows(ctx, isa, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, &epi, C, ldc);
