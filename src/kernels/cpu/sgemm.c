@@ -774,8 +774,8 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 {
 	float	   *xrow = NULL;
 	int32_t    *ks = NULL;
-
 	bool		realign;
+	int64_t		grain;
 
 	/*
 	 * One column of B stored contiguously (a regression head [K, 1]) is a
@@ -816,6 +816,12 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		if (!ks)
 			return ox_fail(ctx ? ctx->st : NULL, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
 	}
+	/*
+	 * enough columns per chunk that a thread streams a useful share of B
+	 * (a 64-bit division is a few percent of a small model's run: only
+	 * when there are threads to share it)
+	 */
+	grain = ctx && ctx->nthreads > 1 ? 65536 / (K + 1) + 16 : N;
 	for (int64_t m = 0; m < M; m++)
 	{
 		gemv_job	j;
@@ -846,8 +852,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 			j.ks = ks;
 			j.nk = j.avx512 ? ox_sgemm_nonzero_indices_avx512(j.x, K, ks) : ox_sgemm_nonzero_indices(j.x, K, ks);
 		}
-		/* enough columns per chunk that a thread streams a useful share of B */
-		ox_parallel_for(ctx, N, (int64_t) (65536 / (K + 1)) + 16, gemv_task, &j);
+		ox_parallel_for(ctx, N, grain, gemv_task, &j);
 	}
 	return OX_OK;
 }
