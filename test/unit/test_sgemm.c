@@ -21,6 +21,14 @@ frand(unsigned *s)
 	return ((*s >> 9) & 0xffff) / 32768.0f - 1.0f;
 }
 
+/* n values in [-1, 1) */
+static void
+fill(float *v, int64_t n, unsigned *s)
+{
+	for (int64_t i = 0; i < n; i++)
+		v[i] = frand(s);
+}
+
 /* post function of the tests: y = 2 * y - 1, counting the visits of each element */
 typedef struct post_arg
 {
@@ -83,14 +91,11 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 	ox_status	st;
 	int			bad = 0;
 
-	for (int64_t i = 0; i < (ta ? K : M) * lda; i++)
-		A[i] = frand(&seed);
-	for (int64_t i = 0; i < (tb ? N : K) * ldb; i++)
-		B[i] = frand(&seed);
+	fill(A, (ta ? K : M) * lda, &seed);
+	fill(B, (tb ? N : K) * ldb, &seed);
 	for (int64_t i = 0; i < M * ldc; i++)
 		C0[i] = C[i] = beta == 0.0f ? NAN : frand(&seed);	/* beta 0 must not read C */
-	for (int64_t i = 0; i < N; i++)
-		bias[i] = frand(&seed);
+	fill(bias, N, &seed);
 	memset(&ctx, 0, sizeof(ctx));
 	ox_status_clear(&st);
 	ctx.nthreads = threads;
@@ -200,12 +205,9 @@ check_gemv_directions(int threads, bool tb, int64_t M, int64_t N, int64_t K, int
 	ox_status	st;
 	int			bad = 0;
 
-	for (int64_t i = 0; i < M * K; i++)
-		A[i] = frand(&seed);
-	for (int64_t i = 0; i < N * K; i++)
-		B[i] = frand(&seed);
-	for (int64_t i = 0; i < N; i++)
-		bias[i] = frand(&seed);
+	fill(A, M * K, &seed);
+	fill(B, N * K, &seed);
+	fill(bias, N, &seed);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.nthreads = threads;
 	ox_status_clear(&st);
@@ -278,8 +280,7 @@ check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share,
 	}
 	if (nan)
 		A[K / 3] = NAN;
-	for (int64_t i = 0; i < N * K; i++)
-		B[i] = frand(&seed);
+	fill(B, N * K, &seed);
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.nthreads = threads;
 	ox_status_clear(&st);
@@ -345,10 +346,8 @@ check_column(int threads, int64_t M, int64_t K, bool tb, int64_t ldb, float alph
 	ox_status	st;
 	int			bad = 0;
 
-	for (int64_t i = 0; i < M * lda; i++)
-		A[i] = frand(&seed);
-	for (int64_t i = 0; i < K * ldb; i++)
-		B[i] = frand(&seed);
+	fill(A, M * lda, &seed);
+	fill(B, K * ldb, &seed);
 	for (int64_t i = 0; i < M * ldc; i++)
 		C[i] = R[i] = frand(&seed);
 	memset(&ctx, 0, sizeof(ctx));
