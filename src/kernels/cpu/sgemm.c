@@ -778,8 +778,8 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 	int64_t		grain;
 
 	/*
-	 * One column of B stored contiguously (a regression head [K, 1]) is a
-	 * dot product: as a sum of rows it would be K dependent multiply-adds
+	 * One column of B (a regression head [K, 1], gathered when strided) is
+	 * a dot product: as a sum of rows it would be K dependent multiply-adds
 	 * of one masked lane (0.31 us of a 2.9 us call of the in-query MLP).
 	 */
 	if (!trans_b && N == 1)
