@@ -181,13 +181,19 @@ constant_input(const ox_prepare_ctx *pc, int input)
 	return def ? def->init : NULL;
 }
 
-/* pack a constant 2-D float B if this machine has our GEMM kernels */
+/*
+ * Pack a constant 2-D float B if this machine has our GEMM kernels.  Not a
+ * B of one column (a regression head): the GEMM takes a dot product per
+ * row of A from B itself (column_dots in sgemm.c), and a packed copy would
+ * pad the column to sixteen.
+ */
 static ox_code
 pack_constant_b(ox_prepare_ctx *pc, int input, bool trans_b, nn_packed_weight *w)
 {
 	const ox_tensor *b = constant_input(pc, input);
 
-	if (!b || b->dtype != OX_FLOAT || b->rank != 2 || ox_tensor_numel(b) <= 0)
+	if (!b || b->dtype != OX_FLOAT || b->rank != 2 || ox_tensor_numel(b) <= 0 ||
+		b->dims[trans_b ? 0 : 1] == 1)
 		return OX_OK;
 	w->packed = ox_sgemm_pack_b(trans_b, trans_b ? b->dims[1] : b->dims[0],
 								trans_b ? b->dims[0] : b->dims[1], b->data, b->dims[1], pc->st);
@@ -475,11 +481,8 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 		epi.post_arg = (void *) &s->act;
 	}
 	epi.b_finite = s->b_finite && (b->data == s->b.src || b->released);
-	/*
-	 * One or two rows stream B directly: cheaper than the padded tile.  So
-	 * does one column (column_dots in sgemm.c), while B is at hand.
-	 */
-	if (packed_is_b(&s->b, b) && (m > 2 || b->released) && (n > 1 || s->trans_a || b->released))
+	/* one or two rows stream B directly: cheaper than the padded tile */
+	if (packed_is_b(&s->b, b) && (m > 2 || b->released))
 		rc = ox_sgemm_packed_b_ex(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
 								  beta, y->data, n, &epi);
 	else if (s->kmajor && m <= 2 && b->data == s->b.src &&
@@ -906,12 +909,9 @@ matmul_run(ox_kernel_ctx *ctx)
 		ox_aligned_free(fy);
 		return rc;
 	}
-	/*
-	 * A constant 2-D B: every batch matrix of A folds into one packed GEMM
-	 * (one column of B is dot products instead, while B is at hand).
-	 */
+	/* a constant 2-D B: every batch matrix of A folds into one packed GEMM */
 	if (s && packed_is_b(&s->w, b) && kind == MM_F32 && b->rank == 2 &&
-		a->rank >= 2 && !p.ta && (p.m * p.nbatch > 2 || b->released) && (p.n > 1 || b->released))
+		a->rank >= 2 && !p.ta && (p.m * p.nbatch > 2 || b->released))
 		return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, p.alpha, a->data, p.k, s->w.packed,
 								 0.0f, y->data, p.n);
 	if (b->released)

@@ -741,26 +741,24 @@ static __thread float *tls_column;
 static __thread size_t tls_column_len;
 
 /*
- * op(B)'s only column as K adjacent floats: B itself when they are (stride
- * 1), else a copy in a buffer of the calling thread; NULL when that buffer
- * cannot be had
+ * *col = op(B)'s only column as K adjacent floats: B itself when they are
+ * (stride 1), else a copy in a buffer of the calling thread
  */
-static const float *
-column_of(const float *B, int64_t K, int64_t stride, ox_status *st)
+static ox_code
+column_of(const float *B, int64_t K, int64_t stride, ox_status *st, const float **col)
 {
-	float	   *col;
+	float	   *copy;
 
+	*col = B;
 	if (stride == 1)
-		return B;
-	col = ox_aligned_grow(&tls_column, &tls_column_len, (size_t) (K > 0 ? K : 1));
-	if (!col)
-	{
-		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
-		return NULL;
-	}
+		return OX_OK;
+	copy = ox_aligned_grow(&tls_column, &tls_column_len, (size_t) (K > 0 ? K : 1));
+	if (!copy)
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a GEMV buffer");
 	for (int64_t k = 0; k < K; k++)
-		col[k] = B[k * stride];
-	return col;
+		copy[k] = B[k * stride];
+	*col = copy;
+	return OX_OK;
 }
 
 /*
@@ -784,9 +782,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 	 */
 	if (!trans_b && N == 1)
 	{
-		B = column_of(B, K, ldb, ctx ? ctx->st : NULL);
-		if (!B)
-			return ctx && ctx->st ? ctx->st->code : OX_OUT_OF_MEMORY;
+		OX_TRY(column_of(B, K, ldb, ctx ? ctx->st : NULL, &B));
 		trans_b = true;
 		ldb = K;
 	}
@@ -918,10 +914,9 @@ column_dots(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, int64_t M, int64_t
 			const epilogue *epi, float *C, int64_t ldc)
 {
 	column_job	j;
-	const float *b = column_of(B, K, stride, ctx ? ctx->st : NULL);
+	const float *b;
 
-	if (!b)
-		return ctx && ctx->st ? ctx->st->code : OX_OUT_OF_MEMORY;
+	OX_TRY(column_of(B, K, stride, ctx ? ctx->st : NULL, &b));
 	j.avx512 = isa == &ox_sgemm_isa_avx512;
 	j.A = A;
 	j.lda = lda;
