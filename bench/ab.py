@@ -35,9 +35,13 @@ import os
 import sys
 import time
 
-import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+# before numpy starts its BLAS threads, which would spin under the timings
+# (bench/run.py sets the same, but is imported after numpy here)
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ENGINE = os.path.join(HERE, "..", "test", "engine", "oxengine.py")
