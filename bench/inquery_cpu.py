@@ -38,7 +38,10 @@ import os
 import sys
 import time
 
-import numpy as np
+# before numpy starts its BLAS threads, which would spin under the timings
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)

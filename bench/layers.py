@@ -13,9 +13,12 @@ import os
 import sys
 import time
 
-import numpy as np
-import onnx
-from onnx import TensorProto, helper
+# before numpy starts its BLAS threads, which would spin under the timings
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import onnx  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)

@@ -25,8 +25,11 @@ import sys
 import time
 import warnings
 
-import numpy as np
-import onnxruntime as ort
+# before numpy starts its BLAS threads, which would spin under the timings
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+import onnxruntime as ort  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "test", "engine"))
