@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUSED_DOMAIN "com.microsoft"
 
 static bool
 is_op(const ox_node *n, const char *op)
@@ -50,116 +49,6 @@ same_shape(const ox_type *a, const ox_type *b)
 			return false;
 	}
 	return true;
-}
-
-/* scalar float constant behind input i, or def when absent */
-static bool
-const_scalar(const ox_graph *g, const ox_node *n, int i, float def, float *out)
-{
-	const ox_tensor *t;
-
-	if (i >= n->n_inputs || n->inputs[i] < 0)
-	{
-		*out = def;
-		return true;
-	}
-	t = ox_node_const_input(g, n, i);
-	if (!t || ox_tensor_numel(t) != 1 || (t->dtype != OX_FLOAT && t->dtype != OX_DOUBLE))
-		return false;
-	*out = (float) ox_tensor_get_double(t, 0);
-	return true;
-}
-
-/*
- * The activations FusedConv takes, as (name, params); false for anything
- * else.  (fuse_activation.c recognizes the same set.)
- */
-static bool
-activation_of(const ox_graph *g, const ox_node *act, const char **name, float *params, int *np)
-{
-	*np = 0;
-	if (is_op(act, "Relu") || is_op(act, "Sigmoid") || is_op(act, "Tanh"))
-	{
-		*name = act->op_type;
-		return true;
-	}
-	if (is_op(act, "LeakyRelu"))
-	{
-		*name = "LeakyRelu";
-		params[(*np)++] = ox_attr_float(act, "alpha", 0.01f);
-		return true;
-	}
-	if (is_op(act, "HardSigmoid"))
-	{
-		*name = "HardSigmoid";
-		params[(*np)++] = ox_attr_float(act, "alpha", 0.2f);
-		params[(*np)++] = ox_attr_float(act, "beta", 0.5f);
-		return true;
-	}
-	if (is_op(act, "Clip"))
-	{
-		*name = "Clip";
-		if (act->opset < 11)
-		{
-			params[0] = ox_attr_float(act, "min", -INFINITY);
-			params[1] = ox_attr_float(act, "max", INFINITY);
-		}
-		else if (!const_scalar(g, act, 1, -INFINITY, &params[0]) ||
-				 !const_scalar(g, act, 2, INFINITY, &params[1]))
-			return false;
-		*np = 2;
-		return true;
-	}
-	return false;
-}
-
-static ox_code
-import_fused_domain(ox_model *m, ox_status *st)
-{
-	ox_opset   *ops;
-
-	if (ox_model_opset(m, FUSED_DOMAIN) >= 0)
-		return OX_OK;
-	ops = ox_arena_alloc(&m->arena, sizeof(ox_opset) * (m->n_opsets + 1));
-	if (!ops)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "could not extend the opset imports");
-	memcpy(ops, m->opsets, sizeof(ox_opset) * m->n_opsets);
-	ops[m->n_opsets].domain = FUSED_DOMAIN;
-	ops[m->n_opsets].version = 1;
-	m->opsets = ops;
-	m->n_opsets++;
-	return OX_OK;
-}
-
-/* FusedConv's activation and activation_params attributes */
-static ox_code
-add_activation_attrs(ox_model *m, ox_node *n, const char *act, const float *params, int np,
-					 ox_status *st)
-{
-	ox_attr    *attrs = ox_arena_alloc(&m->arena, sizeof(ox_attr) * (n->n_attrs + 2));
-	float	   *p = np ? ox_arena_alloc(&m->arena, sizeof(float) * np) : NULL;
-
-	if (!attrs || (np && !p))
-		return ox_fail(st, OX_OUT_OF_MEMORY, "could not add fused attributes");
-	if (n->n_attrs)
-		memcpy(attrs, n->attrs, sizeof(ox_attr) * n->n_attrs);
-	memset(attrs + n->n_attrs, 0, sizeof(ox_attr) * 2);
-	attrs[n->n_attrs].name = "activation";
-	attrs[n->n_attrs].type = OX_ATTR_STRING;
-	attrs[n->n_attrs].s = act;
-	attrs[n->n_attrs].s_len = strlen(act);
-	n->n_attrs++;
-	if (np)
-	{
-		memcpy(p, params, sizeof(float) * np);
-		attrs[n->n_attrs].name = "activation_params";
-		attrs[n->n_attrs].type = OX_ATTR_FLOATS;
-		attrs[n->n_attrs].floats = p;
-		attrs[n->n_attrs].n = np;
-		n->n_attrs++;
-	}
-	n->attrs = attrs;
-	return OX_OK;
 }
 
 ox_code
@@ -206,7 +95,7 @@ ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 
 			if (c >= 0 && g->nodes[c].n_inputs >= 1 && g->nodes[c].inputs[0] == y &&
 				g->nodes[c].n_outputs == 1 && g->nodes[c].outputs[0] >= 0 &&
-				activation_of(g, &g->nodes[c], &act_name, params, &np))
+				ox_pass_activation_of(g, &g->nodes[c], &act_name, params, &np))
 				act = &g->nodes[c];
 		}
 		if (!(in = malloc(sizeof(int) * 4)))
@@ -215,14 +104,14 @@ ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		in[1] = conv->inputs[1];
 		in[2] = conv->n_inputs > 2 ? conv->inputs[2] : -1;
 		in[3] = z;
-		OX_TRY(import_fused_domain(pc->model, st));
+		OX_TRY(ox_pass_import_domain(pc->model, OX_FUSED_DOMAIN, st));
 		if (act)
-			OX_TRY(add_activation_attrs(pc->model, conv, act_name, params, np, st));
+			OX_TRY(ox_pass_add_activation_attrs(pc->model, conv, act_name, params, np, false, st));
 		free(conv->inputs);
 		conv->inputs = in;
 		conv->n_inputs = 4;
 		conv->op_type = "FusedConv";
-		conv->domain = FUSED_DOMAIN;
+		conv->domain = OX_FUSED_DOMAIN;
 		conv->opset = 1;
 		conv->fused_from = act ? "Conv+Add+activation" : "Conv+Add";
 		conv->outputs[0] = act ? act->outputs[0] : y;

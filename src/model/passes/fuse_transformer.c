@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FUSED_DOMAIN "com.microsoft"
 
 static bool
 is_op(const ox_node *n, const char *op)
@@ -128,25 +127,6 @@ with_constant(const ox_graph *g, const ox_node *n, int v, double want, double to
 	return false;
 }
 
-/* make sure the model imports the contrib domain the fused ops live in */
-static ox_code
-import_fused_domain(ox_model *m, ox_status *st)
-{
-	ox_opset   *ops;
-
-	if (ox_model_opset(m, FUSED_DOMAIN) >= 0)
-		return OX_OK;
-	ops = ox_arena_alloc(&m->arena, sizeof(ox_opset) * (m->n_opsets + 1));
-	if (!ops)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "could not extend the opset imports");
-	memcpy(ops, m->opsets, sizeof(ox_opset) * m->n_opsets);
-	ops[m->n_opsets].domain = FUSED_DOMAIN;
-	ops[m->n_opsets].version = 1;
-	m->opsets = ops;
-	m->n_opsets++;
-	return OX_OK;
-}
-
 /*
  * Turn n into the contrib operator op with the given inputs (-1 = omitted)
  * and one float attribute (attr NULL: none), replacing its attributes:
@@ -160,7 +140,7 @@ become(ox_pass_ctx *pc, ox_node *n, const char *op, const char *fused_from, cons
 
 	if (!inputs)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "could not rewrite node \"%s\"", n->name);
-	OX_TRY(import_fused_domain(pc->model, st));
+	OX_TRY(ox_pass_import_domain(pc->model, OX_FUSED_DOMAIN, st));
 	if (attr)
 	{
 		ox_attr    *a = ox_arena_alloc(&pc->model->arena, sizeof(ox_attr));
@@ -184,7 +164,7 @@ become(ox_pass_ctx *pc, ox_node *n, const char *op, const char *fused_from, cons
 	n->inputs = inputs;
 	n->n_inputs = n_in;
 	n->op_type = op;
-	n->domain = FUSED_DOMAIN;
+	n->domain = OX_FUSED_DOMAIN;
 	n->opset = 1;
 	n->fused_from = fused_from;
 	pc->changes++;
@@ -563,7 +543,7 @@ ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 			return st->code;
 		if (n->dead)
 			continue;
-		if (strcmp(n->domain, FUSED_DOMAIN) == 0 && strcmp(n->op_type, "Gelu") == 0)
+		if (strcmp(n->domain, OX_FUSED_DOMAIN) == 0 && strcmp(n->op_type, "Gelu") == 0)
 			OX_TRY(fuse_bias_gelu(pc, g, k, st));
 		else if (is_op(n, "LayerNormalization"))
 			OX_TRY(fuse_skip_layer_norm(pc, g, k, st));

@@ -107,13 +107,12 @@ ox_graph_sole_consumer(const ox_graph *g, int v)
 	return found;
 }
 
-/* make sure the model imports domain (version 1), so that a saved model says so */
-static ox_code
-import_domain(ox_model *m, const char *domain, ox_status *st)
+ox_code
+ox_pass_import_domain(ox_model *m, const char *domain, ox_status *st)
 {
 	ox_opset   *o;
 
-	if (ox_model_opset(m, domain) >= 1)
+	if (ox_model_opset(m, domain) >= 0)
 		return OX_OK;
 	o = ox_arena_alloc(&m->arena, sizeof(ox_opset) * (size_t) (m->n_opsets + 1));
 	if (!o)
@@ -134,7 +133,7 @@ ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domai
 {
 	ox_node    *n;
 
-	if (domain[0] != '\0' && import_domain(pc->model, domain, st) != OX_OK)
+	if (domain[0] != '\0' && ox_pass_import_domain(pc->model, domain, st) != OX_OK)
 		return -1;
 	n = ox_graph_add_node(g, st);
 	if (!n)

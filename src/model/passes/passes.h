@@ -91,6 +91,27 @@ int			ox_graph_sole_consumer(const ox_graph *g, int v);
 int			ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domain,
 							 const char *name, const int *in, int n_in, const int *out, int n_out,
 							 const char *fused_from, ox_status *st);
+/* make sure the model imports domain (at version 1 when it does not), so that a saved model says so */
+ox_code		ox_pass_import_domain(ox_model *m, const char *domain, ox_status *st);
+
+/* onnxruntime's contrib domain, where FusedConv, FusedGemm and the transformer fusions live */
+#define OX_FUSED_DOMAIN "com.microsoft"
+
+/*
+ * act as one of the activations FusedConv and FusedGemm take: its name and
+ * up to two float parameters (*np of them); false for anything else,
+ * including a Clip whose bounds are not constant scalars (fused_attrs.c)
+ */
+bool		ox_pass_activation_of(const ox_graph *g, const ox_node *act, const char **name, float *params,
+								  int *np);
+
+/*
+ * n's attributes plus "activation" and its parameters, in the model's arena:
+ * as FusedGemm's activation_alpha / activation_beta when gemm, else as
+ * FusedConv's activation_params (onnxruntime's two schemas differ)
+ */
+ox_code		ox_pass_add_activation_attrs(ox_model *m, ox_node *n, const char *act, const float *params,
+										 int np, bool gemm, ox_status *st);
 /* node's attributes := copy[0..n_copy) then extra[0..n_extra), in the model's arena */
 ox_code		ox_pass_set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr *copy, int n_copy,
 							  const ox_attr *extra, int n_extra, ox_status *st);
