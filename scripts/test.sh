@@ -186,13 +186,15 @@ run_fuzz() {
   make -C "$OX_ROOT/fuzz" --no-print-directory run FUZZ_SECONDS="$secs"
 }
 
-# The ONNX node tests and the unit test programs through the engine built
-# with the sanitizers (ASan, UBSan, LSan; no suppressions).
+# The ONNX node tests, the unit test programs and the engine's Python tests
+# through the engine built with the sanitizers (ASan, UBSan, LSan; no
+# suppressions; the Python tests without LSan).
 run_conformance_asan() {
   local data
   data="$(ox_onnx_node_tests)" || return 1
   ox_make -C fuzz -j"$OX_JOBS" conformance-asan ONNX_NODE_TESTS="$data" || return 1
-  ox_make -C fuzz -j"$OX_JOBS" unit-asan
+  ox_make -C fuzz -j"$OX_JOBS" unit-asan || return 1
+  ox_make -C fuzz engine-asan TEST_PYTHON="$OX_PY"
 }
 
 # --- the CPU-only variant (CUDA=off) ---------------------------------------
@@ -320,12 +322,12 @@ if step "build" ox_build; then
     skip "valgrind (unit tests)" "no unit test programs"
   fi
   step "fuzz (libFuzzer)" run_fuzz
-  step "conformance + unit (ASan, UBSan)" run_conformance_asan
+  step "conformance + unit + engine (ASan, UBSan)" run_conformance_asan
   step "install" ox_install_ext && INSTALLED=1 || INSTALLED=0
 else
   INSTALLED=0
   for s in "unit tests (make unit)" "conformance" "engine (pytest test/engine)" \
-    "valgrind (unit tests)" "fuzz (libFuzzer)" "conformance + unit (ASan, UBSan)" "install"; do
+    "valgrind (unit tests)" "fuzz (libFuzzer)" "conformance + unit + engine (ASan, UBSan)" "install"; do
     skip "$s" "build failed"
   done
 fi
