@@ -11,7 +11,6 @@
  */
 #include "model/passes/passes.h"
 
-#include <math.h>
 #include <string.h>
 
 static bool

@@ -18,10 +18,8 @@
  */
 #include "model/passes/passes.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 static bool
 is_op(const ox_node *n, const char *op)

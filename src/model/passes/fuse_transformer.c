@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 static bool
 is_op(const ox_node *n, const char *op)
 {

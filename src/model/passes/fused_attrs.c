@@ -76,6 +76,7 @@ ox_code
 ox_pass_add_activation_attrs(ox_model *m, ox_node *n, const char *act, const float *params, int np,
 							 bool gemm, ox_status *st)
 {
+	/* "activation" and up to two parameters (the arena zeroes them) */
 	ox_attr    *attrs = ox_arena_alloc(&m->arena, sizeof(ox_attr) * (n->n_attrs + 3));
 	float	   *p = np && !gemm ? ox_arena_alloc(&m->arena, sizeof(float) * np) : NULL;
 
@@ -83,7 +84,6 @@ ox_pass_add_activation_attrs(ox_model *m, ox_node *n, const char *act, const flo
 		return ox_fail(st, OX_OUT_OF_MEMORY, "could not add fused attributes");
 	if (n->n_attrs)
 		memcpy(attrs, n->attrs, sizeof(ox_attr) * n->n_attrs);
-	memset(attrs + n->n_attrs, 0, sizeof(ox_attr) * 3);
 	attrs[n->n_attrs].name = "activation";
 	attrs[n->n_attrs].type = OX_ATTR_STRING;
 	attrs[n->n_attrs].s = act;
