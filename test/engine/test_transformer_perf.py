@@ -390,11 +390,71 @@ def test_contrib_fused_matmul(ta, tb, alpha):
     check_everywhere(model, {"a": feeds["a"]})
 
 
-def test_fused_matmul_trans_batch_is_unsupported():
+# operand shapes as stored, flags, and the numpy view each flag stands for
+TRANS_BATCH_CASES = [
+    ((5, 6, 8), (6, 8, 7), dict(transBatchA=1)),
+    ((6, 5, 8), (8, 6, 7), dict(transBatchB=1)),
+    ((5, 6, 8), (7, 6, 8), dict(transBatchA=1, transBatchB=1, transB=1)),
+    ((8, 6, 5), (6, 8, 7), dict(transBatchA=1, transA=1, alpha=0.25)),
+    ((5, 2, 3, 8), (1, 3, 8, 4), dict(transBatchA=1)),       # B's batch broadcast
+    ((5, 2, 3, 8), (4, 1, 3, 8), dict(transBatchA=1, transBatchB=1, transB=1)),
+    ((64, 24, 16), (64, 24, 16), dict(transBatchA=1, transBatchB=1, transB=1, alpha=0.125)),  # attention's q . k^T
+]
+
+
+def trans_batch_view(x, trans_batch, trans):
+    """FusedMatMul's reading of an operand: transBatch moves the first axis to the rows."""
+    if trans_batch:
+        r = x.ndim
+        x = x.transpose(list(range(1, r - 1)) + [0, r - 1])
+    return np.swapaxes(x, -1, -2) if trans else x
+
+
+@pytest.mark.parametrize("a_shape,b_shape,attrs", TRANS_BATCH_CASES)
+def test_fused_matmul_trans_batch(a_shape, b_shape, attrs):
+    """transBatchA / transBatchB (onnxruntime's semantics: an operand [M, b..., K] read as
+    [b..., M, K]) against onnxruntime at every level and thread count, and against numpy's
+    matmul of the explicitly transposed operands."""
+    rng = np.random.default_rng(21)
+    F = TensorProto.FLOAT
+    feeds = {"a": rng.standard_normal(a_shape).astype(np.float32), "b": rng.standard_normal(b_shape).astype(np.float32)}
+    s = check_everywhere(contrib_model("FusedMatMul", [("a", F, a_shape), ("b", F, b_shape)], [("y", F, None)],
+                                       **attrs), feeds)
+    want = attrs.get("alpha", 1.0) * np.matmul(
+        trans_batch_view(feeds["a"], attrs.get("transBatchA", 0), attrs.get("transA", 0)),
+        trans_batch_view(feeds["b"], attrs.get("transBatchB", 0), attrs.get("transB", 0)))
+    assert_close(s.run(feeds), [want], "numpy reference")
+
+
+def test_fused_matmul_trans_batch_double():
+    rng = np.random.default_rng(22)
+    D = TensorProto.DOUBLE
+    a = rng.standard_normal((5, 6, 8))
+    b = rng.standard_normal((7, 6, 8))
+    model = contrib_model("FusedMatMul", [("a", D, a.shape), ("b", D, b.shape)], [("y", D, None)],
+                          transBatchA=1, transBatchB=1, transB=1)
+    want = np.matmul(a.transpose(1, 0, 2), b.transpose(1, 2, 0))
+    for threads in (1, 2):
+        np.testing.assert_allclose(Session(model.SerializeToString(), threads=threads).run({"a": a, "b": b})[0],
+                                   want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((3, 4), (4, 5)), ((3, 2, 4), (4, 5)), ((2, 3, 4), (1, 2, 4, 5))])
+def test_fused_matmul_trans_batch_needs_equal_ranks_of_three(a_shape, b_shape):
+    """onnxruntime's rule: with either transBatch flag both operands have one rank, 3 or more."""
+    F = TensorProto.FLOAT
+    model = contrib_model("FusedMatMul", [("a", F, a_shape), ("b", F, b_shape)], [("y", F, None)],
+                          transBatchA=1)
+    with pytest.raises(EngineError, match="need the same rank, 3 or more"):
+        Session(model.SerializeToString()).run({"a": np.zeros(a_shape, np.float32),
+                                                "b": np.zeros(b_shape, np.float32)})
+
+
+def test_fused_matmul_trans_batch_flags_are_booleans():
     F = TensorProto.FLOAT
     model = contrib_model("FusedMatMul", [("a", F, [2, 3, 4]), ("b", F, [2, 4, 5])], [("y", F, None)],
-                          transBatchA=1)
-    with pytest.raises(EngineError, match="transBatchA"):
+                          transBatchB=2)
+    with pytest.raises(EngineError, match="transBatchA and transBatchB must be 0 or 1"):
         Session(model.SerializeToString())
 
 
