@@ -399,6 +399,9 @@ TRANS_BATCH_CASES = [
     ((5, 2, 3, 8), (1, 3, 8, 4), dict(transBatchA=1)),       # B's batch broadcast
     ((5, 2, 3, 8), (4, 1, 3, 8), dict(transBatchA=1, transBatchB=1, transB=1)),
     ((64, 24, 16), (64, 24, 16), dict(transBatchA=1, transBatchB=1, transB=1, alpha=0.125)),  # attention's q . k^T
+    ((2, 1, 4), (5, 4, 6), dict(transBatchA=1)),             # A's one batch matrix broadcast
+    ((0, 3, 4), (3, 4, 5), dict(transBatchA=1)),             # empty: no rows
+    ((2, 3, 0), (3, 0, 5), dict(transBatchA=1)),             # empty: no depth, zeros out
 ]
 
 
