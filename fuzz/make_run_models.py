@@ -24,11 +24,13 @@ def vi(name, dt, shape):
     return h.make_tensor_value_info(name, dt, shape)
 
 
-def save(name, nodes, inputs, outputs, inits=(), opset=17, ml=False):
+def save(name, nodes, inputs, outputs, inits=(), opset=17, ml=False, ms=False):
     g = h.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
     ops = [h.make_opsetid("", opset)]
     if ml:
         ops.append(h.make_opsetid("ai.onnx.ml", 3))
+    if ms:
+        ops.append(h.make_opsetid("com.microsoft", 1))
     m = h.make_model(g, opset_imports=ops, producer_name="onnx_pg fuzz seeds")
     m.ir_version = 8
     try:
@@ -240,6 +242,14 @@ def main():
         h.make_node("Cast", ["c32"], ["f"], to=F), h.make_node("Mul", ["f", "s"], ["fs"]),
         h.make_node("Mul", ["fs", "WS"], ["Y"])],
         [vi("X", F, dyn)], [vi("Y", F, None)], rq)
+    # strided batch views: ranks, broadcasts and empty axes from data
+    save("fused_matmul_trans_batch", [
+        h.make_node("FusedMatMul", ["A", "B"], ["Y"], domain="com.microsoft", alpha=0.5, transBatchA=1,
+                    transBatchB=1, transB=1)],
+        [vi("A", F, ["a", "b", "c"]), vi("B", F, ["d", "e", "f"])], [vi("Y", F, None)], ms=True)
+    save("fused_matmul_trans_batch_a4", [
+        h.make_node("FusedMatMul", ["A", "B"], ["Y"], domain="com.microsoft", transBatchA=1, transA=1)],
+        [vi("A", F, ["a", "b", "c", "d"]), vi("B", F, ["e", "f", "g", "h"])], [vi("Y", F, None)], ms=True)
     made = sorted(f for f in os.listdir(OUT) if f.endswith(".onnx"))
     order = os.path.join(os.path.dirname(OUT), "models.txt")
     with open(order) as f:
