@@ -679,6 +679,20 @@ def explain_misses(res, runs):
     return why
 
 
+def paired_spread(r):
+    """The spread of the ratio over the row's repetitions (each times a block of both engines,
+    back to back), as text: a ratio a hair past its target is only as firm as this spread."""
+    a = (r.get("ox") or {}).get("cpu_samples")
+    b = (r.get("ort") or {}).get("cpu_samples")
+    if not a or not b or len(a) != len(b):
+        return ""
+    q = [x / y for x, y in zip(a, b) if y > 0]
+    if len(q) < 5:
+        return ""
+    return " (the ratio of each repetition's two blocks: p10 %.2f, median %.2f, p90 %.2f over %d)" % (
+        pct(q, 10), pct(q, 50), pct(q, 90), len(q))
+
+
 def write_misses(res, L):
     """the section of the report on the rows that miss their target, and why"""
     miss = unmet_rows(res["rows"])
@@ -688,8 +702,9 @@ def write_misses(res, L):
     L.append("## Targets not met, and why")
     L.append("")
     for r in miss:
-        L.append("- %s batch %d, %d thread(s): %.2f against %.1f" % (
-            r["model"], r["batch"], r["threads"], r["ratio"], target_for(r["model"], r["batch"])))
+        L.append("- %s batch %d, %d thread(s): %.2f against %.1f%s" % (
+            r["model"], r["batch"], r["threads"], r["ratio"], target_for(r["model"], r["batch"]),
+            paired_spread(r)))
     L.append("")
     for name, w in why.items():
         if w["kind"] == "nodes":
