@@ -311,7 +311,7 @@ typedef struct gemm_state
 } gemm_state;
 
 static ox_code
-gemm_prepare(ox_prepare_ctx *pc)
+gemm_prepare_state(ox_prepare_ctx *pc)
 {
 	const ox_node *node = pc->node;
 	gemm_state *s;
@@ -346,7 +346,14 @@ gemm_prepare(ox_prepare_ctx *pc)
 	rows = static_product_rows(pc, true, s->trans_a);
 	offer_release(pc, &s->b, rows);
 	s->b_finite = s->b_is_constant && constant_b_finite(pc, 1);
-	if (s->b_finite && s->trans_b && !s->trans_a && rows <= 2 && bdef->init->rank == 2)
+	/*
+	 * Not for fewer than 16 columns (a classifier head): their sums of rows
+	 * fill one vector, each row's multiply-add waiting on the previous one
+	 * (the 512 x 10 head of issue 4's MLP: 252 in a chain), where the dot
+	 * products of B's few rows run side by side.
+	 */
+	if (s->b_finite && s->trans_b && !s->trans_a && rows <= 2 && bdef->init->rank == 2 &&
+		bdef->init->dims[0] >= 16)
 	{
 		const ox_tensor *b = bdef->init;
 		int64_t		n = b->dims[0],
@@ -372,6 +379,24 @@ gemm_free(void *state)
 		ox_aligned_free(s->kmajor);
 	}
 	free(s);
+}
+
+/*
+ * The state is the plan's only once prepare succeeds: a failure after it
+ * was made (an attribute out of range, a packing that could not allocate)
+ * frees it here, or it leaked (fuzz_load, transB = 3 on FusedMatMul).
+ */
+static ox_code
+gemm_prepare(ox_prepare_ctx *pc)
+{
+	ox_code		rc = gemm_prepare_state(pc);
+
+	if (rc != OX_OK && pc->state)
+	{
+		gemm_free(pc->state);
+		pc->state = NULL;
+	}
+	return rc;
 }
 
 /* C broadcast to [m, n]: element (i, j) is c[i * ci + j * cj] */
@@ -947,7 +972,7 @@ typedef struct matmul_state
 } matmul_state;
 
 static ox_code
-matmul_prepare(ox_prepare_ctx *pc)
+matmul_prepare_state(ox_prepare_ctx *pc)
 {
 	matmul_state *s = calloc(1, sizeof(*s));
 
@@ -995,6 +1020,20 @@ matmul_free(void *state)
 	if (s)
 		ox_sgemm_packed_free(s->w.packed);
 	free(s);
+}
+
+/* as gemm_prepare: a failed prepare frees the state it made */
+static ox_code
+matmul_prepare(ox_prepare_ctx *pc)
+{
+	ox_code		rc = matmul_prepare_state(pc);
+
+	if (rc != OX_OK && pc->state)
+	{
+		matmul_free(pc->state);
+		pc->state = NULL;
+	}
+	return rc;
 }
 
 static ox_code
