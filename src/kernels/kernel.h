@@ -54,6 +54,26 @@ ox_prepare_releasable(ox_prepare_ctx *pc, int input)
 		pc->releasable |= (uint64_t) 1 << input;
 }
 
+/*
+ * prepare(pc), and when it fails after making its state, that state freed
+ * with free_state: the plan keeps a state only from a prepare that
+ * succeeded, so a prepare that sets pc->state early and returns errors
+ * after it (an attribute out of range, a packing that could not allocate)
+ * is written as a function for this.
+ */
+static inline ox_code
+ox_prepare_or_free(ox_prepare_ctx *pc, ox_code (*prepare) (ox_prepare_ctx *pc), void (*free_state) (void *))
+{
+	ox_code		rc = prepare(pc);
+
+	if (rc != OX_OK && pc->state)
+	{
+		free_state(pc->state);
+		pc->state = NULL;
+	}
+	return rc;
+}
+
 typedef struct ox_kernel_def
 {
 	const char *domain;			/* "" (ai.onnx), "ai.onnx.ml", "com.microsoft" */

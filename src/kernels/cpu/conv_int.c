@@ -227,18 +227,10 @@ nn_conv_int_free(void *state)
 	free(s);
 }
 
-/* the plan keeps the state only on success: a failure frees the one it made */
 ox_code
 nn_conv_int_prepare(ox_prepare_ctx *pc)
 {
-	ox_code		rc = conv_int_prepare_state(pc);
-
-	if (rc != OX_OK && pc->state)
-	{
-		nn_conv_int_free(pc->state);
-		pc->state = NULL;
-	}
-	return rc;
+	return ox_prepare_or_free(pc, conv_int_prepare_state, nn_conv_int_free);
 }
 
 /* a zero point or scale: one value, or (per_channel) one per output channel */

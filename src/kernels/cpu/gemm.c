@@ -381,22 +381,11 @@ gemm_free(void *state)
 	free(s);
 }
 
-/*
- * The state is the plan's only once prepare succeeds: a failure after it
- * was made (an attribute out of range, a packing that could not allocate)
- * frees it here, or it leaked (fuzz_load, transB = 3 on FusedMatMul).
- */
+/* a failed prepare frees its state, or it leaked (fuzz_load: FusedMatMul with transB = 3) */
 static ox_code
 gemm_prepare(ox_prepare_ctx *pc)
 {
-	ox_code		rc = gemm_prepare_state(pc);
-
-	if (rc != OX_OK && pc->state)
-	{
-		gemm_free(pc->state);
-		pc->state = NULL;
-	}
-	return rc;
+	return ox_prepare_or_free(pc, gemm_prepare_state, gemm_free);
 }
 
 /* C broadcast to [m, n]: element (i, j) is c[i * ci + j * cj] */
@@ -1022,18 +1011,10 @@ matmul_free(void *state)
 	free(s);
 }
 
-/* as gemm_prepare: a failed prepare frees the state it made */
 static ox_code
 matmul_prepare(ox_prepare_ctx *pc)
 {
-	ox_code		rc = matmul_prepare_state(pc);
-
-	if (rc != OX_OK && pc->state)
-	{
-		matmul_free(pc->state);
-		pc->state = NULL;
-	}
-	return rc;
+	return ox_prepare_or_free(pc, matmul_prepare_state, matmul_free);
 }
 
 static ox_code

@@ -319,15 +319,7 @@ done:
 ox_code
 preview_gradient_prepare(ox_prepare_ctx *pc)
 {
-	ox_code		rc = gradient_prepare(pc);
-
-	/* the plan keeps the state only on success: a failure frees the one it made */
-	if (rc != OX_OK && pc->state)
-	{
-		free(pc->state);
-		pc->state = NULL;
-	}
-	return rc;
+	return ox_prepare_or_free(pc, gradient_prepare, free);
 }
 
 ox_code
