@@ -54,26 +54,6 @@ ox_prepare_releasable(ox_prepare_ctx *pc, int input)
 		pc->releasable |= (uint64_t) 1 << input;
 }
 
-/*
- * prepare(pc), and when it fails after making its state, that state freed
- * with free_state: the plan keeps a state only from a prepare that
- * succeeded, so a prepare that sets pc->state early and returns errors
- * after it (an attribute out of range, a packing that could not allocate)
- * is written as a function for this.
- */
-static inline ox_code
-ox_prepare_or_free(ox_prepare_ctx *pc, ox_code (*prepare) (ox_prepare_ctx *pc), void (*free_state) (void *))
-{
-	ox_code		rc = prepare(pc);
-
-	if (rc != OX_OK && pc->state)
-	{
-		free_state(pc->state);
-		pc->state = NULL;
-	}
-	return rc;
-}
-
 typedef struct ox_kernel_def
 {
 	const char *domain;			/* "" (ai.onnx), "ai.onnx.ml", "com.microsoft" */
@@ -291,6 +271,14 @@ void		ox_parallel_run_end(void);
 
 /* registry */
 const ox_kernel_def *ox_kernel_find(const char *domain, const char *op_type, int opset);
+
+/*
+ * k's prepare (OX_OK without one).  A prepare may make its state and then
+ * fail (an attribute out of range, a packing that could not allocate):
+ * that state is freed here with k's free_state, so that its callers keep
+ * a state only from a prepare that succeeded.
+ */
+ox_code		ox_kernel_prepare(const ox_kernel_def *k, ox_prepare_ctx *pc);
 /* iterate all kernels (for docs and inspection) */
 int			ox_kernel_count(void);
 const ox_kernel_def *ox_kernel_at(int i);

@@ -112,6 +112,20 @@ ox_kernel_find(const char *domain, const char *op_type, int opset)
 	return best;
 }
 
+ox_code
+ox_kernel_prepare(const ox_kernel_def *k, ox_prepare_ctx *pc)
+{
+	ox_code		rc = k->prepare ? k->prepare(pc) : OX_OK;
+
+	if (rc != OX_OK && pc->state)
+	{
+		if (k->free_state)
+			k->free_state(pc->state);
+		pc->state = NULL;
+	}
+	return rc;
+}
+
 int
 ox_kernel_count(void)
 {

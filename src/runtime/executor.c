@@ -244,7 +244,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 			pc.graph = g;
 			pc.st = st;
 			pc.device = s->device;
-			if (p->kernels[k]->prepare(&pc) != OX_OK)
+			if (ox_kernel_prepare(p->kernels[k], &pc) != OX_OK)
 			{
 				free(last_use);
 				free(release);

@@ -131,7 +131,7 @@ eval_node(void *arg, const ox_graph *g, const ox_node *node, ox_value *outs, ox_
 	pc.node = node;
 	pc.graph = g;
 	pc.st = st;
-	if (k->prepare && (rc = k->prepare(&pc)) != OX_OK)
+	if ((rc = ox_kernel_prepare(k, &pc)) != OX_OK)
 		return rc;
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.node = node;

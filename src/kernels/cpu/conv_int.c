@@ -153,8 +153,8 @@ pack_nhwc(const ox_tensor *w, const ox_tensor *wzp, bool kxq, ox_qgemm_weights *
 	return rc;
 }
 
-static ox_code
-conv_int_prepare_state(ox_prepare_ctx *pc)
+ox_code
+nn_conv_int_prepare(ox_prepare_ctx *pc)
 {
 	conv_int_state *s = calloc(1, sizeof(*s));
 	bool		ql = is_qlinear(pc->node);
@@ -225,12 +225,6 @@ nn_conv_int_free(void *state)
 	ox_qgemm_weights_free(&s->nhwc);
 	ox_qgemm_cols_free(&s->cols);
 	free(s);
-}
-
-ox_code
-nn_conv_int_prepare(ox_prepare_ctx *pc)
-{
-	return ox_prepare_or_free(pc, conv_int_prepare_state, nn_conv_int_free);
 }
 
 /* a zero point or scale: one value, or (per_channel) one per output channel */

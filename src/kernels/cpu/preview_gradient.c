@@ -319,7 +319,7 @@ done:
 ox_code
 preview_gradient_prepare(ox_prepare_ctx *pc)
 {
-	return ox_prepare_or_free(pc, gradient_prepare, free);
+	return gradient_prepare(pc);
 }
 
 ox_code
