@@ -30,6 +30,7 @@
  * Threads split the (image, input channel) planes.
  */
 #include "kernels/cpu/conv_fast.h"
+#include "kernels/cpu/simd_avx2.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -288,8 +289,8 @@ dw_channel_avx2(const dw_job *j, const float *xp, const float *wc, float bias, c
 			__m256		v = acc[q];
 
 			if (zc)
-				v = _mm256_add_ps(v, _mm256_maskload_ps(zc + oo[q], m));
-			_mm256_maskstore_ps(yc + oo[q], m, dw_act256(act, v));
+				v = _mm256_add_ps(v, nn_load8_part(zc + oo[q], cnt[q] >= 8, m));
+			nn_store8_part(yc + oo[q], cnt[q] >= 8, m, dw_act256(act, v));
 		}
 	}
 }

@@ -8,6 +8,7 @@
  *	  set runs is chosen once by cpuid in sgemm.c.
  */
 #include "kernels/cpu/sgemm_isa.h"
+#include "kernels/cpu/simd_avx2.h"
 
 #include <immintrin.h>
 
@@ -171,6 +172,8 @@ uk256_body(const int R, const int NV, int64_t k, const float *a, const float *b,
 	__m256		acc[UK_AVX2_MR][2];
 	__m256i		m0,
 				m1;
+	bool		full0,
+				full1;
 	__m256		bias0 = _mm256_setzero_ps(),
 				bias1 = _mm256_setzero_ps();
 	const char *pf = e->prefetch;
@@ -214,11 +217,13 @@ uk256_body(const int R, const int NV, int64_t k, const float *a, const float *b,
 	m0 = _mm256_loadu_si256((const __m256i *) avx2_lane_masks[e->cols >= 8 ? 8 : e->cols]);
 	m1 = _mm256_loadu_si256((const __m256i *) avx2_lane_masks[e->cols >= 16 ? 8 :
 															  (e->cols > 8 ? e->cols - 8 : 0)]);
+	full0 = e->cols >= 8;
+	full1 = e->cols >= 16;
 	if (e->bias)
 	{
-		bias0 = _mm256_maskload_ps(e->bias, m0);
+		bias0 = nn_load8_part(e->bias, full0, m0);
 		if (NV > 1)
-			bias1 = _mm256_maskload_ps(e->bias + 8, m1);
+			bias1 = nn_load8_part(e->bias + 8, full1, m1);
 	}
 #pragma GCC unroll 6
 	for (int r = 0; r < R; r++)
@@ -239,24 +244,24 @@ uk256_body(const int R, const int NV, int64_t k, const float *a, const float *b,
 		}
 		if (e->beta == 1.0f)
 		{
-			r0 = _mm256_add_ps(r0, _mm256_maskload_ps(cr, m0));
+			r0 = _mm256_add_ps(r0, nn_load8_part(cr, full0, m0));
 			if (NV > 1)
-				r1 = _mm256_add_ps(r1, _mm256_maskload_ps(cr + 8, m1));
+				r1 = _mm256_add_ps(r1, nn_load8_part(cr + 8, full1, m1));
 		}
 		else if (e->beta != 0.0f)
 		{
-			r0 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), _mm256_maskload_ps(cr, m0), r0);
+			r0 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), nn_load8_part(cr, full0, m0), r0);
 			if (NV > 1)
-				r1 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), _mm256_maskload_ps(cr + 8, m1), r1);
+				r1 = _mm256_fmadd_ps(_mm256_set1_ps(e->beta), nn_load8_part(cr + 8, full1, m1), r1);
 		}
 		if (e->clamp)
 		{
 			r0 = _mm256_min_ps(_mm256_set1_ps(e->hi), _mm256_max_ps(_mm256_set1_ps(e->lo), r0));
 			r1 = _mm256_min_ps(_mm256_set1_ps(e->hi), _mm256_max_ps(_mm256_set1_ps(e->lo), r1));
 		}
-		_mm256_maskstore_ps(cr, m0, r0);
+		nn_store8_part(cr, full0, m0, r0);
 		if (NV > 1)
-			_mm256_maskstore_ps(cr + 8, m1, r1);
+			nn_store8_part(cr + 8, full1, m1, r1);
 	}
 }
 
