@@ -284,10 +284,59 @@ gather2_avx2(float *d, const float *x, int64_t n)
 														  _mm256_setr_epi32(-1, -1, -1, -1, -1, -1, -1, 0))));
 }
 
+/* how one run of a sliver reads one kernel tap: zeros, a copy, zeros */
+typedef struct run_plan
+{
+	int			j;				/* first column in the sliver */
+	int			zeros_before;
+	int			len;			/* copied (0: the run is all zeros) */
+	int			zeros_after;
+	int64_t		src;			/* offset in the channel's plane of the first copied input */
+} run_plan;
+
+/*
+ * Where each run of the sliver reads tap (kd, kh, kw): the same for every
+ * input channel, so it is worked out once per tap rather than per row.
+ */
+static void
+plan_tap(const unroll_geom *ug, const pix_run *runs, int nruns, int64_t kd, int64_t kh, int64_t kw,
+		 run_plan *plan)
+{
+	const nn_geom *g = ug->g;
+
+	for (int r = 0; r < nruns; r++)
+	{
+		const pix_run *run = &runs[r];
+		run_plan   *pl = &plan[r];
+		int64_t		id = run->od * g->s[0] - g->pb[0] + kd * g->d[0],
+					ih = run->oh * g->s[1] - g->pb[1] + kh * g->d[1],
+					a = run->ow,
+					e = run->ow + run->len,
+					lo = ug->lo[kw] > a ? ug->lo[kw] : a,
+					hi = ug->hi[kw] < e ? ug->hi[kw] : e;
+
+		pl->j = run->j;
+		if (id < 0 || id >= g->in[0] || ih < 0 || ih >= g->in[1] || lo >= hi)
+		{
+			pl->zeros_before = run->len;
+			pl->len = 0;
+			pl->zeros_after = 0;
+			pl->src = 0;
+			continue;
+		}
+		pl->zeros_before = (int) (lo - a);
+		pl->len = (int) (hi - lo);
+		pl->zeros_after = (int) (e - hi);
+		pl->src = (id * g->in[1] + ih) * g->in[2] + kw * g->d[2] - g->pb[2] + lo * g->s[2];
+	}
+}
+
 /*
  * dst[k - k0][j] = X~[k, p0 + j] for k in [k0, k0 + kc), j < nr (zero past
- * the sliver's cols).  Written once, included twice with a target
- * attribute so that the strided copies vectorize for each instruction set.
+ * the sliver's cols).  Rows are k = (c, kd, kh, kw); they are filled a tap
+ * at a time, every channel of the block for one plan.  Written once,
+ * included twice with a target attribute so that the copies vectorize for
+ * each instruction set.
  */
 #define DEFINE_UNROLL(NAME, TARGET, COPY, GATHER2) \
 TARGET static void \
@@ -295,13 +344,11 @@ NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run 
 	 int64_t k0, int64_t kc, int nr, float *dst) \
 { \
 	const nn_geom *g = ug->g; \
-	int64_t		k2 = g->k[2], \
-				k1 = g->k[1], \
-				k0s = g->k[0]; \
-	int64_t		kw = k0 % k2, \
-				kh = (k0 / k2) % k1, \
-				kd = (k0 / (k2 * k1)) % k0s, \
-				c = k0 / (k2 * k1 * k0s); \
+	int64_t		taps = g->k_size, \
+				s2 = g->s[2], \
+				c_first = k0 / taps, \
+				c_last = (k0 + kc - 1) / taps; \
+	run_plan	plan[NR_MAX + 1]; \
 	if (ug->pointwise) \
 	{ \
 		for (int64_t k = 0; k < kc; k++, dst += nr) \
@@ -312,54 +359,39 @@ NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run 
 		} \
 		return; \
 	} \
-	for (int64_t k = 0; k < kc; k++, dst += nr) \
-	{ \
-		const float *xc = x + c * g->in_size; \
-		int64_t		woff = kw * g->d[2] - g->pb[2], \
-					s2 = g->s[2]; \
-		for (int r = 0; r < nruns; r++) \
-		{ \
-			const pix_run *run = &runs[r]; \
-			float	   *d = dst + run->j; \
-			int64_t		id = run->od * g->s[0] - g->pb[0] + kd * g->d[0], \
-						ih = run->oh * g->s[1] - g->pb[1] + kh * g->d[1], \
-						a = run->ow, \
-						e = run->ow + run->len, \
-						lo = ug->lo[kw] > a ? ug->lo[kw] : a, \
-						hi = ug->hi[kw] < e ? ug->hi[kw] : e; \
-			const float *xr; \
-			if (id < 0 || id >= g->in[0] || ih < 0 || ih >= g->in[1] || lo >= hi) \
-			{ \
-				for (int j = 0; j < run->len; j++) \
-					d[j] = 0.0f; \
-				continue; \
-			} \
-			xr = xc + (id * g->in[1] + ih) * g->in[2] + woff; \
-			for (int64_t ow = a; ow < lo; ow++) \
-				d[ow - a] = 0.0f; \
-			if (s2 == 1) \
-				COPY(d + (lo - a), xr + lo, hi - lo); \
-			else if (s2 == 2) \
-				GATHER2(d + (lo - a), xr + 2 * lo, hi - lo); \
-			else \
-				for (int64_t ow = lo; ow < hi; ow++) \
-					d[ow - a] = xr[ow * s2]; \
-			for (int64_t ow = hi; ow < e; ow++) \
-				d[ow - a] = 0.0f; \
-		} \
+	for (int64_t k = 0; k < kc; k++) \
 		for (int j = cols; j < nr; j++) \
-			dst[j] = 0.0f; \
-		if (++kw == k2) \
+			dst[k * nr + j] = 0.0f; \
+	for (int64_t t = 0; t < taps; t++) \
+	{ \
+		int64_t		kw = t % g->k[2], \
+					kh = (t / g->k[2]) % g->k[1], \
+					kd = t / (g->k[2] * g->k[1]); \
+		plan_tap(ug, runs, nruns, kd, kh, kw, plan); \
+		for (int64_t c = c_first; c <= c_last; c++) \
 		{ \
-			kw = 0; \
-			if (++kh == k1) \
+			int64_t		k = c * taps + t; \
+			const float *xc = x + c * g->in_size; \
+			float	   *row = dst + (k - k0) * nr; \
+			if (k < k0 || k >= k0 + kc) \
+				continue; \
+			for (int r = 0; r < nruns; r++) \
 			{ \
-				kh = 0; \
-				if (++kd == k0s) \
-				{ \
-					kd = 0; \
-					c++; \
-				} \
+				const run_plan *pl = &plan[r]; \
+				float	   *d = row + pl->j; \
+				const float *xr = xc + pl->src; \
+				for (int i = 0; i < pl->zeros_before; i++) \
+					*d++ = 0.0f; \
+				if (s2 == 1) \
+					COPY(d, xr, pl->len); \
+				else if (s2 == 2) \
+					GATHER2(d, xr, pl->len); \
+				else \
+					for (int i = 0; i < pl->len; i++) \
+						d[i] = xr[i * s2]; \
+				d += pl->len; \
+				for (int i = 0; i < pl->zeros_after; i++) \
+					d[i] = 0.0f; \
 			} \
 		} \
 	} \
