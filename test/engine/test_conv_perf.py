@@ -188,6 +188,9 @@ SHAPES = [
     ("dw wide 33 cols", 1, 4, (5, 33), 4, 3, None, 1, None, 4),
     ("dw rect kernel", 1, 4, (9, 20), 4, (3, 5), None, [1, 2, 1, 2], None, 4),
     ("dw 1-D s2", 1, 4, (40,), 4, 3, 2, 1, None, 4),
+    # AVX2 stride 2: rows split into even and odd columns (odd and even left pads, dilation)
+    ("dw s2 split dilated", 1, 6, (15, 21), 6, 3, 2, [1, 3, 0, 1], [1, 2], 6),
+    ("dw s2 split 5x5 pad 4", 1, 5, (11, 40), 5, 5, 2, [2, 4, 2, 0], None, 5),
     ("dw 16 wide pad 2", 1, 4, (16, 16), 4, 5, None, 2, None, 4),
     # channels in lanes (conv_depthwise_lanes.c): a block of 1 channel past
     # two full ones, a chunk of outputs past 256 that is not a multiple of

@@ -1049,6 +1049,9 @@ fast_paths(void)
 		{"fast depthwise flat 7x7 + z", 2, 2, 16, 16, 16, {7, 7}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Relu", true},
 		{"fast depthwise flat asym rows", 2, 1, 5, 10, 5, {6, 5}, {3, 3}, 1, {0, 1}, {2, 1}, 1, "LeakyRelu", true},
 		{"fast depthwise s2 7 cols + z", 2, 1, 6, 6, 6, {14, 14}, {3, 3}, 2, {1, 1}, {1, 1}, 1, "Sigmoid", true},
+		/* AVX2 stride 2: rows split into even and odd columns, even and odd left pads */
+		{"fast depthwise s2 split even pad", 2, 1, 5, 5, 5, {13, 30}, {3, 3}, 2, {2, 2}, {0, 3}, 2, "Relu", true},
+		{"fast depthwise s2 split 5x5 odd pad", 2, 1, 4, 4, 4, {12, 27}, {5, 5}, 2, {1, 3}, {2, 0}, 1, NULL, false},
 		{"fast 3-D", 3, 1, 4, 9, 1, {5, 6, 7}, {3, 3, 3}, 1, {1, 1, 1}, {1, 1, 1}, 1, "Relu", false},
 		{"fast 3-D depthwise", 3, 1, 4, 4, 4, {6, 5, 9}, {3, 3, 3}, 2, {1, 1, 1}, {1, 1, 1}, 1, NULL, false},
 	};
