@@ -617,29 +617,40 @@ uk2_##NV(const uk_args *u) \
 		a += NN_CONV_MR; \
 		b += UK2_NR; \
 	} \
-	_Pragma("GCC unroll 8") \
-	for (int r = 0; r < MR; r++) \
 	{ \
-		float	   *cr = u->c + r * u->ldc; \
-		if (r >= u->rows) \
-			break; \
-		_Pragma("GCC unroll 3") \
-		for (int v = 0; v < NV; v++) \
+		/* \
+		 * the epilogue's arguments in locals: the build does not assume \
+		 * strict aliasing, so each store would otherwise reload them \
+		 */ \
+		const bool	accumulate = u->accumulate; \
+		const float *z = u->e ? u->e->z : NULL, \
+				   *bias = u->e ? u->e->bias : NULL; \
+		const int64_t ldz = u->e ? u->e->ldz : 0, \
+					ldc = u->ldc; \
+		const nn_activation act = u->e ? *u->e->act : (nn_activation) {NN_ACT_NONE, 0.0f, 0.0f}; \
+		const int	rows = u->rows; \
+		float	   *c = u->c; \
+		_Pragma("GCC unroll 8") \
+		for (int r = 0; r < MR; r++) \
 		{ \
-			__m256i		m = v == NV - 1 ? mlast : mfull; \
-			bool		full = v < NV - 1 || tail >= 8; \
-			__m256		t = acc[r][v]; \
-			if (u->accumulate) \
-				t = _mm256_add_ps(t, nn_load8_part(cr + 8 * v, full, m)); \
-			if (u->e) \
+			float	   *cr = c + r * ldc; \
+			if (r >= rows) \
+				break; \
+			_Pragma("GCC unroll 3") \
+			for (int v = 0; v < NV; v++) \
 			{ \
-				if (u->e->z) \
-					t = _mm256_add_ps(t, nn_load8_part(u->e->z + r * u->e->ldz + 8 * v, full, m)); \
-				if (u->e->bias) \
-					t = _mm256_add_ps(t, _mm256_set1_ps(u->e->bias[r])); \
-				t = act_avx2(u->e->act, t); \
+				__m256i		m = v == NV - 1 ? mlast : mfull; \
+				bool		full = v < NV - 1 || tail >= 8; \
+				__m256		t = acc[r][v]; \
+				if (accumulate) \
+					t = _mm256_add_ps(t, nn_load8_part(cr + 8 * v, full, m)); \
+				if (z) \
+					t = _mm256_add_ps(t, nn_load8_part(z + r * ldz + 8 * v, full, m)); \
+				if (bias) \
+					t = _mm256_add_ps(t, _mm256_set1_ps(bias[r])); \
+				t = act_avx2(&act, t); \
+				nn_store8_part(cr + 8 * v, full, m, t); \
 			} \
-			nn_store8_part(cr + 8 * v, full, m, t); \
 		} \
 	} \
 	finish_rows(u); \
