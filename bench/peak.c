@@ -1,16 +1,27 @@
 /*
  * peak.c
  *	  Measures, on `threads` cores at once, (1) the core clock, from a chain of
- *	  dependent integer multiplies (three cycles each), and (2) the AVX-512 fp32 FMA
- *	  throughput, from 12 independent vfmadd231ps chains per core.
+ *	  dependent integer multiplies (three cycles each), and (2) the fp32 FMA
+ *	  throughput of the widest vectors it is compiled for (AVX-512, else AVX2),
+ *	  from 12 independent vfmadd231ps chains per core.
  *	  bench/run.py compiles and runs it to state the machine's peak:
  *	  peak = cores x clock x FLOPs/cycle.
  *
  *	  gcc -O2 -mavx512f -mfma -pthread bench/peak.c -o peak && ./peak THREADS
+ *	  (-mavx2 -mfma on a machine without AVX-512)
  *	  prints: threads ghz_per_core fma_gflops_total
  */
 #include <immintrin.h>
 #include <pthread.h>
+
+/* the widest vectors the compiler was told of: 512 bits with -mavx512f, else 256 (-mavx2) */
+#ifdef __AVX512F__
+#define VREG "zmm"
+#define LANES 16
+#else
+#define VREG "ymm"
+#define LANES 8
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -52,25 +63,25 @@ work(void *arg)
 
 	long		m = 20000000;
 
-	/* 12 independent accumulators (zmm0-11), 2 FMA ports x 4 cycles latency needs 8 */
-	__asm__ volatile("vbroadcastss %0, %%zmm12\n\tvbroadcastss %1, %%zmm13\n\t"
-					 "vmovaps %%zmm12, %%zmm0\n\tvmovaps %%zmm12, %%zmm1\n\tvmovaps %%zmm12, %%zmm2\n\t"
-					 "vmovaps %%zmm12, %%zmm3\n\tvmovaps %%zmm12, %%zmm4\n\tvmovaps %%zmm12, %%zmm5\n\t"
-					 "vmovaps %%zmm12, %%zmm6\n\tvmovaps %%zmm12, %%zmm7\n\tvmovaps %%zmm12, %%zmm8\n\t"
-					 "vmovaps %%zmm12, %%zmm9\n\tvmovaps %%zmm12, %%zmm10\n\tvmovaps %%zmm12, %%zmm11"
+	/* 12 independent accumulators (registers 0-11), 2 FMA ports x 4 cycles latency needs 8 */
+	__asm__ volatile("vbroadcastss %0, %%" VREG "12\n\tvbroadcastss %1, %%" VREG "13\n\t"
+					 "vmovaps %%" VREG "12, %%" VREG "0\n\tvmovaps %%" VREG "12, %%" VREG "1\n\tvmovaps %%" VREG "12, %%" VREG "2\n\t"
+					 "vmovaps %%" VREG "12, %%" VREG "3\n\tvmovaps %%" VREG "12, %%" VREG "4\n\tvmovaps %%" VREG "12, %%" VREG "5\n\t"
+					 "vmovaps %%" VREG "12, %%" VREG "6\n\tvmovaps %%" VREG "12, %%" VREG "7\n\tvmovaps %%" VREG "12, %%" VREG "8\n\t"
+					 "vmovaps %%" VREG "12, %%" VREG "9\n\tvmovaps %%" VREG "12, %%" VREG "10\n\tvmovaps %%" VREG "12, %%" VREG "11"
 					 ::"m"(r->sink), "m"(r->ghz):"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6",
 					 "xmm7", "xmm8", "xmm9", "xmm10", "xmm11", "xmm12", "xmm13");
 	t0 = now();
 	for (long i = 0; i < m; i++)
-		__asm__ volatile("vfmadd231ps %%zmm12, %%zmm13, %%zmm0\n\tvfmadd231ps %%zmm12, %%zmm13, %%zmm1\n\t"
-						 "vfmadd231ps %%zmm12, %%zmm13, %%zmm2\n\tvfmadd231ps %%zmm12, %%zmm13, %%zmm3\n\t"
-						 "vfmadd231ps %%zmm12, %%zmm13, %%zmm4\n\tvfmadd231ps %%zmm12, %%zmm13, %%zmm5\n\t"
-						 "vfmadd231ps %%zmm12, %%zmm13, %%zmm6\n\tvfmadd231ps %%zmm12, %%zmm13, %%zmm7\n\t"
-						 "vfmadd231ps %%zmm12, %%zmm13, %%zmm8\n\tvfmadd231ps %%zmm12, %%zmm13, %%zmm9\n\t"
-						 "vfmadd231ps %%zmm12, %%zmm13, %%zmm10\n\tvfmadd231ps %%zmm12, %%zmm13, %%zmm11"
+		__asm__ volatile("vfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "0\n\tvfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "1\n\t"
+						 "vfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "2\n\tvfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "3\n\t"
+						 "vfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "4\n\tvfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "5\n\t"
+						 "vfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "6\n\tvfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "7\n\t"
+						 "vfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "8\n\tvfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "9\n\t"
+						 "vfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "10\n\tvfmadd231ps %%" VREG "12, %%" VREG "13, %%" VREG "11"
 						 :::"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",
 						 "xmm9", "xmm10", "xmm11");
-	r->gflops = (double) m * 12 * 16 * 2 / (now() - t0) / 1e9;
+	r->gflops = (double) m * 12 * LANES * 2 / (now() - t0) / 1e9;
 	__asm__ volatile("vzeroupper":::"memory");
 	return NULL;
 }

@@ -209,17 +209,28 @@ def machine_info():
     return info
 
 
+def cpu_flags():
+    """the flags of /proc/cpuinfo's first processor"""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
 def build_tool(source, folder):
-    """compile one of bench/'s measuring programs (AVX-512, FMA, threads) into folder; its path"""
+    """compile one of bench/'s measuring programs (FMA, threads; AVX-512 where the machine has it,
+    else AVX2) into folder; its path"""
     exe = os.path.join(folder, os.path.splitext(source)[0])
-    subprocess.run(["gcc", "-O2", "-mavx512f", "-mfma", "-pthread", os.path.join(HERE, source), "-o", exe],
+    isa = "-mavx512f" if "avx512f" in cpu_flags() else "-mavx2"
+    subprocess.run(["gcc", "-O2", isa, "-mfma", "-pthread", os.path.join(HERE, source), "-o", exe],
                    check=True, capture_output=True)
     return exe
 
 
 def measure_peak(threads_list):
     """Compile and run bench/peak.c: per thread count, the clock (dependent imul chain) and the
-    AVX-512 FMA throughput, both over CPU time so other processes do not count."""
+    FMA throughput (AVX-512, else AVX2), both over CPU time so other processes do not count."""
     import tempfile
 
     out = {}
@@ -250,8 +261,9 @@ def machine_peak(info, fma_units, threads_list, measure=True):
     lanes: 16 with avx512f, 8 with avx2+fma. The clock is measured per thread count by bench/peak.c
     (the turbo clock the cores actually run at); without it, the largest of lscpu's "CPU max MHz"
     and /proc/cpuinfo's "cpu MHz" (the nominal clock under KVM). FMA units: `fma_units` when
-    given, else the measured FMA throughput per cycle rounded to whole 512-bit FMAs (2 on Xeon Scalable
-    Gold/Platinum; 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves)."""
+    given, else the measured FMA throughput per cycle rounded to whole FMAs of the widest vectors (512-bit:
+    2 on Xeon Scalable Gold/Platinum, 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves;
+    256-bit: 2 on AMD Zen 2 and 3)."""
     lscpu = info["lscpu"]
     clocks = [info.get("cpuinfo_mhz") or 0.0]
     for key in ("CPU max MHz", "CPU MHz"):
@@ -262,7 +274,7 @@ def machine_peak(info, fma_units, threads_list, measure=True):
     nominal = max(clocks)
     flags = set(info["flags"])
     lanes = 16 if "avx512f" in flags else 8 if "avx2" in flags and "fma" in flags else 4
-    measured = measure_peak(threads_list) if measure and "avx512f" in flags else {}
+    measured = measure_peak(threads_list) if measure and lanes >= 8 else {}
     fma_source = "given"
     if fma_units is None:
         one = measured.get(min(threads_list)) if measured else None
@@ -949,23 +961,28 @@ def write_markdown(res, path, svg_name):
              "busy machine perturbs less than wall time (at 2 threads it also counts idle or spinning "
              "worker time, so it is lower than at 1).")
     L.append("")
+    wide = pk["lanes"] == 16
     units_why = {
-        "measured": "the 512-bit FMAs per cycle the measured throughput below shows, rounded: 2 on Xeon "
-                    "Scalable Gold/Platinum, 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves",
+        "measured": ("the 512-bit FMAs per cycle the measured throughput below shows, rounded: 2 on Xeon "
+                     "Scalable Gold/Platinum, 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves"
+                     if wide else
+                     "the 256-bit FMAs per cycle the measured throughput below shows, rounded: 2 on AMD Zen 2 "
+                     "and Zen 3"),
         "given": "as given by --fma-units",
         "assumed": "assumed, as on Xeon Scalable Gold/Platinum (no measurement)",
     }[pk.get("fma_source", "given")]
-    L.append("Peak = cores x clock x FLOPs/cycle. FLOPs/cycle = %d fp32 lanes (AVX-512: `avx512f` in "
-             "/proc/cpuinfo) x 2 (fused multiply-add) x %d FMA units per core (%s) "
+    L.append("Peak = cores x clock x FLOPs/cycle. FLOPs/cycle = %d fp32 lanes (%s) x 2 (fused multiply-add) "
+             "x %d FMA units per core (%s) "
              "= **%d**. Clock: %s. /proc/cpuinfo says `cpu MHz %.0f` and lscpu shows no \"CPU max MHz\" under "
              "KVM, but the cores run at a turbo clock above that nominal value, which bench/peak.c measures "
              "with a chain of dependent `imul` (3 cycles each) over thread CPU time; the same program's "
-             "12-chain `vfmadd231ps zmm` loop measures the FMA throughput."
-             % (pk["lanes"], pk["fma_units"], units_why, pk["flops_per_cycle"], pk["clock_source"],
-                pk["nominal_mhz"]))
+             "12-chain `vfmadd231ps %s` loop measures the FMA throughput."
+             % (pk["lanes"], "AVX-512: `avx512f` in /proc/cpuinfo" if wide else
+                "AVX2: `avx2` and `fma` in /proc/cpuinfo, no `avx512f`", pk["fma_units"], units_why, pk["flops_per_cycle"], pk["clock_source"],
+                pk["nominal_mhz"], "zmm" if wide else "ymm"))
     L.append("")
-    L.append("| threads (cores) | clock | peak = cores x clock x %d | measured AVX-512 FMA throughput | "
-             "measured FLOPs/cycle/core |" % pk["flops_per_cycle"])
+    L.append("| threads (cores) | clock | peak = cores x clock x %d | measured %s FMA throughput | "
+             "measured FLOPs/cycle/core |" % (pk["flops_per_cycle"], "AVX-512" if wide else "AVX2"))
     L.append("|---:|---:|---:|---:|---:|")
     for t, p in sorted(pk["by_threads"].items(), key=lambda kv: int(kv[0])):
         L.append("| %s | %.0f MHz | %s x %.2f GHz x %d = **%.1f GFLOP/s** | %s | %s |" % (

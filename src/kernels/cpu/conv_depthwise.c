@@ -121,7 +121,9 @@ fill_padded(const dw_job *j, const float *xc, float *buf)
 			float	   *dst = buf + ((d + g->pb[0]) * j->ph + h + g->pb[1]) * j->pw;
 			const float *src = xc + (d * g->in[1] + h) * g->in[2];
 
-			if (!j->split)
+			if (j->isa == NN_ISA_AVX2 && !j->split)
+				nn_copy_avx2(dst + pb, src, g->in[2]);
+			else if (!j->split)
 				memcpy(dst + pb, src, sizeof(float) * g->in[2]);
 			else if (pb % 2 == 0)
 				/* padded column pb + 2i is even: x[2i] to the even half */

@@ -226,28 +226,9 @@ copy_memcpy(float *d, const float *x, int64_t n)
 /*
  * The AVX2 unroller's copies.  Its runs are short (at most a sliver of 24
  * pixels), so a call to memcpy and a scalar stride-2 loop cost a quarter of
- * a 3x3 layer's time on an EPYC (Zen 3).  Whole vectors, the last one
- * ending at the run's end (overlapping the one before), so that nothing
- * past the run is read or written; runs under a vector are copied element
- * by element.
+ * a 3x3 layer's time on an EPYC (Zen 3); nn_copy_avx2 (simd_avx2.h) and
+ * gather2_avx2 copy whole vectors.
  */
-__attribute__((target("avx2")))
-static inline void
-copy_avx2(float *d, const float *x, int64_t n)
-{
-	int64_t		i = 0;
-
-	if (n < 8)
-	{
-		for (; i < n; i++)
-			d[i] = x[i];
-		return;
-	}
-	for (; i + 8 < n; i += 8)
-		_mm256_storeu_ps(d + i, _mm256_loadu_ps(x + i));
-	_mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(x + n - 8));
-}
-
 /* the even elements of x[0..16): shuffle within the 128-bit lanes, then order the 64-bit pairs */
 __attribute__((target("avx2")))
 static inline __m256
@@ -260,7 +241,7 @@ even8_avx2(__m256 lo, __m256 hi)
 
 /*
  * d[i] = x[2 * i] for i < n (the rows of a stride-2 convolution), as
- * copy_avx2: the vector at i reads x[2i .. 2i + 16), one past the last
+ * nn_copy_avx2: the vector at i reads x[2i .. 2i + 16), one past the last
  * element it keeps, so the last vector's final element comes from a masked
  * load.
  */
@@ -398,7 +379,7 @@ NAME(const unroll_geom *ug, const float *x, int64_t p0, int cols, const pix_run 
 }
 
 DEFINE_UNROLL(unroll_avx512, __attribute__((target("avx512f,fma"))), copy_memcpy, gather2_avx512)
-DEFINE_UNROLL(unroll_avx2, __attribute__((target("avx2,fma"))), copy_avx2, gather2_avx2)
+DEFINE_UNROLL(unroll_avx2, __attribute__((target("avx2,fma"))), nn_copy_avx2, gather2_avx2)
 
 ox_code
 nn_unroll_init(nn_unroll *u, const nn_geom *g, ox_status *st)

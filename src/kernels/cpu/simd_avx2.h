@@ -14,6 +14,7 @@
 
 #include <immintrin.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* p[0..8) where full, else the lanes of m (the others read as zero) */
 __attribute__((target("avx2"), always_inline))
@@ -32,6 +33,29 @@ nn_store8_part(float *p, bool full, __m256i m, __m256 v)
 		_mm256_storeu_ps(p, v);
 	else
 		_mm256_maskstore_ps(p, m, v);
+}
+
+/*
+ * d[0..n) = x[0..n) for the short rows of the convolution kernels, where a
+ * call to memcpy costs more than the copy: whole vectors, the last one
+ * ending at n (overlapping the one before), so that nothing past the row
+ * is read or written; rows under a vector element by element.
+ */
+__attribute__((target("avx2")))
+static inline void
+nn_copy_avx2(float *d, const float *x, int64_t n)
+{
+	int64_t		i = 0;
+
+	if (n < 8)
+	{
+		for (; i < n; i++)
+			d[i] = x[i];
+		return;
+	}
+	for (; i + 8 < n; i += 8)
+		_mm256_storeu_ps(d + i, _mm256_loadu_ps(x + i));
+	_mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(x + n - 8));
 }
 
 #endif							/* OX_KERNELS_CPU_SIMD_AVX2_H */
