@@ -305,7 +305,20 @@ dw_channel_avx2(const dw_job *j, const float *xp, const float *wc, float bias, c
 	const nn_geom *g = &j->cs->g;
 	const nn_activation *act = &j->epi->act;
 	int64_t		s = j->split ? 1 : g->s[2],
-				taps = g->k_size;
+				taps = g->k_size,
+				out_size = g->out_size;
+	/*
+	 * A row's last vector (a 7x7 plane's only one) may store all eight
+	 * lanes, the extra ones into the outputs after it, which the units that
+	 * follow (in order, the rest of the plane) store again: a masked store
+	 * is microcode on AMD Zen 2 and 3 (simd_avx2.h), and 7x7 and 14x14
+	 * planes took one or two per row.  Not past the plane, and not where Z
+	 * shares Y's memory (the extra lanes would overwrite Z the later units
+	 * still read).
+	 */
+	uintptr_t	y0 = (uintptr_t) yc,
+				z0 = (uintptr_t) zc;
+	bool		spill = !zc || z0 + out_size * sizeof(float) <= y0 || y0 + out_size * sizeof(float) <= z0;
 	__m256i		idx_gather = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
 												_mm256_set1_epi32((int) s));
 	int64_t		u = 0;
@@ -344,7 +357,7 @@ dw_channel_avx2(const dw_job *j, const float *xp, const float *wc, float bias, c
 
 			if (zc)
 				v = _mm256_add_ps(v, nn_load8_part(zc + oo[q], cnt[q] >= 8, m));
-			nn_store8_part(yc + oo[q], cnt[q] >= 8, m, dw_act256(act, v));
+			nn_store8_part(yc + oo[q], cnt[q] >= 8 || (spill && oo[q] + 8 <= out_size), m, dw_act256(act, v));
 		}
 	}
 }
