@@ -108,12 +108,15 @@ split_row_avx2(const float *x, int64_t n, float *ev, float *od)
 }
 
 /* copy plane xc into the padded buffer (whose borders stay zero) */
+__attribute__((target("avx2")))
 static void
 fill_padded(const dw_job *j, const float *xc, float *buf)
 {
 	const nn_geom *g = &j->cs->g;
 	int64_t		half = j->pw / 2,
 				pb = g->pb[2];
+	__m256i		narrow = _mm256_cmpgt_epi32(_mm256_set1_epi32((int) (g->in[2] < 8 ? g->in[2] : 8)),
+											_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 
 	for (int64_t d = 0; d < g->in[0]; d++)
 		for (int64_t h = 0; h < g->in[1]; h++)
@@ -121,7 +124,10 @@ fill_padded(const dw_job *j, const float *xc, float *buf)
 			float	   *dst = buf + ((d + g->pb[0]) * j->ph + h + g->pb[1]) * j->pw;
 			const float *src = xc + (d * g->in[1] + h) * g->in[2];
 
-			if (j->isa == NN_ISA_AVX2 && !j->split)
+			if (j->isa == NN_ISA_AVX2 && !j->split && g->in[2] < 8 && pb + 8 <= j->pw)
+				/* a narrow row and zeros after it, into the row's right padding */
+				_mm256_storeu_ps(dst + pb, _mm256_maskload_ps(src, narrow));
+			else if (j->isa == NN_ISA_AVX2 && !j->split)
 				nn_copy_avx2(dst + pb, src, g->in[2]);
 			else if (!j->split)
 				memcpy(dst + pb, src, sizeof(float) * g->in[2]);

@@ -41,7 +41,7 @@ nn_store8_part(float *p, bool full, __m256i m, __m256 v)
  * ending at n (overlapping the one before), so that nothing past the row
  * is read or written; rows under a vector element by element.
  */
-__attribute__((target("avx2")))
+__attribute__((target("avx2"), always_inline))
 static inline void
 nn_copy_avx2(float *d, const float *x, int64_t n)
 {
