@@ -437,7 +437,49 @@ __attribute__((target("avx2,fma")))
 void
 ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64_t n0, int64_t n1, float *out)
 {
-	for (int64_t n = n0; n < n1; n++)
+	int64_t		n = n0;
+
+	/*
+	 * Four rows at a time, each summed exactly as a row alone below (two
+	 * chains of eight lanes, then the lanes and the scalar tail in order),
+	 * so results do not depend on the grouping: one row's two chains left
+	 * the multiply-adds waiting on each other, and the MLP's batch-1 Gemm
+	 * read its weights at two thirds of the rate of four rows (EPYC, Zen 3).
+	 */
+	for (; n + 4 <= n1; n += 4)
+	{
+		const float *b[4] = {B + n * ldb, B + (n + 1) * ldb, B + (n + 2) * ldb, B + (n + 3) * ldb};
+		__m256		s0[4],
+					s1[4];
+		int64_t		k = 0;
+
+		for (int r = 0; r < 4; r++)
+			s0[r] = s1[r] = _mm256_setzero_ps();
+		for (; k + 16 <= K; k += 16)
+		{
+			__m256		x0 = _mm256_loadu_ps(x + k),
+						x1 = _mm256_loadu_ps(x + k + 8);
+
+#pragma GCC unroll 4
+			for (int r = 0; r < 4; r++)
+			{
+				s0[r] = _mm256_fmadd_ps(x0, _mm256_loadu_ps(b[r] + k), s0[r]);
+				s1[r] = _mm256_fmadd_ps(x1, _mm256_loadu_ps(b[r] + k + 8), s1[r]);
+			}
+		}
+		for (int r = 0; r < 4; r++)
+		{
+			float		lanes[8],
+						tail = 0.0f;
+
+			for (int64_t t = k; t < K; t++)
+				tail += x[t] * b[r][t];
+			_mm256_storeu_ps(lanes, _mm256_add_ps(s0[r], s1[r]));
+			out[n + r - n0] = lanes[0] + lanes[1] + lanes[2] + lanes[3] + lanes[4] + lanes[5] + lanes[6] + lanes[7] +
+				tail;
+		}
+	}
+	for (; n < n1; n++)
 	{
 		const float *b = B + n * ldb;
 		__m256		s0 = _mm256_setzero_ps(),
