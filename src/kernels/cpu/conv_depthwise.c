@@ -282,26 +282,6 @@ dw_load256(const float *p, int64_t s, __m256i idx_gather)
 	return _mm256_i32gather_ps(p, idx_gather, 4);
 }
 
-__attribute__((target("avx2,fma")))
-static inline __m256
-dw_act256(const nn_activation *act, __m256 v)
-{
-	switch (act->kind)
-	{
-		case NN_ACT_RELU:
-			return _mm256_max_ps(_mm256_setzero_ps(), v);
-		case NN_ACT_LEAKY_RELU:
-			return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(act->p0)),
-									_mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NGE_UQ));
-		case NN_ACT_CLIP:
-			return _mm256_min_ps(_mm256_set1_ps(act->p1), _mm256_max_ps(_mm256_set1_ps(act->p0), v));
-		case NN_ACT_HARD_SIGMOID:
-			v = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(act->p0), v), _mm256_set1_ps(act->p1));
-			return _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_setzero_ps(), v));
-		default:
-			return v;
-	}
-}
 
 __attribute__((target("avx2,fma")))
 static void
@@ -363,7 +343,7 @@ dw_channel_avx2(const dw_job *j, const float *xp, const float *wc, float bias, c
 
 			if (zc)
 				v = _mm256_add_ps(v, nn_load8_part(zc + oo[q], cnt[q] >= 8, m));
-			nn_store8_part(yc + oo[q], cnt[q] >= 8 || (spill && oo[q] + 8 <= out_size), m, dw_act256(act, v));
+			nn_store8_part(yc + oo[q], cnt[q] >= 8 || (spill && oo[q] + 8 <= out_size), m, nn_act_avx2(act, v));
 		}
 	}
 }
@@ -421,6 +401,8 @@ nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *
 
 	if (nn_dw_lanes_applies(cs))
 		return nn_conv_dw_lanes_f32(ctx, cs, x, w, epi, y, st);
+	if (nn_dw_lanes8_applies(cs))
+		return nn_conv_dw_lanes8_f32(ctx, cs, x, w, epi, y, st);
 	memset(&job, 0, sizeof(job));
 	job.cs = cs;
 	job.x = x;

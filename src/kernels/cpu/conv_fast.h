@@ -193,6 +193,15 @@ bool		nn_dw_lanes_applies(const nn_conv_shape *cs);
 ox_code		nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
 								 const float *w, const nn_conv_epi *epi, float *y, ox_status *st);
 
+/*
+ * The same with eight channels in the lanes of an AVX2 vector
+ * (conv_depthwise_lanes8.c): machines without AVX-512, 2-D layers with
+ * stride 1 along the row or an output plane of at most 28 x 28.
+ */
+bool		nn_dw_lanes8_applies(const nn_conv_shape *cs);
+ox_code		nn_conv_dw_lanes8_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
+								  const float *w, const nn_conv_epi *epi, float *y, ox_status *st);
+
 /* depthwise path (conv_depthwise.c): one input channel per group */
 ox_code		nn_conv_depthwise_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
 								  const float *w, const nn_conv_epi *epi, float *y, ox_status *st);

@@ -445,34 +445,6 @@ typedef struct uk_args
 	const tile_epi *e;			/* last block: bias, Z, activation; else NULL */
 } uk_args;
 
-/* (the AVX-512 activation is nn_act_avx512, conv_fast.h; the comparisons
- * below keep the same NaN behaviour) */
-__attribute__((target("avx2,fma")))
-static inline __m256
-act_avx2(const nn_activation *act, __m256 v)
-{
-	switch (act->kind)
-	{
-		case NN_ACT_RELU:
-			return _mm256_max_ps(_mm256_setzero_ps(), v);
-		case NN_ACT_LEAKY_RELU:
-			{
-				__m256		neg = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NGE_UQ);
-
-				return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(act->p0)), neg);
-			}
-		case NN_ACT_CLIP:
-			v = _mm256_max_ps(_mm256_set1_ps(act->p0), v);
-			return _mm256_min_ps(_mm256_set1_ps(act->p1), v);
-		case NN_ACT_HARD_SIGMOID:
-			v = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(act->p0), v), _mm256_set1_ps(act->p1));
-			v = _mm256_max_ps(_mm256_setzero_ps(), v);
-			return _mm256_min_ps(_mm256_set1_ps(1.0f), v);
-		default:
-			return v;
-	}
-}
-
 /* the activations computed after the store */
 static void
 finish_rows(const uk_args *u)
@@ -632,7 +604,7 @@ uk2_##NV(const uk_args *u) \
 					t = _mm256_add_ps(t, nn_load8_part(z + r * ldz + 8 * v, full, m)); \
 				if (bias) \
 					t = _mm256_add_ps(t, _mm256_set1_ps(bias[r])); \
-				t = act_avx2(&act, t); \
+				t = nn_act_avx2(&act, t); \
 				nn_store8_part(cr + 8 * v, full, m, t); \
 			} \
 		} \

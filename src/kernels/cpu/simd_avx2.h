@@ -12,6 +12,8 @@
 #ifndef OX_KERNELS_CPU_SIMD_AVX2_H
 #define OX_KERNELS_CPU_SIMD_AVX2_H
 
+#include "kernels/cpu/fused_act.h"
+
 #include <immintrin.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -56,6 +58,33 @@ nn_copy_avx2(float *d, const float *x, int64_t n)
 	for (; i + 8 < n; i += 8)
 		_mm256_storeu_ps(d + i, _mm256_loadu_ps(x + i));
 	_mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(x + n - 8));
+}
+
+/* the activations computed in registers (nn_act_in_registers): conv_fast.h's nn_act_avx512 in AVX2 */
+__attribute__((target("avx2,fma"), always_inline))
+static inline __m256
+nn_act_avx2(const nn_activation *act, __m256 v)
+{
+	switch (act->kind)
+	{
+		case NN_ACT_RELU:
+			return _mm256_max_ps(_mm256_setzero_ps(), v);
+		case NN_ACT_LEAKY_RELU:
+			{
+				__m256		neg = _mm256_cmp_ps(v, _mm256_setzero_ps(), _CMP_NGE_UQ);
+
+				return _mm256_blendv_ps(v, _mm256_mul_ps(v, _mm256_set1_ps(act->p0)), neg);
+			}
+		case NN_ACT_CLIP:
+			v = _mm256_max_ps(_mm256_set1_ps(act->p0), v);
+			return _mm256_min_ps(_mm256_set1_ps(act->p1), v);
+		case NN_ACT_HARD_SIGMOID:
+			v = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(act->p0), v), _mm256_set1_ps(act->p1));
+			v = _mm256_max_ps(_mm256_setzero_ps(), v);
+			return _mm256_min_ps(_mm256_set1_ps(1.0f), v);
+		default:
+			return v;
+	}
 }
 
 #endif							/* OX_KERNELS_CPU_SIMD_AVX2_H */
