@@ -1102,6 +1102,10 @@ def write_markdown(res, path, svg_name):
              "PyTorch sequence, convolution and transformer models): [performance_zoo.md](performance_zoo.md), "
              "`make bench-zoo`.")
     L.append("")
+    L.append("The same suite on a machine without AVX-512 (the AVX2 kernels): "
+             "[performance_avx2.md](performance_avx2.md), `python3 bench/run.py --out docs/performance_avx2.md` "
+             "on such a machine.")
+    L.append("")
     inq = os.path.join(HERE, "results", "inquery.md")
     L.append("## In SQL")
     L.append("")
