@@ -7,13 +7,15 @@ com.onnx_pg.DynamicQuantizeMatMulRows kernel.
 
 The graphs here are built the way the quantizer builds them.  Checked: the
 chain fuses (level 3) and gives the outputs of the unfused chain (level 0)
-and of onnxruntime running the same file; a chain that differs anywhere
+and of onnxruntime running the same file (ONNX's reference evaluator on a CPU
+without VNNI, see run_all); a chain that differs anywhere
 from the quantizer's is left unfused and still computes the right thing;
 the fused kernel refuses hostile attributes and shapes with an error."""
 import numpy as np
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
 
 from oxengine import EngineError, Session
 
@@ -102,12 +104,29 @@ def fused_ops(m):
     return [op for _, op, _ in Session(m, opt_level=3).placement()]
 
 
+def cpu_has_vnni():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
 def run_all(m, x):
+    """ours at levels 3 and 0, and the reference: onnxruntime where the CPU has VNNI, else ONNX's
+    reference evaluator.  Without VNNI onnxruntime multiplies uint8 by int8 with VPMADDUBSW, whose
+    pairwise int16 sums saturate (its quantization documentation says so): on an AVX2-only EPYC
+    its outputs here were off by up to 9 while ours matched the reference evaluator exactly."""
     ours3 = Session(m, opt_level=3).run({"x": x})
     ours0 = Session(m, opt_level=0).run({"x": x})
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    theirs = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    if cpu_has_vnni():
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        theirs = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"]).run(
+            None, {"x": x})
+    else:
+        theirs = ReferenceEvaluator(m).run(None, {"x": x})
     return ours3, ours0, theirs
 
 

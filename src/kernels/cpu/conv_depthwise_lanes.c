@@ -69,10 +69,7 @@ typedef struct lanes_job
 	const nn_conv_epi *epi;
 	float	   *y;
 	int64_t		blocks;			/* blocks of 16 channels per image */
-	int64_t		ph,
-				pw;				/* padded plane */
-	int64_t    *in_off;			/* [out_size] window origin of each output in the buffer */
-	int64_t    *tap_off;		/* [k_size] offset of each tap from the window origin */
+	nn_dw_lanes_plan pl;		/* padded plane, window and tap offsets */
 	bool		oom;
 } lanes_job;
 
@@ -101,7 +98,7 @@ fill_block(const lanes_job *j, const float *xb, int nc, float *buf)
 		nn_transpose16(r);
 		for (int64_t q = 0; q < cnt; q++)
 		{
-			_mm512_store_ps(buf + ((h + g->pb[1]) * j->pw + w + g->pb[2]) * 16, r[q]);
+			_mm512_store_ps(buf + ((h + g->pb[1]) * j->pl.pw + w + g->pb[2]) * 16, r[q]);
 			if (++w == g->in[2])
 			{
 				w = 0;
@@ -117,8 +114,8 @@ static void
 compute_chunk(const lanes_job *j, const float *buf, const float *wv, const float *bias16, int64_t p0,
 			  int64_t cnt, float *obuf)
 {
-	const int64_t *io = j->in_off + p0,
-			   *to = j->tap_off;
+	const int64_t *io = j->pl.in_off + p0,
+			   *to = j->pl.tap_off;
 	int64_t		taps = j->cs->g.k_size,
 				p = 0;
 	__m512		bias = _mm512_load_ps(bias16);
@@ -187,8 +184,8 @@ store_chunk(const lanes_job *j, const float *obuf, int nc, int64_t p0, int64_t c
 static __thread float *tls_lanes;
 static __thread size_t tls_lanes_len;
 
-static float *
-thread_buffers(size_t floats)
+float *
+nn_dw_lanes_buffers(size_t floats)
 {
 	size_t		had = tls_lanes_len;
 	float	   *buf = ox_aligned_grow(&tls_lanes, &tls_lanes_len, floats);
@@ -199,22 +196,55 @@ thread_buffers(size_t floats)
 	return buf;
 }
 
-/* zero the padding of the block buffer (the interior is written per block) */
-static void
-zero_borders(const lanes_job *j, float *buf)
+void
+nn_dw_lanes_zero_borders(const nn_dw_lanes_plan *pl, float *buf)
 {
-	const nn_geom *g = &j->cs->g;
-	size_t		rowb = (size_t) j->pw * 16 * sizeof(float);
+	const nn_geom *g = pl->g;
+	size_t		rowb = (size_t) pl->pw * pl->lanes * sizeof(float);
 
 	memset(buf, 0, (size_t) g->pb[1] * rowb);
-	memset(buf + (g->pb[1] + g->in[1]) * j->pw * 16, 0, (size_t) g->pe[1] * rowb);
+	memset(buf + (g->pb[1] + g->in[1]) * pl->pw * pl->lanes, 0, (size_t) g->pe[1] * rowb);
 	for (int64_t h = g->pb[1]; h < g->pb[1] + g->in[1]; h++)
 	{
-		float	   *row = buf + h * j->pw * 16;
+		float	   *row = buf + h * pl->pw * pl->lanes;
 
-		memset(row, 0, (size_t) g->pb[2] * 16 * sizeof(float));
-		memset(row + (g->pb[2] + g->in[2]) * 16, 0, (size_t) g->pe[2] * 16 * sizeof(float));
+		memset(row, 0, (size_t) g->pb[2] * pl->lanes * sizeof(float));
+		memset(row + (g->pb[2] + g->in[2]) * pl->lanes, 0, (size_t) g->pe[2] * pl->lanes * sizeof(float));
 	}
+}
+
+ox_code
+nn_dw_lanes_plan_make(const nn_conv_shape *cs, int lanes, nn_dw_lanes_plan *pl, ox_status *st)
+{
+	const nn_geom *g = &cs->g;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->g = g;
+	pl->lanes = lanes;
+	pl->ph = g->in[1] + g->pb[1] + g->pe[1];
+	pl->pw = g->in[2] + g->pb[2] + g->pe[2];
+	if (!(pl->in_off = nn_scratch(g->out_size, sizeof(int64_t), st, "Conv")))
+		return st->code;
+	if (!(pl->tap_off = nn_scratch(g->k_size, sizeof(int64_t), st, "Conv")))
+	{
+		nn_dw_lanes_plan_free(pl);
+		return st->code;
+	}
+	for (int64_t oh = 0, p = 0; oh < g->out[1]; oh++)
+		for (int64_t ow = 0; ow < g->out[2]; ow++, p++)
+			pl->in_off[p] = (oh * g->s[1] * pl->pw + ow * g->s[2]) * lanes;
+	for (int64_t kh = 0, t = 0; kh < g->k[1]; kh++)
+		for (int64_t kw = 0; kw < g->k[2]; kw++, t++)
+			pl->tap_off[t] = (kh * g->d[1] * pl->pw + kw * g->d[2]) * lanes;
+	return OX_OK;
+}
+
+void
+nn_dw_lanes_plan_free(nn_dw_lanes_plan *pl)
+{
+	ox_aligned_free(pl->in_off);
+	ox_aligned_free(pl->tap_off);
+	pl->in_off = pl->tap_off = NULL;
 }
 
 static void
@@ -224,9 +254,9 @@ lanes_task(void *arg, int64_t begin, int64_t end)
 	const nn_conv_shape *cs = j->cs;
 	const nn_geom *g = &cs->g;
 	const nn_activation *act = &j->epi->act;
-	size_t		buf_floats = (size_t) (j->ph * j->pw * 16),
+	size_t		buf_floats = (size_t) (j->pl.ph * j->pl.pw * 16),
 				obuf_floats = LANES_CHUNK * 16;
-	float	   *buf = thread_buffers(buf_floats + obuf_floats + (size_t) g->k_size * 16),
+	float	   *buf = nn_dw_lanes_buffers(buf_floats + obuf_floats + (size_t) g->k_size * 16),
 			   *obuf = buf + buf_floats,
 			   *wv = obuf + obuf_floats;
 	bool		act_later = !nn_act_in_registers(act);
@@ -236,7 +266,7 @@ lanes_task(void *arg, int64_t begin, int64_t end)
 		j->oom = true;
 		return;
 	}
-	zero_borders(j, buf);
+	nn_dw_lanes_zero_borders(&j->pl, buf);
 	for (int64_t t = begin; t < end; t++)
 	{
 		int64_t		n = t / j->blocks,
@@ -269,7 +299,6 @@ ox_code
 nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x, const float *w,
 					 const nn_conv_epi *epi, float *y, ox_status *st)
 {
-	const nn_geom *g = &cs->g;
 	lanes_job	job;
 
 	memset(&job, 0, sizeof(job));
@@ -279,24 +308,10 @@ nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x
 	job.epi = epi;
 	job.y = y;
 	job.blocks = (cs->c + 15) / 16;
-	job.ph = g->in[1] + g->pb[1] + g->pe[1];
-	job.pw = g->in[2] + g->pb[2] + g->pe[2];
-	if (!(job.in_off = nn_scratch(g->out_size, sizeof(int64_t), st, "Conv")))
+	if (nn_dw_lanes_plan_make(cs, 16, &job.pl, st) != OX_OK)
 		return st->code;
-	if (!(job.tap_off = nn_scratch(g->k_size, sizeof(int64_t), st, "Conv")))
-	{
-		ox_aligned_free(job.in_off);
-		return st->code;
-	}
-	for (int64_t oh = 0, p = 0; oh < g->out[1]; oh++)
-		for (int64_t ow = 0; ow < g->out[2]; ow++, p++)
-			job.in_off[p] = (oh * g->s[1] * job.pw + ow * g->s[2]) * 16;
-	for (int64_t kh = 0, t = 0; kh < g->k[1]; kh++)
-		for (int64_t kw = 0; kw < g->k[2]; kw++, t++)
-			job.tap_off[t] = (kh * g->d[1] * job.pw + kw * g->d[2]) * 16;
 	ox_parallel_for(ctx, cs->n * job.blocks, 1, lanes_task, &job);
-	ox_aligned_free(job.in_off);
-	ox_aligned_free(job.tap_off);
+	nn_dw_lanes_plan_free(&job.pl);
 	if (job.oom)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate a depthwise block buffer");
 	return OX_OK;

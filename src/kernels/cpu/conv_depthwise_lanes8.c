@@ -66,10 +66,7 @@ typedef struct lanes8_job
 	const nn_conv_epi *epi;
 	float	   *y;
 	int64_t		blocks;			/* blocks of 8 channels per image */
-	int64_t		ph,
-				pw;				/* padded plane */
-	int64_t    *in_off;			/* [out_size] window origin of each output in the buffer */
-	int64_t    *tap_off;		/* [k_size] offset of each tap from the window origin */
+	nn_dw_lanes_plan pl;		/* padded plane, window and tap offsets */
 	bool		oom;
 } lanes8_job;
 
@@ -127,7 +124,7 @@ fill_block8(const lanes8_job *j, const float *xb, int nc, float *buf)
 		transpose8(r);
 		for (int64_t q = 0; q < cnt; q++)
 		{
-			_mm256_store_ps(buf + ((h + g->pb[1]) * j->pw + w + g->pb[2]) * 8, r[q]);
+			_mm256_store_ps(buf + ((h + g->pb[1]) * j->pl.pw + w + g->pb[2]) * 8, r[q]);
 			if (++w == g->in[2])
 			{
 				w = 0;
@@ -143,8 +140,8 @@ static void
 compute_chunk8(const lanes8_job *j, const float *buf, const float *wv, __m256 bias, int64_t p0,
 			   int64_t cnt, float *obuf)
 {
-	const int64_t *io = j->in_off + p0,
-			   *to = j->tap_off;
+	const int64_t *io = j->pl.in_off + p0,
+			   *to = j->pl.tap_off;
 	int64_t		taps = j->cs->g.k_size,
 				p = 0;
 
@@ -213,40 +210,7 @@ store_chunk8(const lanes8_job *j, const float *obuf, int nc, int64_t p0, int64_t
 	}
 }
 
-/* each thread's buffers (padded block, output chunk, weight vectors), kept between calls */
-static __thread float *tls_lanes8;
-static __thread size_t tls_lanes8_len;
-
-static float *
-thread_buffers(size_t floats)
-{
-	size_t		had = tls_lanes8_len;
-	float	   *buf = ox_aligned_grow(&tls_lanes8, &tls_lanes8_len, floats);
-
-	/* stale output rows are transposed (and never stored): keep them defined */
-	if (buf && tls_lanes8_len != had)
-		memset(buf, 0, floats * sizeof(float));
-	return buf;
-}
-
-/* zero the padding of the block buffer (the interior is written per block) */
-static void
-zero_borders(const lanes8_job *j, float *buf)
-{
-	const nn_geom *g = &j->cs->g;
-	size_t		rowb = (size_t) j->pw * 8 * sizeof(float);
-
-	memset(buf, 0, (size_t) g->pb[1] * rowb);
-	memset(buf + (g->pb[1] + g->in[1]) * j->pw * 8, 0, (size_t) g->pe[1] * rowb);
-	for (int64_t h = g->pb[1]; h < g->pb[1] + g->in[1]; h++)
-	{
-		float	   *row = buf + h * j->pw * 8;
-
-		memset(row, 0, (size_t) g->pb[2] * 8 * sizeof(float));
-		memset(row + (g->pb[2] + g->in[2]) * 8, 0, (size_t) g->pe[2] * 8 * sizeof(float));
-	}
-}
-
+/* the buffers (padded block, output chunk, weight vectors): nn_dw_lanes_buffers, shared with the AVX-512 path */
 __attribute__((target("avx2")))
 static void
 lanes8_task(void *arg, int64_t begin, int64_t end)
@@ -255,9 +219,9 @@ lanes8_task(void *arg, int64_t begin, int64_t end)
 	const nn_conv_shape *cs = j->cs;
 	const nn_geom *g = &cs->g;
 	const nn_activation *act = &j->epi->act;
-	size_t		buf_floats = (size_t) (j->ph * j->pw * 8),
+	size_t		buf_floats = (size_t) (j->pl.ph * j->pl.pw * 8),
 				obuf_floats = LANES8_CHUNK * 8;
-	float	   *buf = thread_buffers(buf_floats + obuf_floats + (size_t) g->k_size * 8),
+	float	   *buf = nn_dw_lanes_buffers(buf_floats + obuf_floats + (size_t) g->k_size * 8),
 			   *obuf = buf + buf_floats,
 			   *wv = obuf + obuf_floats;
 	bool		act_later = !nn_act_in_registers(act);
@@ -267,7 +231,7 @@ lanes8_task(void *arg, int64_t begin, int64_t end)
 		j->oom = true;
 		return;
 	}
-	zero_borders(j, buf);
+	nn_dw_lanes_zero_borders(&j->pl, buf);
 	for (int64_t t = begin; t < end; t++)
 	{
 		int64_t		n = t / j->blocks,
@@ -300,7 +264,6 @@ ox_code
 nn_conv_dw_lanes8_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x, const float *w,
 					  const nn_conv_epi *epi, float *y, ox_status *st)
 {
-	const nn_geom *g = &cs->g;
 	lanes8_job	job;
 
 	memset(&job, 0, sizeof(job));
@@ -310,24 +273,10 @@ nn_conv_dw_lanes8_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *
 	job.epi = epi;
 	job.y = y;
 	job.blocks = (cs->c + 7) / 8;
-	job.ph = g->in[1] + g->pb[1] + g->pe[1];
-	job.pw = g->in[2] + g->pb[2] + g->pe[2];
-	if (!(job.in_off = nn_scratch(g->out_size, sizeof(int64_t), st, "Conv")))
+	if (nn_dw_lanes_plan_make(cs, 8, &job.pl, st) != OX_OK)
 		return st->code;
-	if (!(job.tap_off = nn_scratch(g->k_size, sizeof(int64_t), st, "Conv")))
-	{
-		ox_aligned_free(job.in_off);
-		return st->code;
-	}
-	for (int64_t oh = 0, p = 0; oh < g->out[1]; oh++)
-		for (int64_t ow = 0; ow < g->out[2]; ow++, p++)
-			job.in_off[p] = (oh * g->s[1] * job.pw + ow * g->s[2]) * 8;
-	for (int64_t kh = 0, t = 0; kh < g->k[1]; kh++)
-		for (int64_t kw = 0; kw < g->k[2]; kw++, t++)
-			job.tap_off[t] = (kh * g->d[1] * job.pw + kw * g->d[2]) * 8;
 	ox_parallel_for(ctx, cs->n * job.blocks, 1, lanes8_task, &job);
-	ox_aligned_free(job.in_off);
-	ox_aligned_free(job.tap_off);
+	nn_dw_lanes_plan_free(&job.pl);
 	if (job.oom)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate a depthwise block buffer");
 	return OX_OK;

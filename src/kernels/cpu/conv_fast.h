@@ -190,6 +190,27 @@ ox_code		nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_
  * most 64K pixels.  nn_conv_depthwise_f32 hands such layers to it.
  */
 bool		nn_dw_lanes_applies(const nn_conv_shape *cs);
+
+/*
+ * What the two channels-in-lanes paths (16 and 8 lanes) share: the padded
+ * block's extents and where each output's window and each tap lie in it,
+ * the zeroing of its borders, and each thread's buffers (kept between
+ * calls, zeroed when they grow).
+ */
+typedef struct nn_dw_lanes_plan
+{
+	const nn_geom *g;
+	int			lanes;
+	int64_t		ph,
+				pw;				/* padded plane */
+	int64_t    *in_off;			/* [out_size] window origin of each output in the buffer */
+	int64_t    *tap_off;		/* [k_size] offset of each tap from the window origin */
+} nn_dw_lanes_plan;
+
+ox_code		nn_dw_lanes_plan_make(const nn_conv_shape *cs, int lanes, nn_dw_lanes_plan *pl, ox_status *st);
+void		nn_dw_lanes_plan_free(nn_dw_lanes_plan *pl);
+void		nn_dw_lanes_zero_borders(const nn_dw_lanes_plan *pl, float *buf);
+float	   *nn_dw_lanes_buffers(size_t floats);
 ox_code		nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x,
 								 const float *w, const nn_conv_epi *epi, float *y, ox_status *st);
 
