@@ -11,6 +11,7 @@
  *		 kernel for mid-sized planes (AVX-512);
  *	   - conv_depthwise_lanes.c: depthwise, channels in vector lanes
  *		 (AVX-512, no channel multiplier, 2-D);
+ *	   - conv_depthwise_lanes8.c: the same with eight lanes (AVX2);
  *	   - conv_depthwise.c: the other depthwise layers, one input channel
  *		 per group (AVX-512, AVX2).
  *
