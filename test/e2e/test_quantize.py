@@ -28,6 +28,24 @@ try:
 except ImportError:
     ort = None
 
+
+
+def _cpu_has_vnni():
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return "avx512_vnni" in flags or "avx_vnni" in flags
+
+
+# Without VNNI onnxruntime multiplies uint8 by int8 with VPMADDUBSW, whose pairwise int16 sums
+# saturate (its quantization documentation says so): on an AVX2-only EPYC its outputs for these
+# files were far from ours and from ONNX's reference evaluator (test/engine/test_quant_rows.py).
+# There it is no reference for int8 products, and the comparisons with it are skipped.
+ORT_INT8_SATURATES = not _cpu_has_vnni()
+SATURATES_WHY = "onnxruntime's uint8 x int8 products saturate on a CPU without VNNI: no reference here"
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TORCH_PYTHON = "/usr/bin/python3"
@@ -236,6 +254,8 @@ def test_digits_accuracy(conn, digits, model, kind, opts):
 def test_onnxruntime_runs_every_output(conn, digits):
     if ort is None:
         pytest.skip("onnxruntime is not installed")
+    if ORT_INT8_SATURATES:
+        pytest.skip(SATURATES_WHY)
     x = digits["xte"][:64]
     assert PRODUCED, "the accuracy tests produce the models"
     for name in PRODUCED:
@@ -299,6 +319,8 @@ def test_resnet18_static(conn, torch_models):
     assert r["rows"] == 200
     assert r["argmax_agreement"] >= 0.98, r
 
+    if ORT_INT8_SATURATES:
+        pytest.skip(SATURATES_WHY + " (our own checks above passed)")
     # onnxruntime's quantize_static at the same settings, on the same rows
     calib = image_np(200, 32)
 
@@ -372,6 +394,8 @@ def test_encoder_dynamic(conn, torch_models):
 
     if ort is None:
         return
+    if ORT_INT8_SATURATES:
+        pytest.skip(SATURATES_WHY + " (our own checks above passed)")
     i = np.arange(200)[:, None]
     j = np.arange(64)[None, :]
     ids = ((i * 7919 + j * 104729 + (i * j) % 977) % 8192).astype(np.int64)
