@@ -313,11 +313,15 @@ OX_DECLARE_KERNEL_FAMILY(random);
 OX_DECLARE_KERNEL_FAMILY(preview);
 
 /*
- * The channel-blocked (NCHW16c) CNN operators of kernels/cpu/conv_nchwc.c,
+ * The channel-blocked (NCHWc) CNN operators of kernels/cpu/conv_nchwc.c,
  * engine-private: passes/layout_nchwc.c adds them to sessions that run.
  */
-/* (OX_NCHWC_DOMAIN, their domain, is in model/ir.h) whether this machine runs them: AVX-512 */
-bool		ox_kernels_nchwc_available(void);
+/*
+ * (OX_NCHWC_DOMAIN, their domain, is in model/ir.h) the channels per block
+ * this machine's kernels use: 16 with AVX-512, 8 with AVX2, 0 when it has
+ * neither and the pass must leave graphs alone
+ */
+int			ox_kernels_nchwc_block(void);
 
 #define OX_KERNEL_COUNT(table) ((int) (sizeof(table) / sizeof((table)[0])))
 

@@ -235,7 +235,7 @@ ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 		pc.should_abort = s->opts.should_abort;
 		pc.abort_arg = s->opts.abort_arg;
 		pc.cpu_layout = strstr(s->providers, "cuda") == NULL;
-		pc.nchwc = !s->opts.portable_graph && ox_kernels_nchwc_available();
+		pc.nchwc_block = s->opts.portable_graph ? 0 : ox_kernels_nchwc_block();
 		if (ox_optimize(&pc, s->opts.opt_level, st) != OX_OK)
 			goto fail;
 	}

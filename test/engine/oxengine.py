@@ -72,6 +72,25 @@ def cuda_usable(device_id=0):
     return bool(ok), why.value.decode()
 
 
+def nchwc_block():
+    """the channels per block of the CPU's channel-blocked kernels (16 with
+    AVX-512, 8 with AVX2), 0 where the layout pass leaves graphs alone"""
+    f = lib().ox_kernels_nchwc_block
+    f.restype, f.argtypes = ctypes.c_int, []
+    return f()
+
+
+ISA_NONE, ISA_AVX2, ISA_AVX512 = 0, 1, 2   # nn_isa (src/kernels/cpu/conv_fast.h)
+
+
+def force_conv_isa(isa):
+    """the convolution kernels' instruction set, at most the CPU's (for
+    tests of every variant on one machine); returns the one before"""
+    f = lib().nn_conv_fast_force_isa
+    f.restype, f.argtypes = ctypes.c_int, [ctypes.c_int]
+    return f(isa)
+
+
 class Session:
     def __init__(self, model_bytes, opt_level=3, threads=1, providers=None, cuda_device_id=0,
                  cuda_memory_limit=0, cuda_fp16=False, no_fallback=False, portable=False,

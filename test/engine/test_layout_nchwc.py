@@ -1,5 +1,6 @@
 """The channel-blocked layout (src/kernels/cpu/conv_nchwc.c and
-src/model/passes/layout_nchwc.c, level 3, AVX-512).
+src/model/passes/layout_nchwc.c, level 3): blocks of 16 channels with
+AVX-512, of 8 with AVX2.
 
 The onnx_pg.nchwc kernels are checked one by one in models that use them
 directly (ReorderInput, the operator, ReorderOutput), against onnxruntime
@@ -10,13 +11,15 @@ not 0).  The pass is checked on ResNet-like
 graphs: level 3 (rewritten) against level 0 and onnxruntime, the profile
 showing the blocked operators, and graphs it must leave alone.  Tolerance:
 rtol 1e-4, atol 1e-5 of the output's scale (the sums run in another order).
-Skipped without AVX-512, where the pass does not apply."""
+Every test runs once per block size this CPU has (an AVX-512 machine runs
+blocks of 8 too, its kernel choice forced to AVX2); skipped without AVX2, where the pass does not
+apply."""
 import numpy as np
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from oxengine import EngineError, Session
+from oxengine import ISA_AVX2, EngineError, Session, force_conv_isa, nchwc_block
 
 F = TensorProto.FLOAT
 NC = "onnx_pg.nchwc"
@@ -41,19 +44,20 @@ def close(got, want, what):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * scale, err_msg=what)
 
 
-def blocked_available():
-    m = model([helper.make_node("ReorderInput", ["x"], ["b"], domain=NC),
-               helper.make_node("ReorderOutput", ["b"], ["y"], domain=NC, channels=3)],
-              [("x", [1, 3, 2, 2])], ["y"], [], [NC])
-    try:
-        Session(m, opt_level=0).run({"x": np.zeros((1, 3, 2, 2), np.float32)})
-        return True
-    except EngineError as e:
-        assert "AVX-512" in str(e)
-        return False
+HOST_BLOCK = nchwc_block()
+BLOCKS = {16: [16, 8], 8: [8], 0: []}[HOST_BLOCK]
+pytestmark = pytest.mark.skipif(not BLOCKS, reason="the onnx_pg.nchwc kernels need AVX2 or AVX-512")
 
 
-pytestmark = pytest.mark.skipif(not blocked_available(), reason="the onnx_pg.nchwc kernels need AVX-512")
+@pytest.fixture(autouse=True, params=BLOCKS or [0], ids=lambda b: "block%d" % b)
+def block(request):
+    """each test in blocks of 16 (AVX-512) and of 8 (AVX2, forced on an AVX-512 CPU)"""
+    if request.param == 8 and HOST_BLOCK == 16:
+        before = force_conv_isa(ISA_AVX2)
+        yield 8
+        force_conv_isa(before)
+    else:
+        yield request.param
 
 ACTS = {
     None: ([], None),
@@ -260,6 +264,36 @@ def test_reorder_round_trip_is_exact():
     np.testing.assert_array_equal(Session(m, opt_level=0).run({"x": x})[0], x)
 
 
+@pytest.mark.parametrize("want", [8, 16, 5])
+def test_reorder_block_attribute(want, block):
+    """ReorderInput's block: 8 runs on any CPU with the kernels, 16 needs
+    AVX-512, others are errors; a Conv prepared for this CPU's block refuses
+    blocks of the other size"""
+    x = np.random.default_rng(2).standard_normal((1, 20, 3, 5)).astype(np.float32)
+    m = model([helper.make_node("ReorderInput", ["x"], ["b"], domain=NC, block=want),
+               helper.make_node("ReorderOutput", ["b"], ["y"], domain=NC, channels=20)],
+              [("x", list(x.shape))], ["y"], [], [NC])
+    if want == 5:
+        with pytest.raises(EngineError, match="block must be 8 or 16"):
+            Session(m, opt_level=0).run({"x": x})
+        return
+    if want == 16 and block == 8:
+        with pytest.raises(EngineError, match="needs AVX-512"):
+            Session(m, opt_level=0).run({"x": x})
+        return
+    np.testing.assert_array_equal(Session(m, opt_level=0).run({"x": x})[0], x)
+    other = 24 - block  # the other block size (16 runs only where this CPU has AVX-512)
+    if other == 16 and HOST_BLOCK != 16:
+        return
+    w = numpy_helper.from_array(np.ones((8, 20, 1, 1), np.float32), "w")
+    conv = model([helper.make_node("ReorderInput", ["x"], ["b"], domain=NC, block=other),
+                  helper.make_node("Conv", ["b", "w"], ["c"], domain=NC, kernel_shape=[1, 1]),
+                  helper.make_node("ReorderOutput", ["c"], ["y"], domain=NC, channels=8)],
+                 [("x", list(x.shape))], ["y"], [w], [NC])
+    with pytest.raises(EngineError, match=r"X must be a float tensor \[N, C/%d, H, W, %d\]" % (block, block)):
+        Session(conv, opt_level=0).run({"x": x})
+
+
 @pytest.mark.parametrize("bad", ["channels", "blocks", "z_shape", "rank", "nchw_channels"])
 def test_blocked_kernels_reject_bad_input(bad):
     """a model may hold these operators itself: wrong shapes are errors, not crashes"""
@@ -356,7 +390,7 @@ def resnet_like(seed, h):
 
 
 @pytest.mark.parametrize("batch,h,threads", [(1, 64, 1), (2, 40, 2), (1, 33, 1), (1, 96, 2)])
-def test_pass_same_outputs(batch, h, threads):
+def test_pass_same_outputs(batch, h, threads, block):
     m = resnet_like(batch + h, h)
     feeds = {"x": np.random.default_rng(h).standard_normal((batch, 3, h, h)).astype(np.float32)}
     want = ort_run(m, feeds)[0]
@@ -368,8 +402,9 @@ def test_pass_same_outputs(batch, h, threads):
     assert "ReorderInput" in ops and "MaxPool" in ops and "GlobalAveragePool" in ops, ops
     # the stem blocked, reading its NCHW input, the max pool reading its output;
     # pointwise and stride-2 layers blocked; the two 3x3 stride-1 ones too
-    # when their plane (h / 4 square) has 400 pixels, else NCHW
-    big = (h // 4) ** 2 >= 400
+    # in blocks of 8, and in blocks of 16 when their plane (h / 4 square)
+    # has 400 pixels, else NCHW
+    big = block == 8 or (h // 4) ** 2 >= 400
     assert ops[:2] == ["Conv", "MaxPool"], ops
     assert ops.count("Conv") >= (11 if big else 9), ops
     assert ops.count("FusedConv") == (0 if big else 2), ops

@@ -70,33 +70,6 @@ typedef struct lanes8_job
 	bool		oom;
 } lanes8_job;
 
-/* r[i] lane j becomes r[j] lane i, for eight vectors */
-__attribute__((target("avx2"), always_inline))
-static inline void
-transpose8(__m256 r[8])
-{
-	__m256		t[8],
-				u[8];
-
-	for (int i = 0; i < 8; i += 2)
-	{
-		t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
-		t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
-	}
-	for (int i = 0; i < 8; i += 4)
-	{
-		u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
-		u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
-		u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
-		u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
-	}
-	for (int i = 0; i < 4; i++)
-	{
-		r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
-		r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
-	}
-}
-
 __attribute__((target("avx2"), always_inline))
 static inline __m256i
 first_lanes8(int64_t n)
@@ -121,7 +94,7 @@ fill_block8(const lanes8_job *j, const float *xb, int nc, float *buf)
 
 		for (int i = 0; i < 8; i++)
 			r[i] = i >= nc ? _mm256_setzero_ps() : nn_load8_part(xb + i * g->in_size + p0, cnt == 8, m);
-		transpose8(r);
+		nn_transpose8(r);
 		for (int64_t q = 0; q < cnt; q++)
 		{
 			_mm256_store_ps(buf + ((h + g->pb[1]) * j->pl.pw + w + g->pb[2]) * 8, r[q]);
@@ -197,7 +170,7 @@ store_chunk8(const lanes8_job *j, const float *obuf, int nc, int64_t p0, int64_t
 		/* rows past cnt hold stale values; their lanes are not stored */
 		for (int q = 0; q < 8; q++)
 			r[q] = _mm256_load_ps(obuf + (q0 + q) * 8);
-		transpose8(r);
+		nn_transpose8(r);
 		for (int i = 0; i < nc; i++)
 		{
 			int64_t		off = i * g->out_size + p0 + q0;

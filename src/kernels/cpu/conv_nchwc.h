@@ -1,38 +1,68 @@
 /*
  * conv_nchwc.h
- *	  What the channel-blocked (NCHW16c) kernels share: conv_nchwc.c (reorders,
- *	  convolution, pooling) and conv_nchwc_depthwise.c.
+ *	  What the channel-blocked (NCHWc) kernels share: conv_nchwc.c (the
+ *	  operators' common checks, and each call handed to the kernels of its
+ *	  block size) and the templates conv_nchwc_kernels.h (reorders,
+ *	  convolution, pooling) and conv_nchwc_dw_kernels.h (depthwise), compiled
+ *	  for blocks of 16 channels (conv_nchwc_avx512.c) and of 8
+ *	  (conv_nchwc_avx2.c).
  */
 #ifndef OX_KERNELS_CPU_CONV_NCHWC_H
 #define OX_KERNELS_CPU_CONV_NCHWC_H
 
 #include "kernels/cpu/conv_fast.h"
 
-#define BLK 16					/* channels per block */
 /* the spatial axes of a 2-D nn_geom (right-aligned in NN_MAX_SPATIAL) */
 #define AH (NN_MAX_SPATIAL - 2)
 #define AW (NN_MAX_SPATIAL - 1)
 
-/* true on AVX-512; else false with st saying that op needs it */
-static inline bool
-nn_nchwc_have_avx512(const char *op, ox_status *st)
+/*
+ * The channels per block this machine's kernels use: 16 with AVX-512, 8
+ * with AVX2 and FMA (onnxruntime's NCHWc block on each), 0 without: the
+ * layout pass then leaves graphs alone.
+ */
+static inline int
+nn_nchwc_block(void)
 {
-	if (nn_conv_fast_isa() == NN_ISA_AVX512)
+	nn_isa		isa = nn_conv_fast_isa();
+
+	return isa == NN_ISA_AVX512 ? 16 : isa == NN_ISA_AVX2 ? 8 : 0;
+}
+
+/* true when this CPU runs blocks of blk channels; else false with st saying that op needs it */
+static inline bool
+nn_nchwc_have(int blk, const char *op, ox_status *st)
+{
+	int			have = nn_nchwc_block();
+
+	if (have != 0 && (blk == 8 || (blk == 16 && have == 16)))
 		return true;
-	ox_fail(st, OX_UNSUPPORTED, "onnx_pg.nchwc %s needs AVX-512", op);
+	if (blk == 16)
+		ox_fail(st, OX_UNSUPPORTED, "onnx_pg.nchwc %s needs AVX-512 for blocks of 16 channels", op);
+	else
+		ox_fail(st, OX_UNSUPPORTED, "onnx_pg.nchwc %s needs AVX2 or AVX-512", op);
 	return false;
 }
 
-/* x (input `what` of op) is a float tensor [N, CB, H, W, 16] */
+/*
+ * x (input `what` of op) is a float tensor [N, CB, H, W, B], B the block:
+ * blk, or 8 or 16 when blk is 0 (a kernel that runs either)
+ */
 static inline ox_code
-nn_nchwc_check_blocked(const char *op, const char *what, const ox_tensor *x, ox_status *st)
+nn_nchwc_check_blocked(const char *op, const char *what, const ox_tensor *x, int blk, ox_status *st)
 {
 	if (!x)
 		return ox_fail(st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: input %s is required", op, what);
-	if (x->dtype != OX_FLOAT || x->rank != 5 || x->dims[4] != BLK)
+	if (x->dtype != OX_FLOAT || x->rank != 5 ||
+		(blk ? x->dims[4] != blk : x->dims[4] != 8 && x->dims[4] != 16))
+	{
+		if (blk)
+			return ox_fail(st, OX_INVALID_ARGUMENT,
+						   "onnx_pg.nchwc %s: %s must be a float tensor [N, C/%d, H, W, %d]", op, what, blk, blk);
 		return ox_fail(st, OX_INVALID_ARGUMENT,
-					   "onnx_pg.nchwc %s: %s must be a float tensor [N, C/16, H, W, 16]", op, what);
-	return OX_OK;
+					   "onnx_pg.nchwc %s: %s must be a float tensor [N, C/B, H, W, B] with B 8 or 16", op, what);
+	}
+	return nn_nchwc_have((int) x->dims[4], op, st) ? OX_OK : st->code;
 }
 
 /* taps k in [lo, hi) with 0 <= base + k * step < n */
@@ -69,9 +99,10 @@ ox_code		nn_nchwc_prepare_begin(ox_prepare_ctx *pc, const char *op, const ox_ten
 ox_code		nn_nchwc_prepare_bias(ox_prepare_ctx *pc, const char *op, int64_t m, int64_t len,
 								  nn_nchwc_bias *pb);
 void		nn_nchwc_bias_free(nn_nchwc_bias *pb);
-ox_code		nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, const nn_window *win, int64_t group,
-								int64_t c, int64_t cb, int64_t m, const void *w_data, bool nchw_input,
-								const nn_nchwc_bias *pb, nn_conv_shape *cs, ox_tensor **y, float **bias);
+ox_code		nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const nn_window *win,
+								int64_t group, int64_t c, int64_t cb, int64_t m, const void *w_data,
+								bool nchw_input, const nn_nchwc_bias *pb, nn_conv_shape *cs, ox_tensor **y,
+								float **bias);
 void		nn_nchwc_bias_done(const nn_nchwc_bias *pb, float *bias);
 
 /*
@@ -86,9 +117,57 @@ ox_code		nn_nchwc_winograd_run(ox_kernel_ctx *ctx, const nn_nchwc_wino *p, const
 								  const float *x, const float *z, const float *bias,
 								  const nn_activation *act, float *y);
 
-/* conv_nchwc_depthwise.c */
-ox_code		nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc);
-ox_code		nn_nchwc_depthwise_run(ox_kernel_ctx *ctx);
-void		nn_nchwc_depthwise_free(void *state);
+typedef struct nn_nchwc_conv_state
+{
+	int			blk;			/* channels per block: the kernels that prepared it */
+	nn_window	win;
+	nn_activation act;
+	int64_t		m,
+				c,
+				kh,
+				kw;
+	int64_t		mb,				/* output blocks */
+				cb,				/* input blocks */
+				og;				/* groups of the output blocks of one register tile */
+	size_t		og_floats;		/* packed floats per group (room for a full group) */
+	float	   *w;				/* [og][cb][kh][kw][blk ic][nob x blk oc] */
+	const void *w_data;			/* the constant's data the packing came from */
+	bool		nchw_input;		/* X is plain [N, C, H, W] (an RGB stem's input) */
+	int64_t		group_bytes;	/* a group's packed weights */
+	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels, when chunked */
+	nn_nchwc_wino *wino;		/* 3x3 stride 1 in blocks of 16: Winograd's weights, and w is NULL */
+	nn_nchwc_bias bias;			/* padded to whole groups of blocks */
+} nn_nchwc_conv_state;
+
+typedef struct nn_nchwc_dw_state
+{
+	int			blk;
+	nn_window	win;
+	nn_activation act;
+	int64_t		c,
+				cb,
+				kh,
+				kw;
+	float	   *w;				/* [cb][kh][kw][blk], zero past C */
+	const void *w_data;			/* the constant the packing came from */
+	nn_nchwc_bias bias;			/* padded to cb * blk */
+} nn_nchwc_dw_state;
+
+/*
+ * The kernels of one block size (conv_nchwc_kernels.h and
+ * conv_nchwc_dw_kernels.h, compiled as nn_nchwc16_* and nn_nchwc8_*).
+ * ReorderInput's block is blk; the others' come from their input or state.
+ */
+#define NN_NCHWC_DECLARE(B) \
+	ox_code		nn_nchwc##B##_reorder_input_run(ox_kernel_ctx *ctx); \
+	ox_code		nn_nchwc##B##_reorder_output_run(ox_kernel_ctx *ctx); \
+	ox_code		nn_nchwc##B##_conv_prepare(ox_prepare_ctx *pc, nn_nchwc_conv_state *s, const ox_tensor *w); \
+	ox_code		nn_nchwc##B##_conv_run(ox_kernel_ctx *ctx); \
+	ox_code		nn_nchwc##B##_max_pool_run(ox_kernel_ctx *ctx, const nn_window *win); \
+	ox_code		nn_nchwc##B##_global_average_pool_run(ox_kernel_ctx *ctx); \
+	ox_code		nn_nchwc##B##_depthwise_prepare(ox_prepare_ctx *pc, nn_nchwc_dw_state *s, const ox_tensor *w); \
+	ox_code		nn_nchwc##B##_depthwise_run(ox_kernel_ctx *ctx);
+NN_NCHWC_DECLARE(16)
+NN_NCHWC_DECLARE(8)
 
 #endif							/* OX_KERNELS_CPU_CONV_NCHWC_H */

@@ -1,7 +1,7 @@
 /*
  * conv_nchwc_winograd.c
  *	  Float32 3x3 stride-1 convolution by Winograd's F(4x4, 3x3) on
- *	  channel-blocked tensors (NCHW16c), AVX-512: what the onnx_pg.nchwc
+ *	  channel-blocked tensors in blocks of 16 (NCHW16c), AVX-512: what the onnx_pg.nchwc
  *	  Conv runs for such layers, so that ResNet's 3x3 layers need no
  *	  reorders between the blocked 1x1 layers around them.
  *
@@ -30,6 +30,7 @@
 
 #include <string.h>
 
+#define BLK 16					/* AVX-512 only: blocks of 16 channels */
 #define WT NN_WINO_T
 #define WN NN_WINO_N
 #define NOB 4					/* output blocks per group */

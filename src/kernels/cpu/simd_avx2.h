@@ -60,6 +60,33 @@ nn_copy_avx2(float *d, const float *x, int64_t n)
 	_mm256_storeu_ps(d + n - 8, _mm256_loadu_ps(x + n - 8));
 }
 
+/* r[i] lane j becomes r[j] lane i, for eight vectors */
+__attribute__((target("avx2"), always_inline))
+static inline void
+nn_transpose8(__m256 r[8])
+{
+	__m256		t[8],
+				u[8];
+
+	for (int i = 0; i < 8; i += 2)
+	{
+		t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+		t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+	}
+	for (int i = 0; i < 8; i += 4)
+	{
+		u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+		u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+		u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+		u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+	}
+	for (int i = 0; i < 4; i++)
+	{
+		r[i] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x20);
+		r[i + 4] = _mm256_permute2f128_ps(u[i], u[i + 4], 0x31);
+	}
+}
+
 /* the activations computed in registers (nn_act_in_registers): conv_fast.h's nn_act_avx512 in AVX2 */
 __attribute__((target("avx2,fma"), always_inline))
 static inline __m256

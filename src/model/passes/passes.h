@@ -35,9 +35,10 @@ typedef struct ox_pass_ctx
 	bool		cpu_layout;
 	/*
 	 * The session executes the graph itself (it is not saved) on a machine
-	 * with the onnx_pg.nchwc kernels: layout_nchwc may use them.
+	 * with the onnx_pg.nchwc kernels: layout_nchwc may use them, in blocks
+	 * of this many channels (8 or 16); 0 when it may not.
 	 */
-	bool		nchwc;
+	int			nchwc_block;
 } ox_pass_ctx;
 
 /* true, with st set to OX_CANCELED, when the optimization is to stop */

@@ -1,10 +1,11 @@
 /*
- * conv_nchwc_depthwise.c
+ * conv_nchwc_dw_kernels.h
  *	  onnx_pg.nchwc DepthwiseConv: a 2-D convolution with group = C = M on
- *	  channel-blocked tensors [N, C/16, H, W, 16] (MobileNet's 3x3 layers
- *	  between blocked pointwise ones).
+ *	  channel-blocked tensors [N, C/BLK, H, W, BLK] (MobileNet's 3x3 layers
+ *	  between blocked pointwise ones).  A template like conv_nchwc_kernels.h,
+ *	  compiled for blocks of 16 and of 8.
  *
- * A block's plane already holds 16 channels in the lanes of every pixel,
+ * A block's plane already holds BLK channels in the lanes of every pixel,
  * which is the layout conv_depthwise_lanes.c transposes NCHW planes into
  * and back out of: here every tap of every output is one FMA on a full
  * vector, with no transposes at all.  Outputs go 8 pixels of a row at a
@@ -13,73 +14,25 @@
  * pixel.  Bias, Z and the activation are applied before the store,
  * and lanes past C are stored as zeros.
  */
-#include "kernels/cpu/conv_nchwc.h"
-
-#include <string.h>
-
 #define DW_PX 8
 
-typedef struct dw_state
-{
-	nn_window	win;
-	nn_activation act;
-	int64_t		c,
-				cb,
-				kh,
-				kw;
-	float	   *w;				/* [cb][kh][kw][16], zero past C */
-	const void *w_data;			/* the constant the packing came from */
-	nn_nchwc_bias bias;			/* padded to cb * 16 */
-} dw_state;
+typedef nn_nchwc_dw_state dw_state;
 
-void
-nn_nchwc_depthwise_free(void *state)
-{
-	dw_state   *s = state;
-
-	if (s)
-	{
-		ox_aligned_free(s->w);
-		nn_nchwc_bias_free(&s->bias);
-	}
-	free(s);
-}
-
+/* s (window and activation parsed) for W [C, 1, kh, kw]: the weights packed in blocks of BLK */
 ox_code
-nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc)
+NCHWC_FN(depthwise_prepare) (ox_prepare_ctx *pc, dw_state *s, const ox_tensor *w)
 {
-	dw_state   *s;
-	const ox_tensor *w;
 	const float *src;
 
-	if (!(s = calloc(1, sizeof(*s))))
-		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc DepthwiseConv: could not allocate state");
-	if (nn_nchwc_prepare_begin(pc, "DepthwiseConv", &w, &s->win, &s->act) != OX_OK)
-	{
-		free(s);
-		return pc->st->code;
-	}
-	if (w->dims[1] != 1 || ox_attr_int(pc->node, "group", 1) != w->dims[0])
-	{
-		free(s);
-		return ox_fail(pc->st, OX_INVALID_MODEL,
-					   "onnx_pg.nchwc DepthwiseConv: W must be [C, 1, kh, kw] with group C");
-	}
+	s->blk = BLK;
 	s->c = w->dims[0];
 	s->cb = (s->c + BLK - 1) / BLK;
 	s->kh = w->dims[2];
 	s->kw = w->dims[3];
 	s->w_data = w->data;
-	if (nn_nchwc_prepare_bias(pc, "DepthwiseConv", s->c, s->cb * BLK, &s->bias) != OX_OK)
-	{
-		free(s);
-		return pc->st->code;
-	}
+	OX_TRY(nn_nchwc_prepare_bias(pc, "DepthwiseConv", s->c, s->cb * BLK, &s->bias));
 	if (!(s->w = ox_aligned_alloc(sizeof(float) * (size_t) (s->cb * s->kh * s->kw * BLK))))
-	{
-		nn_nchwc_depthwise_free(s);
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc DepthwiseConv: could not allocate packed weights");
-	}
 	src = w->data;
 	for (int64_t b = 0; b < s->cb; b++)
 		for (int64_t t = 0; t < s->kh * s->kw; t++)
@@ -90,7 +43,6 @@ nn_nchwc_depthwise_prepare(ox_prepare_ctx *pc)
 				s->w[(b * s->kh * s->kw + t) * BLK + l] = c < s->c ? src[c * s->kh * s->kw + t] : 0.0f;
 			}
 	ox_prepare_releasable(pc, 1);
-	pc->state = s;
 	return OX_OK;
 }
 
@@ -99,7 +51,7 @@ typedef struct dw_job
 	const dw_state *s;
 	const float *x;
 	const float *z;
-	const float *bias;			/* cb x 16, zero past C */
+	const float *bias;			/* cb x BLK, zero past C */
 	float	   *y;
 	const nn_geom *g;
 	int64_t		ow_lo,
@@ -114,14 +66,14 @@ typedef struct dw_job
  */
 typedef struct dw_epilogue
 {
-	__m512		bias,
+	nv_t		bias,
 				lo,
 				hi;
 	bool		clamp;			/* the activation is the max/min pair */
-	__mmask16	keep;			/* lanes inside C */
+	nv_keep_t	keep;			/* lanes inside C */
 } dw_epilogue;
 
-__attribute__((target("avx512f")))
+__attribute__((target(NCHWC_TARGET)))
 static inline void
 dw_epilogue_init(dw_epilogue *e, const dw_job *j, int64_t b)
 {
@@ -129,26 +81,26 @@ dw_epilogue_init(dw_epilogue *e, const dw_job *j, int64_t b)
 	float		lo,
 				hi;
 
-	e->bias = _mm512_loadu_ps(j->bias + b * BLK);
+	e->bias = nv_load(j->bias + b * BLK);
 	e->clamp = nn_act_as_clamp(&j->s->act, &lo, &hi);
-	e->lo = _mm512_set1_ps(lo);
-	e->hi = _mm512_set1_ps(hi);
-	e->keep = left >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << left) - 1);
+	e->lo = nv_set1(lo);
+	e->hi = nv_set1(hi);
+	e->keep = nv_keep_first(left);
 }
 
 /* output pixel off (flat over [N * CB, OH, OW]) from its sum v */
-__attribute__((target("avx512f")))
+__attribute__((target(NCHWC_TARGET)))
 static inline void
-dw_finish(const dw_job *j, const dw_epilogue *e, __m512 v, int64_t off)
+dw_finish(const dw_job *j, const dw_epilogue *e, nv_t v, int64_t off)
 {
-	v = _mm512_add_ps(v, e->bias);
+	v = nv_add(v, e->bias);
 	if (j->z)
-		v = _mm512_add_ps(v, _mm512_loadu_ps(j->z + off * BLK));
+		v = nv_add(v, nv_load(j->z + off * BLK));
 	if (e->clamp)
-		v = _mm512_min_ps(e->hi, _mm512_max_ps(e->lo, v));
+		v = nv_min(e->hi, nv_max(e->lo, v));
 	else
-		v = nn_act_avx512(&j->s->act, v);
-	_mm512_storeu_ps(j->y + off * BLK, _mm512_maskz_mov_ps(e->keep, v));
+		v = nv_act(&j->s->act, v);
+	nv_store(j->y + off * BLK, nv_keep_apply(e->keep, v));
 }
 
 /*
@@ -157,7 +109,7 @@ dw_finish(const dw_job *j, const dw_epilogue *e, __m512 v, int64_t off)
  * with kw = 3 for the 3x3 layers, whose taps then unroll and whose 9
  * weight vectors stay in registers over the row.
  */
-__attribute__((target("avx512f,fma")))
+__attribute__((target(NCHWC_TARGET)))
 static inline __attribute__((always_inline)) void
 dw_groups(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
 		  int64_t ky1, const int64_t kw, int64_t ox, int64_t groups, int64_t off)
@@ -171,10 +123,10 @@ dw_groups(const dw_job *j, const dw_epilogue *e, const float *xp, const float *w
 	for (int64_t q = 0; q < groups; q++, ox += DW_PX, off += DW_PX)
 	{
 		int64_t		ix = ox * sw - g->pb[AW];
-		__m512		acc[DW_PX];
+		nv_t		acc[DW_PX];
 
 		for (int p = 0; p < DW_PX; p++)
-			acc[p] = _mm512_setzero_ps();
+			acc[p] = nv_zero();
 		for (int64_t ky = ky0; ky < ky1; ky++)
 		{
 			const float *xr = xp + ((iy + ky * dh) * w + ix) * BLK;
@@ -182,12 +134,12 @@ dw_groups(const dw_job *j, const dw_epilogue *e, const float *xp, const float *w
 #pragma GCC unroll 4
 			for (int64_t kx = 0; kx < kw; kx++)
 			{
-				__m512		wv = _mm512_load_ps(wb + (ky * kw + kx) * BLK);
+				nv_t		wv = nv_load_aligned(wb + (ky * kw + kx) * BLK);
 				const float *xq = xr + kx * dw * BLK;
 
 #pragma GCC unroll 8
 				for (int p = 0; p < DW_PX; p++)
-					acc[p] = _mm512_fmadd_ps(_mm512_loadu_ps(xq + p * sw * BLK), wv, acc[p]);
+					acc[p] = nv_fmadd(nv_load(xq + p * sw * BLK), wv, acc[p]);
 			}
 		}
 		for (int p = 0; p < DW_PX; p++)
@@ -202,7 +154,7 @@ dw_groups(const dw_job *j, const dw_epilogue *e, const float *xp, const float *w
  * waited on each FMA's latency: the 7 pixels of a 7x7 plane, and 8 of
  * every 56, ran 3-4x slower than the full groups.
  */
-__attribute__((target("avx512f,fma")))
+__attribute__((target(NCHWC_TARGET)))
 static void
 dw_edge(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
 		int64_t ky1, int64_t ox, int64_t n, int64_t off)
@@ -214,23 +166,23 @@ dw_edge(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb,
 				dw = g->d[AW],
 				kw = j->s->kw,
 				ix = ox * sw - g->pb[AW];
-	__m512		acc[DW_PX];
+	nv_t		acc[DW_PX];
 
 	for (int p = 0; p < DW_PX; p++)
-		acc[p] = _mm512_setzero_ps();
+		acc[p] = nv_zero();
 	for (int64_t ky = ky0; ky < ky1; ky++)
 	{
 		const float *xr = xp + (iy + ky * dh) * w * BLK;
 
 		for (int64_t kx = 0; kx < kw; kx++)
 		{
-			__m512		wv = _mm512_load_ps(wb + (ky * kw + kx) * BLK);
+			nv_t		wv = nv_load_aligned(wb + (ky * kw + kx) * BLK);
 			int64_t		at = ix + kx * dw;
 
 #pragma GCC unroll 8
 			for (int p = 0; p < DW_PX; p++)
 				if (p < n && (uint64_t) (at + p * sw) < (uint64_t) w)
-					acc[p] = _mm512_fmadd_ps(_mm512_loadu_ps(xr + (at + p * sw) * BLK), wv, acc[p]);
+					acc[p] = nv_fmadd(nv_load(xr + (at + p * sw) * BLK), wv, acc[p]);
 		}
 	}
 	for (int p = 0; p < n; p++)
@@ -238,7 +190,7 @@ dw_edge(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb,
 }
 
 /* rows (image, block, output row) in [begin, end) */
-__attribute__((target("avx512f,fma")))
+__attribute__((target(NCHWC_TARGET)))
 static void
 dw_task(void *arg, int64_t begin, int64_t end)
 {
@@ -289,8 +241,9 @@ dw_task(void *arg, int64_t begin, int64_t end)
 	}
 }
 
+/* the blocked depthwise convolution of state s (prepared in this block size: the caller checked) */
 ox_code
-nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
+NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
 {
 	const dw_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
@@ -300,9 +253,7 @@ nn_nchwc_depthwise_run(ox_kernel_ctx *ctx)
 	ox_tensor  *y;
 	float	   *bias;
 
-	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc DepthwiseConv: not prepared");
-	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", &s->win, s->c, s->c, s->cb, s->c, s->w_data, false,
+	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", BLK, &s->win, s->c, s->c, s->cb, s->c, s->w_data, false,
 							   &s->bias, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;

@@ -1,0 +1,855 @@
+/*
+ * conv_nchwc_kernels.h
+ *	  The channel-blocked kernels of one block size (a template: included by
+ *	  conv_nchwc_avx512.c for blocks of 16 and conv_nchwc_avx2.c for blocks of
+ *	  8, after conv_nchwc_vec.h): reorders, convolution, pooling.  What the
+ *	  operators check and how a call reaches these is in conv_nchwc.c.
+ *
+ * A blocked tensor holds [N, C, H, W] as [N, ceil(C / BLK), H, W, BLK]: the
+ * BLK channels of a block are contiguous at every pixel, and the channels
+ * past C are zero.  That is what the convolution below wants: it keeps a
+ * tile of up to 4 output blocks by TILE_PX pixels of a row in registers
+ * and, per input channel, loads the 4 weight vectors of that channel and
+ * broadcasts its value at the pixels straight from the input: no im2col,
+ * no panel to pack, whatever the kernel size or stride.  The NCHW GEMM path
+ * (conv_gemm.c) must copy its input into slivers for every layer and read
+ * them from L2; chains of ResNet-50's 1x1 layers ran 2-11% faster here
+ * (interleaved A/B, AVX-512), and whole networks 5-10% (passes/layout_nchwc.c).
+ */
+#define ROW_CHUNK 96			/* output pixels per task along a row */
+#define TASK_PX 256				/* the same, over rows, when weights are read in chunks */
+#define L1_WEIGHTS_MAX (128 << 10)	/* a group's weights past which input blocks are chunked */
+/* ... and past which they are on planes of LARGE_PLANE pixels and more */
+#define L1_WEIGHTS_LARGE_PLANE (48 << 10)
+#define L1_WEIGHTS (32 << 10)	/* a chunk's weights */
+#define LARGE_PLANE 784
+
+typedef nn_nchwc_conv_state nchwc_conv_state;
+
+/* ---- reorders ----------------------------------------------------------- */
+
+typedef struct reorder_job
+{
+	const float *x;
+	float	   *y;
+	int64_t		c;
+	int64_t		cb;
+	int64_t		hw;
+	bool		to_blocked;		/* NCHW -> blocked, else the inverse */
+} reorder_job;
+
+/*
+ * Blocks (n, cb) in [begin, end): BLK channel rows of hw pixels to hw x BLK
+ * (the padding channels zero), or back (the padding dropped), BLK pixels at
+ * a time through a register transpose.  A row's last pixels (fewer than
+ * BLK) go through a mask.
+ */
+__attribute__((target(NCHWC_TARGET)))
+static void
+reorder_task(void *arg, int64_t begin, int64_t end)
+{
+	const reorder_job *j = arg;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		n = t / j->cb,
+					c0 = (t % j->cb) * BLK;
+		int64_t		rows_at = (n * j->c + c0) * j->hw,
+					blocks_at = t * j->hw * BLK;
+		int			rows = (int) (j->c - c0 < BLK ? j->c - c0 : BLK);
+
+		for (int64_t p = 0; p < j->hw; p += BLK)
+		{
+			int			np = (int) (j->hw - p < BLK ? j->hw - p : BLK);
+			nv_t		r[BLK];
+#if BLK == 16
+			__mmask16	m = np == BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << np) - 1);
+#define LOAD_ROW(at) _mm512_maskz_loadu_ps(m, (at))
+#define STORE_ROW(at, v) _mm512_mask_storeu_ps((at), m, (v))
+#define TRANSPOSE(r) nn_transpose16(r)
+#else
+			bool		full = np == BLK;
+			__m256i		m = _mm256_castps_si256(nv_keep_first(np));
+#define LOAD_ROW(at) nn_load8_part((at), full, m)
+#define STORE_ROW(at, v) nn_store8_part((at), full, m, (v))
+#define TRANSPOSE(r) nn_transpose8(r)
+#endif
+
+			if (j->to_blocked)
+			{
+				for (int i = 0; i < BLK; i++)
+					r[i] = i < rows ? LOAD_ROW(j->x + rows_at + i * j->hw + p) : nv_zero();
+				TRANSPOSE(r);
+				for (int i = 0; i < np; i++)
+					nv_store(j->y + blocks_at + (p + i) * BLK, r[i]);
+			}
+			else
+			{
+				for (int i = 0; i < BLK; i++)
+					r[i] = i < np ? nv_load(j->x + blocks_at + (p + i) * BLK) : nv_zero();
+				TRANSPOSE(r);
+				for (int i = 0; i < rows; i++)
+					STORE_ROW(j->y + rows_at + i * j->hw + p, r[i]);
+			}
+#undef LOAD_ROW
+#undef STORE_ROW
+#undef TRANSPOSE
+		}
+	}
+}
+
+/* X [N, C, H, W] to blocks of BLK (the caller checked that this CPU runs them) */
+ox_code
+NCHWC_FN(reorder_input_run) (ox_kernel_ctx *ctx)
+{
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	reorder_job j;
+	int64_t		dims[5];
+	ox_tensor  *y;
+
+	if (!x || x->dtype != OX_FLOAT || x->rank != 4)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc ReorderInput: X must be a float tensor [N, C, H, W]");
+	dims[0] = x->dims[0];
+	dims[1] = (x->dims[1] + BLK - 1) / BLK;
+	dims[2] = x->dims[2];
+	dims[3] = x->dims[3];
+	dims[4] = BLK;
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.x = x->data;
+	j.y = y->data;
+	j.c = x->dims[1];
+	j.cb = dims[1];
+	j.hw = x->dims[2] * x->dims[3];
+	j.to_blocked = true;
+	if (j.hw > 0)
+		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_task, &j);
+	return OX_OK;
+}
+
+ox_code
+NCHWC_FN(reorder_output_run) (ox_kernel_ctx *ctx)
+{
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	int64_t		c = ox_attr_int(ctx->node, "channels", -1);
+	reorder_job j;
+	int64_t		dims[4];
+	ox_tensor  *y;
+
+	OX_TRY(nn_nchwc_check_blocked("ReorderOutput", "X", x, BLK, ctx->st));
+	if (c < 1 || (c + BLK - 1) / BLK != x->dims[1])
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "onnx_pg.nchwc ReorderOutput: channels %lld do not fill the %lld blocks of X",
+					   (long long) c, (long long) x->dims[1]);
+	dims[0] = x->dims[0];
+	dims[1] = c;
+	dims[2] = x->dims[2];
+	dims[3] = x->dims[3];
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 4, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.x = x->data;
+	j.y = y->data;
+	j.c = c;
+	j.cb = x->dims[1];
+	j.hw = x->dims[2] * x->dims[3];
+	j.to_blocked = false;
+	if (j.hw > 0)
+		ox_parallel_for(ctx, dims[0] * j.cb, 1, reorder_task, &j);
+	return OX_OK;
+}
+
+/* ---- convolution -------------------------------------------------------- */
+
+static int64_t
+group_blocks(const nchwc_conv_state *s, int64_t g)
+{
+	int64_t		left = s->mb - g * MAX_NOB;
+
+	return left < MAX_NOB ? left : MAX_NOB;
+}
+
+static bool
+all_ones(const int64_t *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i] != 1)
+			return false;
+	return true;
+}
+
+/*
+ * s (its window, activation and nchw_input parsed) for W [m, c, kh, kw]:
+ * the weights packed in this block size; the caller frees s on failure.
+ */
+ox_code
+NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor *w)
+{
+	const float *src;
+
+	s->blk = BLK;
+	s->m = w->dims[0];
+	s->c = w->dims[1];
+	s->kh = w->dims[2];
+	s->kw = w->dims[3];
+	s->mb = (s->m + BLK - 1) / BLK;
+	s->cb = (s->c + BLK - 1) / BLK;
+	s->og = (s->mb + MAX_NOB - 1) / MAX_NOB;
+	s->w_data = w->data;
+	if (ox_shape_numel(5, (int64_t[]) {s->og * MAX_NOB * BLK, s->cb * BLK, s->kh, s->kw, 1}) < 0)
+		return ox_fail(pc->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: W is too large");
+	s->og_floats = (size_t) (s->cb * s->kh * s->kw * BLK) * MAX_NOB * BLK;
+	OX_TRY(nn_nchwc_prepare_bias(pc, "Conv", s->m, s->og * MAX_NOB * BLK, &s->bias));
+#if BLK == 16
+	/* 3x3 stride 1 (ResNet's): a third of the multiplies by Winograd's F(4x4, 3x3) */
+	if (s->kh == 3 && s->kw == 3 && !s->nchw_input && all_ones(s->win.strides, s->win.n_strides) &&
+		all_ones(s->win.dilations, s->win.n_dilations))
+	{
+		if (!(s->wino = nn_nchwc_winograd_pack(s->m, s->c, w->data, pc->st)))
+			return pc->st->code;
+		return OX_OK;
+	}
+#else
+	(void) all_ones;
+#endif
+
+	/*
+	 * A group's weights are read once per tile of TILE_PX pixels; past
+	 * L1_WEIGHTS_MAX bytes (ResNet's 1x1 layers from 1024 channels, its 3x3
+	 * ones from 64) they come from L2 or further every time, so the input
+	 * blocks go in chunks whose weights stay in L1 across a task's pixels,
+	 * the partial sums kept in Y: ResNet-50's 1024->256 layers at 14x14 ran
+	 * 0.85x the time.  Past L1_WEIGHTS_LARGE_PLANE on planes of
+	 * LARGE_PLANE pixels and more (chosen at run time): ResNet-50 0.97x,
+	 * its 1x1 layers from 256 and 512 channels at 56x56 and 28x28; on
+	 * smaller planes (MobileNet's 14x14) storing and reloading the partial
+	 * sums cost what the chunks saved.  (Measured with AVX-512's blocks.)
+	 */
+	{
+		int64_t		per_block = (int64_t) (s->og_floats / (size_t) s->cb * sizeof(float));
+
+		s->group_bytes = s->cb * per_block;
+		s->ic_chunk = L1_WEIGHTS / per_block;
+		if (s->ic_chunk < 1)
+			s->ic_chunk = 1;
+	}
+	if (!(s->w = ox_aligned_alloc(sizeof(float) * s->og_floats * (size_t) s->og)))
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate packed weights");
+	/* Winograd's direct recomputation reads the original: released only here */
+	ox_prepare_releasable(pc, 1);
+	src = w->data;
+	for (int64_t g = 0; g < s->og; g++)
+	{
+		int64_t		ns = group_blocks(s, g) * BLK;
+		float	   *d = s->w + g * s->og_floats;
+
+		for (int64_t icb = 0; icb < s->cb; icb++)
+			for (int64_t y = 0; y < s->kh; y++)
+				for (int64_t x = 0; x < s->kw; x++)
+					for (int64_t ic = 0; ic < BLK; ic++)
+						for (int64_t o = 0; o < ns; o++)
+						{
+							int64_t		oc = g * MAX_NOB * BLK + o,
+										c = icb * BLK + ic;
+
+							*d++ = oc < s->m && c < s->c
+								? src[((oc * s->c + c) * s->kh + y) * s->kw + x] : 0.0f;
+						}
+	}
+	return OX_OK;
+}
+
+/* which tiles a layer runs (tiles[kind]) */
+typedef enum tile_kind
+{
+	TILE_BLOCKED,				/* blocked input, any stride */
+	TILE_NCHW,					/* plain NCHW input (nchw_input) */
+	TILE_BLOCKED_S1				/* blocked input, stride 1: the pixels' offsets constant */
+} tile_kind;
+
+typedef struct conv_job
+{
+	const nchwc_conv_state *s;
+	const float *x;
+	const float *z;
+	const float *bias;			/* og x 64, zero past M */
+	float	   *y;
+	int64_t		h,
+				w,
+				oh,
+				ow,
+				sh,
+				sw,
+				dh,
+				dw,
+				ph,
+				pw;
+	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels */
+	int64_t		rows,			/* output rows per task */
+				row_groups,		/* tasks down the plane */
+				chunk_px,		/* output pixels per task along a row */
+				chunks;			/* tasks along a row */
+	int64_t		ow_lo,
+				ow_hi;			/* outputs whose every horizontal tap is inside */
+	tile_kind	tile_kind;		/* the input's layout and stride */
+	/* tasks from split_from on: the last groups, each in split_parts columns of split_px */
+	int64_t		split_from,
+				split_parts,
+				split_px;
+} conv_job;
+
+/* the tile's arguments */
+typedef struct tile_args
+{
+	const float *x;				/* the image's first block */
+	int64_t		iy,
+				ix;				/* input position of tap (0, 0) of the first pixel */
+	const float *w;				/* the group's packed weights */
+	int64_t		icb0,
+				icb1;			/* input blocks to add this time */
+	bool		first,			/* start from zero, else from Y's partial sums */
+				last;			/* finish (bias, Z, activation), else store the partial sums */
+	int64_t		ky0,
+				ky1,
+				kx0,
+				kx1;			/* taps to read */
+	const float *bias;
+	const float *z;				/* or NULL */
+	float	   *y;
+	nv_keep_t	last_mask;		/* lanes of the group's last block that are channels */
+	int64_t		ntiles;			/* tiles along the row from ix (each PX pixels) */
+	const float *pf;			/* next weights to prefetch, pf_step lines a tile */
+	int64_t		pf_lines,
+				pf_step;
+} tile_args;
+
+/* the tile's products with input channel ic at one tap (inside DEFINE_TILE) */
+#if BLK == 16
+#define TILE_CHANNEL(NOB, PX, ic) \
+	do { \
+		__m512		wv[NOB]; \
+		_Pragma("GCC unroll 4") \
+		for (int o = 0; o < NOB; o++) \
+			wv[o] = _mm512_load_ps(wp + (ic) * ns + o * BLK); \
+		_Pragma("GCC unroll 6") \
+		for (int p = 0; p < PX; p++) \
+		{ \
+			const float *xc = xp + p * xps + (ic) * xch; \
+			if (NOB == 2) \
+			{ \
+				acc[0][p] = nn_fmadd_bcast512(wv[0], xc, acc[0][p]); \
+				acc[1][p] = nn_fmadd_bcast512(wv[NOB - 1], xc, acc[NOB - 1][p]); \
+			} \
+			else \
+			{ \
+				__m512		xv = _mm512_set1_ps(*xc); \
+				_Pragma("GCC unroll 4") \
+				for (int o = 0; o < NOB; o++) \
+					acc[o][p] = _mm512_fmadd_ps(xv, wv[o], acc[o][p]); \
+			} \
+		} \
+	} while (0)
+#else
+/*
+ * AVX2's 16 registers: the PX (up to 3) broadcasts first, then each
+ * output block's weight vector once for them, 12 accumulators + 3 + 1
+ * (onnxruntime's FMA3 tile).  Tiles of 2 blocks by 6 pixels (the weight
+ * vectors first) ran the same on an AMD EPYC (Zen 3).
+ */
+#define TILE_CHANNEL(NOB, PX, ic) \
+	do { \
+		__m256		xv[PX]; \
+		_Pragma("GCC unroll 3") \
+		for (int p = 0; p < PX; p++) \
+			xv[p] = _mm256_broadcast_ss(xp + p * xps + (ic) * xch); \
+		_Pragma("GCC unroll 4") \
+		for (int o = 0; o < NOB; o++) \
+		{ \
+			__m256		wv = _mm256_load_ps(wp + (ic) * ns + o * BLK); \
+			_Pragma("GCC unroll 3") \
+			for (int p = 0; p < PX; p++) \
+				acc[o][p] = _mm256_fmadd_ps(xv[p], wv, acc[o][p]); \
+		} \
+	} while (0)
+#endif
+
+/*
+ * acc[ob][p] = sum over input channels and taps of x * w, then the
+ * epilogue, stored, for t->ntiles tiles along the row (one call for a run
+ * of them: AVX2's tiles of 3 pixels spent a fifth of their time in the
+ * call, its set-up and its spills).  NOB and PX are constants in each
+ * instantiation, and
+ * so is NCHW: a blocked input (a channel's value at stride 1 in its
+ * pixel's 16), or a plain NCHW one (nchw_input: an RGB stem's 3 channels,
+ * a plane apart, unrolled).  Only the channels that exist are read: the
+ * last block of MobileNet-v2's 24 channels holds 8 (its 24 -> 144 layers
+ * ran 0.82x the time reading 8 instead of 16).
+ */
+#define DEFINE_TILE(NAME, NOB, PX, NCHW, S1) \
+__attribute__((target(NCHWC_TARGET))) \
+static void \
+NAME(const conv_job *j, tile_args *t) \
+{ \
+	const nchwc_conv_state *s = j->s; \
+	const int64_t ns = NOB * BLK, \
+				xpix = NCHW ? 1 : BLK, \
+				xch = NCHW ? j->h * j->w : 1, \
+				xps = S1 ? BLK : j->sw * xpix, \
+				xrow = j->w * xpix, \
+				xblk = j->h * j->w * BLK; \
+  for (int64_t q = 0; q < t->ntiles; q++) \
+  { \
+	nv_t		acc[NOB][PX]; \
+	const int64_t tix = t->ix + q * PX * j->sw; \
+	float	   *ty = t->y + q * PX * BLK; \
+	const float *tz = t->z ? t->z + q * PX * BLK : NULL; \
+	for (int64_t i = 0; i < t->pf_step && t->pf_lines > 0; i++, t->pf_lines--, t->pf += 16) \
+		_mm_prefetch((const char *) t->pf, _MM_HINT_T1); \
+	_Pragma("GCC unroll 4") \
+	for (int o = 0; o < NOB; o++) \
+		_Pragma("GCC unroll 6") \
+		for (int p = 0; p < PX; p++) \
+			acc[o][p] = t->first ? nv_zero() \
+				: nv_load(ty + o * j->oh * j->ow * BLK + p * BLK); \
+	for (int64_t icb = t->icb0; icb < t->icb1; icb++) \
+	{ \
+		const float *xb = t->x + icb * xblk; \
+		const float *wb = t->w + icb * s->kh * s->kw * BLK * ns; \
+		for (int64_t ky = t->ky0; ky < t->ky1; ky++) \
+			for (int64_t kx = t->kx0; kx < t->kx1; kx++) \
+			{ \
+				const float *xp = xb + (t->iy + ky * j->dh) * xrow + (tix + kx * j->dw) * xpix; \
+				const float *wp = wb + (ky * s->kw + kx) * BLK * ns; \
+				const int	nic = (int) (s->c - icb * BLK < BLK ? s->c - icb * BLK : BLK); \
+				if (NCHW && nic == 3) \
+				{ \
+					TILE_CHANNEL(NOB, PX, 0); \
+					TILE_CHANNEL(NOB, PX, 1); \
+					TILE_CHANNEL(NOB, PX, 2); \
+				} \
+				else \
+				{ \
+					_Pragma("GCC unroll 2") \
+					for (int ic = 0; ic < nic; ic++) \
+						TILE_CHANNEL(NOB, PX, ic); \
+				} \
+			} \
+	} \
+	_Pragma("GCC unroll 4") \
+	for (int o = 0; o < NOB; o++) \
+	{ \
+		const int64_t ystep = j->oh * j->ow * BLK; \
+		nv_t		b = nv_load(t->bias + o * BLK); \
+		nv_keep_t	keep = o == NOB - 1 ? t->last_mask : nv_keep_all(); \
+		_Pragma("GCC unroll 6") \
+		for (int p = 0; p < PX; p++) \
+		{ \
+			nv_t		v; \
+			if (!t->last) \
+			{ \
+				nv_store(ty + o * ystep + p * BLK, acc[o][p]); \
+				continue; \
+			} \
+			v = nv_add(acc[o][p], b); \
+			if (tz) \
+				v = nv_add(v, nv_load(tz + o * ystep + p * BLK)); \
+			/* channels past M stay zero whatever act(0) is */ \
+			nv_store(ty + o * ystep + p * BLK, nv_keep_apply(keep, nv_act(&s->act, v))); \
+		} \
+	} \
+  } \
+}
+
+#define DEFINE_TILES_3(NOB) \
+	DEFINE_TILE(tile_##NOB##_1, NOB, 1, 0, 0) DEFINE_TILE(tile_##NOB##_2, NOB, 2, 0, 0) \
+	DEFINE_TILE(tile_##NOB##_3, NOB, 3, 0, 0) \
+	DEFINE_TILE(ntile_##NOB##_1, NOB, 1, 1, 0) DEFINE_TILE(ntile_##NOB##_2, NOB, 2, 1, 0) \
+	DEFINE_TILE(ntile_##NOB##_3, NOB, 3, 1, 0) \
+	DEFINE_TILE(stile_##NOB##_1, NOB, 1, 0, 1) DEFINE_TILE(stile_##NOB##_2, NOB, 2, 0, 1) \
+	DEFINE_TILE(stile_##NOB##_3, NOB, 3, 0, 1)
+#if TILE_PX == 6
+#define DEFINE_TILES(NOB) DEFINE_TILES_3(NOB) \
+	DEFINE_TILE(tile_##NOB##_4, NOB, 4, 0, 0) DEFINE_TILE(tile_##NOB##_5, NOB, 5, 0, 0) \
+	DEFINE_TILE(tile_##NOB##_6, NOB, 6, 0, 0) \
+	DEFINE_TILE(ntile_##NOB##_4, NOB, 4, 1, 0) DEFINE_TILE(ntile_##NOB##_5, NOB, 5, 1, 0) \
+	DEFINE_TILE(ntile_##NOB##_6, NOB, 6, 1, 0) \
+	DEFINE_TILE(stile_##NOB##_4, NOB, 4, 0, 1) DEFINE_TILE(stile_##NOB##_5, NOB, 5, 0, 1) \
+	DEFINE_TILE(stile_##NOB##_6, NOB, 6, 0, 1)
+#define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3, P##NOB##_4, P##NOB##_5, P##NOB##_6}
+#elif TILE_PX == 3
+#define DEFINE_TILES(NOB) DEFINE_TILES_3(NOB)
+#define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3}
+#else
+#error "TILE_PX must be 6 or 3"
+#endif
+DEFINE_TILES(1)
+DEFINE_TILES(2)
+DEFINE_TILES(3)
+DEFINE_TILES(4)
+#define TILE_KIND(P) {TILE_ROW(P, 1), TILE_ROW(P, 2), TILE_ROW(P, 3), TILE_ROW(P, 4)}
+
+typedef void (*tile_fn) (const conv_job *j, tile_args *t);
+
+/* [tile_kind][NOB - 1][PX - 1] */
+static const tile_fn tiles[3][MAX_NOB][TILE_PX] = {TILE_KIND(tile_), TILE_KIND(ntile_), TILE_KIND(stile_)};
+
+/*
+ * The weights the pass after this one reads first (the task's next chunk
+ * of input blocks, or the first of the next task's group when that is
+ * another group or they are chunked): *lines cache lines from *at, or 0.
+ * A pass brings them into L2 over its tiles; without that, the first tile
+ * of each pass stalls on them (ResNet-50's 1x1 layers from 1024 channels
+ * ran 16% slower with cold weights than with warm ones).
+ */
+static void
+next_weights(const conv_job *j, int64_t t, int64_t end, int64_t g, int64_t icb1, const float **at,
+			 int64_t *lines)
+{
+	const nchwc_conv_state *s = j->s;
+	int64_t		ng = g,
+				from = icb1,
+				to;
+	int64_t		per_block;
+
+	*at = NULL;
+	*lines = 0;
+	if (icb1 >= s->cb)
+	{
+		if (t + 1 >= end)
+			return;
+		ng = ((t + 1) / (j->chunks * j->row_groups)) % s->og;
+		if (ng == g && j->ic_chunk >= s->cb)
+			return;				/* the same weights, still in cache */
+		from = 0;
+	}
+	to = from + j->ic_chunk < s->cb ? from + j->ic_chunk : s->cb;
+	per_block = s->kh * s->kw * BLK * group_blocks(s, ng) * BLK;
+	*at = s->w + ng * s->og_floats + from * per_block;
+	*lines = (to - from) * per_block / 16;
+}
+
+/* tasks (image, group, group of output rows, chunk of the rows) in [begin, end) */
+__attribute__((target(NCHWC_TARGET)))
+static void
+conv_task(void *arg, int64_t begin, int64_t end)
+{
+	const conv_job *j = arg;
+	const nchwc_conv_state *s = j->s;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		bool		split = t >= j->split_from;
+		int64_t		chunk = split ? (t - j->split_from) % j->split_parts : t % j->chunks,
+					rg = split ? 0 : (t / j->chunks) % j->row_groups,
+					g = split ? j->split_from + (t - j->split_from) / j->split_parts
+			: (t / (j->chunks * j->row_groups)) % s->og,
+					n = split ? 0 : t / (j->chunks * j->row_groups * s->og),
+					cpx = split ? j->split_px : j->chunk_px;
+		int64_t		nob = group_blocks(s, g),
+					ob0 = g * MAX_NOB;
+		int64_t		x0 = chunk * cpx,
+					x1 = x0 + cpx < j->ow ? x0 + cpx : j->ow,
+					oy0 = rg * j->rows,
+					oy1 = oy0 + j->rows < j->oh ? oy0 + j->rows : j->oh;
+		int64_t		m_last = s->m - (ob0 + nob - 1) * BLK,
+					pass_tiles = (oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX);
+		tile_args	ta;
+
+		if (pass_tiles <= 0)
+			continue;			/* no pixels (never planned so; the prefetch step divides by it) */
+		ta.w = s->w + g * s->og_floats;
+		ta.bias = j->bias + ob0 * BLK;
+		ta.last_mask = nv_keep_first(m_last);
+		ta.x = j->x + n * (s->nchw_input ? s->c : s->cb * BLK) * j->h * j->w;
+		/* each chunk of input blocks over all the task's pixels while its weights are in L1 */
+		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += j->ic_chunk)
+		{
+			ta.icb1 = ta.icb0 + j->ic_chunk < s->cb ? ta.icb0 + j->ic_chunk : s->cb;
+			ta.first = ta.icb0 == 0;
+			ta.last = ta.icb1 == s->cb;
+			next_weights(j, t, end, g, ta.icb1, &ta.pf, &ta.pf_lines);
+			ta.pf_step = (ta.pf_lines + pass_tiles - 1) / pass_tiles;
+			for (int64_t oy = oy0; oy < oy1; oy++)
+			{
+				ta.iy = oy * j->sh - j->ph;
+				nn_nchwc_tap_range(ta.iy, j->dh, s->kh, j->h, &ta.ky0, &ta.ky1);
+				for (int64_t ox = x0; ox < x1;)
+				{
+					int64_t		px;
+					int64_t		off = ((n * s->mb + ob0) * j->oh + oy) * j->ow + ox;
+
+					ta.ix = ox * j->sw - j->pw;
+					if (ox >= j->ow_lo && ox < j->ow_hi)
+					{
+						int64_t		stop = x1 < j->ow_hi ? x1 : j->ow_hi;
+
+						/* every whole tile to stop in one call, else the few pixels left */
+						ta.ntiles = (stop - ox) / TILE_PX;
+						px = ta.ntiles > 0 ? TILE_PX : stop - ox;
+						if (ta.ntiles == 0)
+							ta.ntiles = 1;
+						ta.kx0 = 0;
+						ta.kx1 = s->kw;
+					}
+					else
+					{
+						px = 1;
+						ta.ntiles = 1;
+						nn_nchwc_tap_range(ta.ix, j->dw, s->kw, j->w, &ta.kx0, &ta.kx1);
+					}
+					ta.y = j->y + off * BLK;
+					ta.z = j->z ? j->z + off * BLK : NULL;
+					tiles[j->tile_kind][nob - 1][px - 1] (j, &ta);
+					ox += px * ta.ntiles;
+				}
+			}
+		}
+	}
+}
+
+/* the blocked convolution of state s (prepared in this block size: the caller checked) */
+ox_code
+NCHWC_FN(conv_run) (ox_kernel_ctx *ctx)
+{
+	const nchwc_conv_state *s = ctx->state;
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	const ox_tensor *z = ox_in_tensor(ctx, 3);
+	nn_conv_shape cs;
+	conv_job	j;
+	ox_tensor  *y;
+	float	   *bias;
+	const nn_geom *g = &cs.g;
+
+	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", BLK, &s->win, 1, s->c, s->cb, s->m, s->w_data, s->nchw_input,
+							   &s->bias, &cs, &y, &bias));
+	if (!bias)
+		return OX_OK;
+#if BLK == 16
+	if (s->wino)
+	{
+		ox_code		rc = nn_nchwc_winograd_run(ctx, s->wino, &cs, x->data, z ? z->data : NULL, bias,
+											   &s->act, y->data);
+
+		nn_nchwc_bias_done(&s->bias, bias);
+		return rc;
+	}
+#endif
+
+	memset(&j, 0, sizeof(j));
+	j.s = s;
+	j.x = x->data;
+	j.z = z ? z->data : NULL;
+	j.bias = bias;
+	j.y = y->data;
+	j.h = g->in[AH];
+	j.w = g->in[AW];
+	j.oh = g->out[AH];
+	j.ow = g->out[AW];
+	j.sh = g->s[AH];
+	j.sw = g->s[AW];
+	j.dh = g->d[AH];
+	j.dw = g->d[AW];
+	j.ph = g->pb[AH];
+	j.pw = g->pb[AW];
+	/* a pointwise layer is one long row: full tiles across the plane's row ends */
+	if (s->kh == 1 && s->kw == 1 && j.sh == 1 && j.sw == 1 && j.ph == 0 && j.pw == 0 &&
+		g->pe[AH] == 0 && g->pe[AW] == 0)
+	{
+		j.w = j.ow = j.h * j.w;
+		j.h = j.oh = 1;
+	}
+	/*
+	 * Tasks of rows cut in equal chunks (a short last one would read all
+	 * the weights for a few pixels).  Weights read in chunks of input
+	 * blocks (past L1_WEIGHTS_MAX) come from L2 or further once per task:
+	 * tasks then take longer rows and several of them, up to TASK_PX
+	 * pixels (ResNet-50's 1x1 layers from 1024 channels at 14x14: one task
+	 * per group instead of three; its 3x3 stride-2 layer into 7x7: one
+	 * instead of seven).
+	 */
+	{
+		bool		chunked = s->group_bytes > L1_WEIGHTS_MAX ||
+			(s->group_bytes > L1_WEIGHTS_LARGE_PLANE && j.oh * j.ow >= LARGE_PLANE);
+		int64_t		target = chunked ? TASK_PX : ROW_CHUNK,
+					units = x->dims[0] * s->og,
+					want = 2 * (int64_t) ctx->nthreads;
+
+		/* but two tasks per thread where the pixels allow */
+		if (units * ((j.oh * j.ow + target - 1) / target) < want)
+		{
+			target = units * j.oh * j.ow / want;
+			if (target < TILE_PX)
+				target = TILE_PX;
+		}
+
+		j.chunks = (j.ow + target - 1) / target;
+		j.chunk_px = (j.ow + j.chunks - 1) / j.chunks;
+		j.chunk_px = (j.chunk_px + TILE_PX - 1) / TILE_PX * TILE_PX;
+		j.chunks = (j.ow + j.chunk_px - 1) / j.chunk_px;
+		j.rows = chunked && j.chunks == 1 ? target / j.ow : 1;
+		if (j.rows < 1)
+			j.rows = 1;
+		if (j.rows > j.oh)
+			j.rows = j.oh;
+		j.row_groups = (j.oh + j.rows - 1) / j.rows;
+		j.rows = (j.oh + j.row_groups - 1) / j.row_groups;
+		j.ic_chunk = chunked ? s->ic_chunk : s->cb;
+	}
+	/*
+	 * One task a group (one image, all its pixels), more groups than
+	 * threads but not a multiple of them: the groups left over once each
+	 * thread has had as many are cut along the columns, one part a thread.
+	 * MobileNet-v2's 960 -> 320 layer at 7x7 made 5 tasks, 3 for one thread
+	 * and 2 for the other (its time 1.64x shorter on two threads, against
+	 * onnxruntime's 1.9x); cutting every group instead reads all the weights
+	 * twice, which cost what it balanced.
+	 */
+	j.tile_kind = s->nchw_input ? TILE_NCHW : j.sw == 1 ? TILE_BLOCKED_S1 : TILE_BLOCKED;
+	j.split_from = INT64_MAX;
+	{
+		int			nt = ctx->nthreads;
+		int64_t		tasks = x->dims[0] * s->og * j.row_groups * j.chunks;
+
+		if (nt > 1 && tasks == s->og && s->og > nt && s->og < 4 * nt && s->og % nt != 0 &&
+			j.ow >= 2 * TILE_PX * nt)
+		{
+			j.split_from = s->og - s->og % nt;
+			j.split_px = ((j.ow + nt - 1) / nt + TILE_PX - 1) / TILE_PX * TILE_PX;
+			/* whole tiles a part: 49 columns in 4 parts are 3 of 18 */
+			j.split_parts = (j.ow + j.split_px - 1) / j.split_px;
+			tasks = j.split_from + (s->og % nt) * j.split_parts;
+		}
+		/* outputs whose taps 0 .. kw-1 all land inside the row */
+		nn_valid_range(j.ow, j.sw, -j.pw, j.w - (s->kw - 1) * j.dw, &j.ow_lo, &j.ow_hi);
+		ox_parallel_for(ctx, tasks, 1, conv_task, &j);
+	}
+	nn_nchwc_bias_done(&s->bias, bias);
+	return OX_OK;
+}
+
+/* ---- pooling ------------------------------------------------------------ */
+
+typedef struct pool_job
+{
+	const nn_geom *g;
+	const float *x;
+	float	   *y;
+} pool_job;
+
+/* rows (image and block, output row) in [begin, end) */
+__attribute__((target(NCHWC_TARGET)))
+static void
+max_pool_task(void *arg, int64_t begin, int64_t end)
+{
+	const pool_job *j = arg;
+	const nn_geom *g = j->g;
+	int64_t		h = g->in[AH],
+				w = g->in[AW],
+				oh = g->out[AH],
+				ow = g->out[AW];
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		int64_t		oy = t % oh,
+					plane = t / oh;
+		const float *xp = j->x + plane * h * w * BLK;
+		float	   *yp = j->y + (plane * oh + oy) * ow * BLK;
+		int64_t		ky0,
+					ky1,
+					iy = oy * g->s[AH] - g->pb[AH];
+
+		nn_nchwc_tap_range(iy, g->d[AH], g->k[AH], h, &ky0, &ky1);
+		for (int64_t ox = 0; ox < ow; ox++)
+		{
+			int64_t		kx0,
+						kx1,
+						ix = ox * g->s[AW] - g->pb[AW];
+			nv_t		v = nv_set1(-FLT_MAX);
+
+			nn_nchwc_tap_range(ix, g->d[AW], g->k[AW], w, &kx0, &kx1);
+			for (int64_t ky = ky0; ky < ky1; ky++)
+				for (int64_t kx = kx0; kx < kx1; kx++)
+				{
+					nv_t		u = nv_load(xp + ((iy + ky * g->d[AH]) * w + ix + kx * g->d[AW]) * BLK);
+
+					/* MaxPool's comparison (pool.c): u > v ? u : v in tap order, from -FLT_MAX */
+					v = nv_take_greater(u, v);
+				}
+			nv_store(yp + ox * BLK, v);
+		}
+	}
+}
+
+/* MaxPool of the window win on X in blocks of BLK (the caller checked X) */
+ox_code
+NCHWC_FN(max_pool_run) (ox_kernel_ctx *ctx, const nn_window *win)
+{
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	nn_geom		g;
+	pool_job	j;
+	int64_t		dims[5];
+	ox_tensor  *y;
+
+	OX_TRY(nn_window_resolve(win, "onnx_pg.nchwc MaxPool", 2, x->dims + 2, NULL, &g, ctx->st));
+	dims[0] = x->dims[0];
+	dims[1] = x->dims[1];
+	dims[2] = g.out[AH];
+	dims[3] = g.out[AW];
+	dims[4] = BLK;
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.g = &g;
+	j.x = x->data;
+	j.y = y->data;
+	if (ox_tensor_numel(y) > 0)
+		ox_parallel_for(ctx, dims[0] * dims[1] * dims[2], 1, max_pool_task, &j);
+	return OX_OK;
+}
+
+typedef struct gap_job
+{
+	const float *x;
+	float	   *y;
+	int64_t		hw;
+} gap_job;
+
+__attribute__((target(NCHWC_TARGET)))
+static void
+gap_task(void *arg, int64_t begin, int64_t end)
+{
+	const gap_job *j = arg;
+
+	for (int64_t t = begin; t < end; t++)
+	{
+		const float *xp = j->x + t * j->hw * BLK;
+		nv_t		sum = nv_zero();
+
+		for (int64_t p = 0; p < j->hw; p++)
+			sum = nv_add(sum, nv_load(xp + p * BLK));
+		nv_store(j->y + t * BLK, nv_div(sum, nv_set1((float) j->hw)));
+	}
+}
+
+/* GlobalAveragePool on X in blocks of BLK (the caller checked X) */
+ox_code
+NCHWC_FN(global_average_pool_run) (ox_kernel_ctx *ctx)
+{
+	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	gap_job		j;
+	int64_t		dims[5];
+	ox_tensor  *y;
+
+	dims[0] = x->dims[0];
+	dims[1] = x->dims[1];
+	dims[2] = 1;
+	dims[3] = 1;
+	dims[4] = BLK;
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
+	j.x = x->data;
+	j.y = y->data;
+	j.hw = x->dims[2] * x->dims[3];
+	if (j.hw == 0)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc GlobalAveragePool: X has no pixels");
+	ox_parallel_for(ctx, dims[0] * dims[1], 1, gap_task, &j);
+	return OX_OK;
+}

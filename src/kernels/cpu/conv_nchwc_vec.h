@@ -1,0 +1,86 @@
+/*
+ * conv_nchwc_vec.h
+ *	  The vector of one channel block, for the channel-blocked kernels
+ *	  (conv_nchwc_kernels.h, conv_nchwc_dw_kernels.h), which are compiled
+ *	  once per block size: NCHWC_BLK 16 (AVX-512, a block is a __m512) in
+ *	  conv_nchwc_avx512.c, 8 (AVX2 and FMA, a __m256) in conv_nchwc_avx2.c.
+ *
+ * Define NCHWC_BLK before including this.  NCHWC_FN(name) names a
+ * template's entry points after the block (nn_nchwc16_name, nn_nchwc8_name).
+ *
+ * The register tile of the convolution differs by register file: AVX-512's
+ * 32 registers hold 4 output blocks by 6 pixels (24 accumulators); AVX2's
+ * 16 hold 4 blocks by 3 pixels (12 accumulators, with the broadcast and a
+ * weight vector), the tile onnxruntime's FMA3 kernel uses.
+ */
+#ifndef OX_KERNELS_CPU_CONV_NCHWC_VEC_H
+#define OX_KERNELS_CPU_CONV_NCHWC_VEC_H
+
+#include "kernels/cpu/conv_fast.h"
+#include "kernels/cpu/simd_avx2.h"
+#include "kernels/cpu/simd_bcast.h"
+
+#include <immintrin.h>
+
+#if NCHWC_BLK == 16
+
+#define BLK 16
+#define NCHWC_FN(name) nn_nchwc16_##name
+#define NCHWC_TARGET "avx512f,fma"
+#define TILE_PX 6				/* output pixels per register tile */
+#define MAX_NOB 4				/* output blocks per register tile */
+typedef __m512 nv_t;
+typedef __mmask16 nv_keep_t;	/* lanes to keep */
+#define nv_load(p) _mm512_loadu_ps(p)
+#define nv_load_aligned(p) _mm512_load_ps(p)
+#define nv_store(p, v) _mm512_storeu_ps((p), (v))
+#define nv_set1(x) _mm512_set1_ps(x)
+#define nv_zero() _mm512_setzero_ps()
+#define nv_add(a, b) _mm512_add_ps((a), (b))
+#define nv_min(a, b) _mm512_min_ps((a), (b))
+#define nv_max(a, b) _mm512_max_ps((a), (b))
+#define nv_div(a, b) _mm512_div_ps((a), (b))
+#define nv_fmadd(a, b, c) _mm512_fmadd_ps((a), (b), (c))
+#define nv_act(act, v) nn_act_avx512((act), (v))
+/* acc + w * (*x), the scalar read by the multiply-add itself (simd_bcast.h) */
+#define nv_fmadd_bcast(w, x, acc) nn_fmadd_bcast512((w), (x), (acc))
+/* the first n lanes (n in 0 .. 16) */
+#define nv_keep_first(n) ((n) >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << (n)) - 1))
+#define nv_keep_all() ((__mmask16) 0xFFFF)
+/* v, the lanes not kept zero */
+#define nv_keep_apply(k, v) _mm512_maskz_mov_ps((k), (v))
+/* u > v ? u : v, lane by lane (MaxPool's comparison: NaN in u is not taken) */
+#define nv_take_greater(u, v) _mm512_mask_mov_ps((v), _mm512_cmp_ps_mask((u), (v), _CMP_GT_OQ), (u))
+
+#elif NCHWC_BLK == 8
+
+#define BLK 8
+#define NCHWC_FN(name) nn_nchwc8_##name
+#define NCHWC_TARGET "avx2,fma"
+#define TILE_PX 3
+#define MAX_NOB 4
+typedef __m256 nv_t;
+typedef __m256 nv_keep_t;
+#define nv_load(p) _mm256_loadu_ps(p)
+#define nv_load_aligned(p) _mm256_load_ps(p)
+#define nv_store(p, v) _mm256_storeu_ps((p), (v))
+#define nv_set1(x) _mm256_set1_ps(x)
+#define nv_zero() _mm256_setzero_ps()
+#define nv_add(a, b) _mm256_add_ps((a), (b))
+#define nv_min(a, b) _mm256_min_ps((a), (b))
+#define nv_max(a, b) _mm256_max_ps((a), (b))
+#define nv_div(a, b) _mm256_div_ps((a), (b))
+#define nv_fmadd(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define nv_act(act, v) nn_act_avx2((act), (v))
+#define nv_fmadd_bcast(w, x, acc) _mm256_fmadd_ps(_mm256_broadcast_ss(x), (w), (acc))
+#define nv_keep_first(n) \
+	_mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)))
+#define nv_keep_all() _mm256_castsi256_ps(_mm256_set1_epi32(-1))
+#define nv_keep_apply(k, v) _mm256_and_ps((k), (v))
+#define nv_take_greater(u, v) _mm256_blendv_ps((v), (u), _mm256_cmp_ps((u), (v), _CMP_GT_OQ))
+
+#else
+#error "NCHWC_BLK must be 16 or 8"
+#endif
+
+#endif							/* OX_KERNELS_CPU_CONV_NCHWC_VEC_H */
