@@ -62,8 +62,9 @@ SELECT op_type, count(*) FROM onnx_model_nodes('resnet_block') GROUP BY op_type 
 SELECT onnx_model_dot('iris_rf');
 
 -- example 15
-SELECT count(*) FILTER (WHERE strpos(line, 'fused: ') > 0) AS fused_nodes,
-       count(*) FILTER (WHERE strpos(line, 'label="BatchNormalization') > 0) AS batchnorms
+SELECT count(*) FILTER (WHERE strpos(line, 'fused: ') > 0) > 0 AS has_fused_nodes,
+       count(*) FILTER (WHERE strpos(line, 'label="BatchNormalization') > 0) AS batchnorms,
+       count(*) FILTER (WHERE strpos(line, 'label="Relu') > 0) AS relus
   FROM regexp_split_to_table(onnx_model_dot('resnet_block', optimized => true), E'\n') AS line;
 
 -- example 16
