@@ -29,7 +29,6 @@ except ImportError:
     ort = None
 
 
-
 def _cpu_has_vnni():
     try:
         with open("/proc/cpuinfo") as f:

@@ -205,7 +205,8 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
  * [N, c, H, W]), W the constant its
  * weights were packed from (w_data), B [m]; *cs the geometry of the NCHW
  * shape the blocks stand for; Y [N, ceil(m/blk), OH, OW, blk] allocated and
- * Z checked against it (blk channels a block); *bias B padded with zeros to pb->len floats (pb's
+ * Z checked against it (blk channels a block, which the caller has
+ * checked this CPU runs); *bias B padded with zeros to pb->len floats (pb's
  * own when prepared, else made here; the caller hands it to
  * nn_nchwc_bias_done), or NULL when Y is empty and there is nothing to do.
  */
@@ -223,8 +224,6 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const nn_window
 
 	*y = NULL;
 	*bias = NULL;
-	if (!nn_nchwc_have(blk, op, ctx->st))
-		return ctx->st->code;
 	/* released: the session freed it, this node's packed copy being the only one needed */
 	if (!w || (w->data != w_data && !w->released))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: W must be the constant it was prepared with", op);

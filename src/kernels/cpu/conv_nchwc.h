@@ -46,7 +46,8 @@ nn_nchwc_have(int blk, const char *op, ox_status *st)
 
 /*
  * x (input `what` of op) is a float tensor [N, CB, H, W, B], B the block:
- * blk, or 8 or 16 when blk is 0 (a kernel that runs either)
+ * blk (which the caller has checked this CPU runs), or, when blk is 0 (a
+ * kernel that runs either), 8 or 16 and one this CPU runs
  */
 static inline ox_code
 nn_nchwc_check_blocked(const char *op, const char *what, const ox_tensor *x, int blk, ox_status *st)
@@ -62,7 +63,7 @@ nn_nchwc_check_blocked(const char *op, const char *what, const ox_tensor *x, int
 		return ox_fail(st, OX_INVALID_ARGUMENT,
 					   "onnx_pg.nchwc %s: %s must be a float tensor [N, C/B, H, W, B] with B 8 or 16", op, what);
 	}
-	return nn_nchwc_have((int) x->dims[4], op, st) ? OX_OK : st->code;
+	return blk || nn_nchwc_have((int) x->dims[4], op, st) ? OX_OK : st->code;
 }
 
 /* taps k in [lo, hi) with 0 <= base + k * step < n */

@@ -42,8 +42,6 @@ typedef __mmask16 nv_keep_t;	/* lanes to keep */
 #define nv_div(a, b) _mm512_div_ps((a), (b))
 #define nv_fmadd(a, b, c) _mm512_fmadd_ps((a), (b), (c))
 #define nv_act(act, v) nn_act_avx512((act), (v))
-/* acc + w * (*x), the scalar read by the multiply-add itself (simd_bcast.h) */
-#define nv_fmadd_bcast(w, x, acc) nn_fmadd_bcast512((w), (x), (acc))
 /* the first n lanes (n in 0 .. 16) */
 #define nv_keep_first(n) ((n) >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << (n)) - 1))
 #define nv_keep_all() ((__mmask16) 0xFFFF)
@@ -72,7 +70,6 @@ typedef __m256 nv_keep_t;
 #define nv_div(a, b) _mm256_div_ps((a), (b))
 #define nv_fmadd(a, b, c) _mm256_fmadd_ps((a), (b), (c))
 #define nv_act(act, v) nn_act_avx2((act), (v))
-#define nv_fmadd_bcast(w, x, acc) _mm256_fmadd_ps(_mm256_broadcast_ss(x), (w), (acc))
 #define nv_keep_first(n) \
 	_mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)))
 #define nv_keep_all() _mm256_castsi256_ps(_mm256_set1_epi32(-1))

@@ -1,9 +1,9 @@
 /*
  * conv_nchwc_winograd.c
  *	  Float32 3x3 stride-1 convolution by Winograd's F(4x4, 3x3) on
- *	  channel-blocked tensors in blocks of 16 (NCHW16c), AVX-512: what the onnx_pg.nchwc
- *	  Conv runs for such layers, so that ResNet's 3x3 layers need no
- *	  reorders between the blocked 1x1 layers around them.
+ *	  channel-blocked tensors in blocks of 16 (NCHW16c), AVX-512: what the
+ *	  onnx_pg.nchwc Conv runs for such layers, so that ResNet's 3x3 layers
+ *	  need no reorders between the blocked 1x1 layers around them.
  *
  * The same arithmetic as conv_winograd.c (the transforms of
  * winograd_f43.h), turned to the blocked layout: there a vector holds 16

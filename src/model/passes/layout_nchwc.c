@@ -5,7 +5,8 @@
  *
  * The onnx_pg.nchwc operators (kernels/cpu/conv_nchwc.c) keep activations
  * as [N, C/B, H, W, B] between convolutions, where a convolution needs no
- * im2col; B is 16 with AVX-512 and 8 with AVX2 (pc->nchwc_block).  This pass, in one sweep over the topologically sorted nodes:
+ * im2col; B is 16 with AVX-512 and 8 with AVX2 (pc->nchwc_block).  This
+ * pass, in one sweep over the topologically sorted nodes:
  *
  *	1. turns every 2-D float Conv or FusedConv with constant weights, group
  *	   1 and a multiple of 8 input channels, at least 16 (MobileNet's 24 are
