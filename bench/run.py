@@ -262,8 +262,8 @@ def machine_peak(info, fma_units, threads_list, measure=True):
     (the turbo clock the cores actually run at); without it, the largest of lscpu's "CPU max MHz"
     and /proc/cpuinfo's "cpu MHz" (the nominal clock under KVM). FMA units: `fma_units` when
     given, else the measured FMA throughput per cycle rounded to whole FMAs of the widest vectors (512-bit:
-    2 on Xeon Scalable Gold/Platinum, 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves;
-    256-bit: 2 on AMD Zen 2 and 3)."""
+    2 on Xeon Scalable Gold/Platinum and AMD Zen 5, 1 on AMD Zen 4, which runs a 512-bit FMA as two
+    256-bit halves; 256-bit: 2 on AMD Zen 2 and 3)."""
     lscpu = info["lscpu"]
     clocks = [info.get("cpuinfo_mhz") or 0.0]
     for key in ("CPU max MHz", "CPU MHz"):
@@ -977,7 +977,8 @@ def write_markdown(res, path, svg_name):
     wide = pk["lanes"] == 16
     units_why = {
         "measured": ("the 512-bit FMAs per cycle the measured throughput below shows, rounded: 2 on Xeon "
-                     "Scalable Gold/Platinum, 1 on AMD Zen 4, which runs a 512-bit FMA as two 256-bit halves"
+                     "Scalable Gold/Platinum and AMD Zen 5, 1 on AMD Zen 4, which runs a 512-bit FMA as "
+                     "two 256-bit halves"
                      if wide else
                      "the 256-bit FMAs per cycle the measured throughput below shows, rounded: 2 on AMD Zen 2 "
                      "and Zen 3"),

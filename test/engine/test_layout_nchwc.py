@@ -122,7 +122,7 @@ def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, dept
 CONV_CASES = [
     # n, c, m, h, w, k, stride, pads, dilation, bias, z, act
     (1, 64, 64, 14, 14, 1, 1, [0, 0, 0, 0], 1, True, False, "Relu"),      # pointwise: one long row
-    (2, 32, 200, 9, 11, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),       # 13 blocks: groups of 4, 4, 4, 1
+    (2, 32, 200, 9, 11, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),       # 13 blocks: groups of 4, 3, 3, 3 (of 8: 25 in 4 x 4 + 3 x 3)
     (1, 16, 24, 7, 5, 1, 2, [0, 0, 0, 0], 1, False, False, None),         # stride-2 1x1, M not a multiple of 16
     (1, 48, 80, 12, 13, 3, 1, [1, 1, 1, 1], 1, True, True, "LeakyRelu"),
     (2, 20, 40, 10, 9, 3, 2, [1, 1, 1, 1], 1, True, False, "Clip"),       # C not a multiple of 16

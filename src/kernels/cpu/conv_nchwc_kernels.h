@@ -160,12 +160,27 @@ NCHWC_FN(reorder_output_run) (ox_kernel_ctx *ctx)
 
 /* ---- convolution -------------------------------------------------------- */
 
+/*
+ * The output blocks in og groups of equal size (give or take one), each a
+ * register tile's: 9 blocks (144 channels) as 3 + 3 + 3, not 4 + 4 + 1,
+ * whose 1-block tile keeps too few multiply-adds in flight for a core with
+ * two 512-bit FMA pipes (6 chains of 4-cycle latency).  MobileNet-v2 (24,
+ * 96, 144 and 160 channels), 1 thread: 0.966x the time on an AMD EPYC Zen
+ * 5, 0.991x in blocks of 8 (interleaved A/B).
+ */
+static int64_t
+group_first(const nchwc_conv_state *s, int64_t g)
+{
+	int64_t		base = s->mb / s->og,
+				extra = s->mb % s->og;
+
+	return g * base + (g < extra ? g : extra);
+}
+
 static int64_t
 group_blocks(const nchwc_conv_state *s, int64_t g)
 {
-	int64_t		left = s->mb - g * MAX_NOB;
-
-	return left < MAX_NOB ? left : MAX_NOB;
+	return s->mb / s->og + (g < s->mb % s->og ? 1 : 0);
 }
 
 static bool
@@ -248,7 +263,7 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 					for (int64_t ic = 0; ic < BLK; ic++)
 						for (int64_t o = 0; o < ns; o++)
 						{
-							int64_t		oc = g * MAX_NOB * BLK + o,
+							int64_t		oc = group_first(s, g) * BLK + o,
 										c = icb * BLK + ic;
 
 							*d++ = oc < s->m && c < s->c
@@ -545,7 +560,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 					n = split ? 0 : t / (j->chunks * j->row_groups * s->og),
 					cpx = split ? j->split_px : j->chunk_px;
 		int64_t		nob = group_blocks(s, g),
-					ob0 = g * MAX_NOB;
+					ob0 = group_first(s, g);
 		int64_t		x0 = chunk * cpx,
 					x1 = x0 + cpx < j->ow ? x0 + cpx : j->ow,
 					oy0 = rg * j->rows,
