@@ -91,6 +91,15 @@ def force_conv_isa(isa):
     return f(isa)
 
 
+def force_fma_bcast(on):
+    """the 2-block convolution tiles of blocks of 16 with the broadcasts in the
+    multiply-adds (True), in registers (False), or as detected for this CPU
+    (None); returns the choice before"""
+    f = lib().nn_nchwc_force_fma_bcast
+    f.restype, f.argtypes = ctypes.c_int, [ctypes.c_int]
+    return bool(f(-1 if on is None else int(bool(on))))
+
+
 class Session:
     def __init__(self, model_bytes, opt_level=3, threads=1, providers=None, cuda_device_id=0,
                  cuda_memory_limit=0, cuda_fp16=False, no_fallback=False, portable=False,

@@ -19,7 +19,7 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from oxengine import ISA_AVX2, EngineError, Session, force_conv_isa, nchwc_block
+from oxengine import ISA_AVX2, EngineError, Session, force_conv_isa, force_fma_bcast, nchwc_block
 
 F = TensorProto.FLOAT
 NC = "onnx_pg.nchwc"
@@ -149,12 +149,22 @@ CONV_CASES = [
 
 @pytest.mark.parametrize("case", range(len(CONV_CASES)))
 @pytest.mark.parametrize("threads", [1, 2])
-def test_blocked_conv_matches_conv(case, threads):
+def test_blocked_conv_matches_conv(case, threads, block):
     blocked, plain, feeds = conv_case(*CONV_CASES[case], seed=case)
     want = ort_run(plain, feeds)[0]
     got = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
     assert got.shape == want.shape
     close(got, want, "case %d %s" % (case, CONV_CASES[case]))
+    if block == 16:
+        # the 2-block tiles' other way of broadcasting (the one this CPU does
+        # not pick): the same multiply-adds in the same order, so the same bits
+        before = force_fma_bcast(None)
+        try:
+            force_fma_bcast(not before)
+            other = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
+        finally:
+            force_fma_bcast(None)
+        np.testing.assert_array_equal(other, got, err_msg="case %d, broadcast in the FMA: %s" % (case, not before))
 
 
 def bias_as_input(m):

@@ -33,6 +33,7 @@
  */
 #include "kernels/cpu/conv_nchwc.h"
 
+#include <cpuid.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -399,6 +400,60 @@ nchwc_global_average_pool_run(ox_kernel_ctx *ctx)
 
 	OX_TRY(nn_nchwc_check_blocked("GlobalAveragePool", "X", x, 0, ctx->st));
 	return x->dims[4] == 16 ? nn_nchwc16_global_average_pool_run(ctx) : nn_nchwc8_global_average_pool_run(ctx);
+}
+
+/*
+ * Whether the 2-block convolution tiles (AVX-512) read each pixel's scalar
+ * inside each of its two multiply-adds ("{1to16}", simd_bcast.h) instead of
+ * broadcasting it once into a register.  A 1x1 layer into 2 blocks (192 ->
+ * 32 channels at 28x28, 96 -> 24 at 56x56): on an AMD EPYC Zen 4, which
+ * splits a 512-bit multiply-add in two, 93% of the FMA peak in the
+ * multiply-adds against 75% in a register; on a Zen 5, with two whole
+ * 512-bit FMA pipes, the register 1.25x faster (interleaved A/B), so
+ * MobileNet-v2 0.96x the time.  Zen 4 is the only AMD family 0x19 with
+ * AVX-512 (Zen 3 has none); elsewhere (Zen 5, and Intel, not measured) the
+ * register.  Tests force either (nn_nchwc_force_fma_bcast).
+ */
+static int forced_fma_bcast = -1;
+
+bool
+nn_nchwc_fma_bcast(void)
+{
+	static int	detected = -1;	/* every thread that asks computes the same */
+	int			v = __atomic_load_n(&detected, __ATOMIC_RELAXED);
+	unsigned	a,
+				b,
+				c,
+				d;
+
+	if (forced_fma_bcast >= 0)
+		return forced_fma_bcast;
+	if (v < 0)
+	{
+		v = 0;
+		/* "AuthenticAMD" in EBX, EDX, ECX; family = base + extended when base is 0xf */
+		if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163 &&
+			__get_cpuid(1, &a, &b, &c, &d))
+		{
+			unsigned	family = (a >> 8) & 0xf;
+
+			if (family == 0xf)
+				family += (a >> 20) & 0xff;
+			v = family == 0x19;
+		}
+		__atomic_store_n(&detected, v, __ATOMIC_RELAXED);
+	}
+	return v != 0;
+}
+
+/* on: 1 or 0 forces the choice, -1 detects again; returns the choice before */
+int
+nn_nchwc_force_fma_bcast(int on)
+{
+	int			prev = nn_nchwc_fma_bcast();
+
+	forced_fma_bcast = on < 0 ? -1 : on != 0;
+	return prev;
 }
 
 int

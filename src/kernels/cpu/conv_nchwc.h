@@ -105,6 +105,8 @@ ox_code		nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const 
 								bool nchw_input, const nn_nchwc_bias *pb, nn_conv_shape *cs, ox_tensor **y,
 								float **bias);
 void		nn_nchwc_bias_done(const nn_nchwc_bias *pb, float *bias);
+bool		nn_nchwc_fma_bcast(void);
+int			nn_nchwc_force_fma_bcast(int on);
 
 /*
  * conv_nchwc_winograd.c: 3x3 stride-1 convolutions by F(4x4, 3x3), the

@@ -306,6 +306,7 @@ typedef struct conv_job
 	int64_t		ow_lo,
 				ow_hi;			/* outputs whose every horizontal tap is inside */
 	tile_kind	tile_kind;		/* the input's layout and stride */
+	bool		fma_bcast;		/* 2-block tiles: nn_nchwc_fma_bcast() */
 	/* tasks from split_from on: the last groups, each in split_parts columns of split_px */
 	int64_t		split_from,
 				split_parts,
@@ -339,7 +340,7 @@ typedef struct tile_args
 
 /* the tile's products with input channel ic at one tap (inside DEFINE_TILE) */
 #if BLK == 16
-#define TILE_CHANNEL(NOB, PX, ic) \
+#define TILE_CHANNEL(NOB, PX, ic, EB) \
 	do { \
 		__m512		wv[NOB]; \
 		_Pragma("GCC unroll 4") \
@@ -349,10 +350,11 @@ typedef struct tile_args
 		for (int p = 0; p < PX; p++) \
 		{ \
 			const float *xc = xp + p * xps + (ic) * xch; \
-			if (NOB == 2) \
+			if (EB) \
 			{ \
-				acc[0][p] = nn_fmadd_bcast512(wv[0], xc, acc[0][p]); \
-				acc[1][p] = nn_fmadd_bcast512(wv[NOB - 1], xc, acc[NOB - 1][p]); \
+				_Pragma("GCC unroll 4") \
+				for (int o = 0; o < NOB; o++) \
+					acc[o][p] = nn_fmadd_bcast512(wv[o], xc, acc[o][p]); \
 			} \
 			else \
 			{ \
@@ -370,7 +372,7 @@ typedef struct tile_args
  * (onnxruntime's FMA3 tile).  Tiles of 2 blocks by 6 pixels (the weight
  * vectors first) ran the same on an AMD EPYC (Zen 3).
  */
-#define TILE_CHANNEL(NOB, PX, ic) \
+#define TILE_CHANNEL(NOB, PX, ic, EB) \
 	do { \
 		__m256		xv[PX]; \
 		_Pragma("GCC unroll 3") \
@@ -399,7 +401,7 @@ typedef struct tile_args
  * last block of MobileNet-v2's 24 channels holds 8 (its 24 -> 144 layers
  * ran 0.82x the time reading 8 instead of 16).
  */
-#define DEFINE_TILE(NAME, NOB, PX, NCHW, S1) \
+#define DEFINE_TILE(NAME, NOB, PX, NCHW, S1, EB) \
 __attribute__((target(NCHWC_TARGET))) \
 static void \
 NAME(const conv_job *j, tile_args *t) \
@@ -437,15 +439,15 @@ NAME(const conv_job *j, tile_args *t) \
 				const int	nic = (int) (s->c - icb * BLK < BLK ? s->c - icb * BLK : BLK); \
 				if (NCHW && nic == 3) \
 				{ \
-					TILE_CHANNEL(NOB, PX, 0); \
-					TILE_CHANNEL(NOB, PX, 1); \
-					TILE_CHANNEL(NOB, PX, 2); \
+					TILE_CHANNEL(NOB, PX, 0, EB); \
+					TILE_CHANNEL(NOB, PX, 1, EB); \
+					TILE_CHANNEL(NOB, PX, 2, EB); \
 				} \
 				else \
 				{ \
 					_Pragma("GCC unroll 2") \
 					for (int ic = 0; ic < nic; ic++) \
-						TILE_CHANNEL(NOB, PX, ic); \
+						TILE_CHANNEL(NOB, PX, ic, EB); \
 				} \
 			} \
 	} \
@@ -474,38 +476,47 @@ NAME(const conv_job *j, tile_args *t) \
   } \
 }
 
-#define DEFINE_TILES_3(NOB) \
-	DEFINE_TILE(tile_##NOB##_1, NOB, 1, 0, 0) DEFINE_TILE(tile_##NOB##_2, NOB, 2, 0, 0) \
-	DEFINE_TILE(tile_##NOB##_3, NOB, 3, 0, 0) \
-	DEFINE_TILE(ntile_##NOB##_1, NOB, 1, 1, 0) DEFINE_TILE(ntile_##NOB##_2, NOB, 2, 1, 0) \
-	DEFINE_TILE(ntile_##NOB##_3, NOB, 3, 1, 0) \
-	DEFINE_TILE(stile_##NOB##_1, NOB, 1, 0, 1) DEFINE_TILE(stile_##NOB##_2, NOB, 2, 0, 1) \
-	DEFINE_TILE(stile_##NOB##_3, NOB, 3, 0, 1)
+#define DEFINE_TILES_3(NOB, E, EB) \
+	DEFINE_TILE(E##tile_##NOB##_1, NOB, 1, 0, 0, EB) DEFINE_TILE(E##tile_##NOB##_2, NOB, 2, 0, 0, EB) \
+	DEFINE_TILE(E##tile_##NOB##_3, NOB, 3, 0, 0, EB) \
+	DEFINE_TILE(E##ntile_##NOB##_1, NOB, 1, 1, 0, EB) DEFINE_TILE(E##ntile_##NOB##_2, NOB, 2, 1, 0, EB) \
+	DEFINE_TILE(E##ntile_##NOB##_3, NOB, 3, 1, 0, EB) \
+	DEFINE_TILE(E##stile_##NOB##_1, NOB, 1, 0, 1, EB) DEFINE_TILE(E##stile_##NOB##_2, NOB, 2, 0, 1, EB) \
+	DEFINE_TILE(E##stile_##NOB##_3, NOB, 3, 0, 1, EB)
 #if TILE_PX == 6
-#define DEFINE_TILES(NOB) DEFINE_TILES_3(NOB) \
-	DEFINE_TILE(tile_##NOB##_4, NOB, 4, 0, 0) DEFINE_TILE(tile_##NOB##_5, NOB, 5, 0, 0) \
-	DEFINE_TILE(tile_##NOB##_6, NOB, 6, 0, 0) \
-	DEFINE_TILE(ntile_##NOB##_4, NOB, 4, 1, 0) DEFINE_TILE(ntile_##NOB##_5, NOB, 5, 1, 0) \
-	DEFINE_TILE(ntile_##NOB##_6, NOB, 6, 1, 0) \
-	DEFINE_TILE(stile_##NOB##_4, NOB, 4, 0, 1) DEFINE_TILE(stile_##NOB##_5, NOB, 5, 0, 1) \
-	DEFINE_TILE(stile_##NOB##_6, NOB, 6, 0, 1)
+#define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) \
+	DEFINE_TILE(E##tile_##NOB##_4, NOB, 4, 0, 0, EB) DEFINE_TILE(E##tile_##NOB##_5, NOB, 5, 0, 0, EB) \
+	DEFINE_TILE(E##tile_##NOB##_6, NOB, 6, 0, 0, EB) \
+	DEFINE_TILE(E##ntile_##NOB##_4, NOB, 4, 1, 0, EB) DEFINE_TILE(E##ntile_##NOB##_5, NOB, 5, 1, 0, EB) \
+	DEFINE_TILE(E##ntile_##NOB##_6, NOB, 6, 1, 0, EB) \
+	DEFINE_TILE(E##stile_##NOB##_4, NOB, 4, 0, 1, EB) DEFINE_TILE(E##stile_##NOB##_5, NOB, 5, 0, 1, EB) \
+	DEFINE_TILE(E##stile_##NOB##_6, NOB, 6, 0, 1, EB)
 #define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3, P##NOB##_4, P##NOB##_5, P##NOB##_6}
 #elif TILE_PX == 3
-#define DEFINE_TILES(NOB) DEFINE_TILES_3(NOB)
+#define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB)
 #define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3}
 #else
 #error "TILE_PX must be 6 or 3"
 #endif
-DEFINE_TILES(1)
-DEFINE_TILES(2)
-DEFINE_TILES(3)
-DEFINE_TILES(4)
+DEFINE_TILES(1, , 0)
+DEFINE_TILES(2, , 0)
+DEFINE_TILES(3, , 0)
+DEFINE_TILES(4, , 0)
+#if BLK == 16
+/* 2 blocks with the broadcasts in the multiply-adds (nn_nchwc_fma_bcast) */
+DEFINE_TILES(2, e, 1)
+#endif
 #define TILE_KIND(P) {TILE_ROW(P, 1), TILE_ROW(P, 2), TILE_ROW(P, 3), TILE_ROW(P, 4)}
 
 typedef void (*tile_fn) (const conv_job *j, tile_args *t);
 
 /* [tile_kind][NOB - 1][PX - 1] */
 static const tile_fn tiles[3][MAX_NOB][TILE_PX] = {TILE_KIND(tile_), TILE_KIND(ntile_), TILE_KIND(stile_)};
+
+#if BLK == 16
+/* [tile_kind][PX - 1], 2 blocks */
+static const tile_fn tiles_fma_bcast[3][TILE_PX] = {TILE_ROW(etile_, 2), TILE_ROW(entile_, 2), TILE_ROW(estile_, 2)};
+#endif
 
 /*
  * The weights the pass after this one reads first (the task's next chunk
@@ -613,7 +624,12 @@ conv_task(void *arg, int64_t begin, int64_t end)
 					}
 					ta.y = j->y + off * BLK;
 					ta.z = j->z ? j->z + off * BLK : NULL;
-					tiles[j->tile_kind][nob - 1][px - 1] (j, &ta);
+#if BLK == 16
+					if (nob == 2 && j->fma_bcast)
+						tiles_fma_bcast[j->tile_kind][px - 1] (j, &ta);
+					else
+#endif
+						tiles[j->tile_kind][nob - 1][px - 1] (j, &ta);
 					ox += px * ta.ntiles;
 				}
 			}
@@ -719,6 +735,7 @@ NCHWC_FN(conv_run) (ox_kernel_ctx *ctx)
 	 * twice, which cost what it balanced.
 	 */
 	j.tile_kind = s->nchw_input ? TILE_NCHW : j.sw == 1 ? TILE_BLOCKED_S1 : TILE_BLOCKED;
+	j.fma_bcast = nn_nchwc_fma_bcast();
 	j.split_from = INT64_MAX;
 	{
 		int			nt = ctx->nthreads;

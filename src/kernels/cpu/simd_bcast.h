@@ -9,7 +9,9 @@
  * on AMD Zen 4: a 1x1 convolution tile of 2 output blocks by 6 pixels (6
  * broadcasts from 6 pixels' cache lines for 12 multiply-adds) ran at 75%
  * of the FMA peak that way and at 93% with the broadcast in each
- * multiply-add (a second load of the same scalar).  The SGEMM micro-kernel
+ * multiply-add (a second load of the same scalar); on Zen 5 (two whole
+ * 512-bit FMA pipes) the other way round, so the convolution picks per CPU
+ * (nn_nchwc_fma_bcast, conv_nchwc.c).  The SGEMM micro-kernel
  * (12 rows by 2 vectors, its 12 scalars packed in one line) ran the same
  * either way, so which tiles gain is measured, not assumed.  The asm keeps
  * GCC from merging the two loads back; it costs GCC's register allocation
