@@ -21,7 +21,9 @@
  *						W in the original [M, C, kh, kw] layout, packed at
  *						prepare); X, Z and Y blocked, or with nchw_input = 1
  *						X plain NCHW (an RGB stem, which then needs no
- *						reorder of its large output)
+ *						reorder of its large output); winograd = 0 runs
+ *						a 3x3 stride-1 layer directly in blocks of 16
+ *						(default 1: by Winograd's F(4x4, 3x3))
  *	 DepthwiseConv		the same with group = C = M (conv_nchwc_dw_kernels.h)
  *	 MaxPool			MaxPool's attributes, blocked in and out
  *	 GlobalAveragePool	blocked in and out ([N, CB, 1, 1, B])
@@ -178,6 +180,7 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 		return pc->st->code;
 	}
 	s->nchw_input = ox_attr_int(pc->node, "nchw_input", 0) != 0;
+	s->winograd = ox_attr_int(pc->node, "winograd", 1) != 0;
 	rc = blk == 16 ? nn_nchwc16_conv_prepare(pc, s, w) : nn_nchwc8_conv_prepare(pc, s, w);
 	if (rc != OX_OK)
 	{

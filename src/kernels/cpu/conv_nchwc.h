@@ -136,6 +136,7 @@ typedef struct nn_nchwc_conv_state
 	float	   *w;				/* [og][cb][kh][kw][blk ic][nob x blk oc] */
 	const void *w_data;			/* the constant's data the packing came from */
 	bool		nchw_input;		/* X is plain [N, C, H, W] (an RGB stem's input) */
+	bool		winograd;		/* 3x3 stride 1 in blocks of 16 may run by Winograd */
 	int64_t		group_bytes;	/* a group's packed weights */
 	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels, when chunked */
 	nn_nchwc_wino *wino;		/* 3x3 stride 1 in blocks of 16: Winograd's weights, and w is NULL */

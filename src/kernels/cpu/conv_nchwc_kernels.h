@@ -216,8 +216,8 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 	OX_TRY(nn_nchwc_prepare_bias(pc, "Conv", s->m, s->og * MAX_NOB * BLK, &s->bias));
 #if BLK == 16
 	/* 3x3 stride 1 (ResNet's): a third of the multiplies by Winograd's F(4x4, 3x3) */
-	if (s->kh == 3 && s->kw == 3 && !s->nchw_input && all_ones(s->win.strides, s->win.n_strides) &&
-		all_ones(s->win.dilations, s->win.n_dilations))
+	if (s->winograd && s->kh == 3 && s->kw == 3 && !s->nchw_input &&
+		all_ones(s->win.strides, s->win.n_strides) && all_ones(s->win.dilations, s->win.n_dilations))
 	{
 		if (!(s->wino = nn_nchwc_winograd_pack(s->m, s->c, w->data, pc->st)))
 			return pc->st->code;

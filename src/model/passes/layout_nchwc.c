@@ -24,9 +24,8 @@
  *	   ReorderOutput (onnx_pg.nchwc MaxPool, GlobalAveragePool);
  *	3. reads a blocked value directly wherever a ReorderInput would undo a
  *	   ReorderOutput, so that a chain of residual blocks is reordered only
- *	   where it meets the other operators (the network's input, its head)
- *	   and around the layers the blocked kernel does not pay for
- *	   (blocked_pays).
+ *	   where it meets the other operators (the network's input, its head,
+ *	   grouped convolutions).
  *
  * Interleaved A/B in one process against the NCHW graph: ResNet-50 0.92-0.95x
  * the time at 1 thread (0.95x at 2, batch 8 0.94x), MobileNet-v2 0.91-0.95x
@@ -173,32 +172,31 @@ all_ones(const ox_node *n, const char *name)
 }
 
 /*
- * Whether the blocked kernel is the faster one for this layer; the others
- * stay NCHW, their input and output reordered.  Not for 3x3 stride-1
- * layers with output planes under 400 pixels or of unknown size: the
- * blocked kernel runs them by Winograd's F(4x4, 3x3) (as conv_winograd.c
- * does ResNet-50's 56x56 and 28x28 ones), and smaller planes do better
- * with conv_winograd2.c's F(2x2, 3x3) and conv_pixels.c.  Every 1x1
- * layer pays, 7x7 planes included: with tasks over several rows and the
- * next weights prefetched, MobileNet-v2's 7x7 pointwise layers blocked ran
- * it 0.976x the time at 1 thread and 0.966x at 2 on an AMD EPYC (Zen 4, 1
- * MB of L2), ResNet-50 1.00x and 0.97x; on a Xeon with 2 MB of L2 it was
- * neutral.  (Before those two changes they ran 1.3-1.5x slower blocked.)
- * In blocks of 8 (AVX2, no blocked Winograd) every 3x3 layer runs blocked
- * and directly: ResNet-50's four 3x3 stride-1 shapes ran 0.78-0.97x the
- * time of the NCHW kernels on an AMD EPYC (Zen 3), reorders included.
+ * Whether a 3x3 stride-1 layer in blocks of 16 may run by Winograd's
+ * F(4x4, 3x3) (conv_nchwc_winograd.c), else directly (attribute winograd =
+ * 0).  Not on output planes under WINOGRAD_MIN_PLANE pixels: a 7x7 plane
+ * is 4 tiles an image, which cover 64 pixels for 49, while the transformed
+ * weights are 4x the direct ones (37.7 MB for ResNet-50's 512-channel
+ * layers), read for those few tiles.  Planes of unknown size get Winograd
+ * (images larger than a network's last stage are the common case).  Every
+ * 3x3 layer runs blocked: ResNet-50's 14x14 and 7x7 ones used to stay NCHW
+ * (conv_winograd2.c's F(2x2, 3x3) and conv_pixels.c), reordered around; on
+ * an AMD EPYC Zen 5, blocked (Winograd at 14x14, direct at 7x7) ran the
+ * model in 0.97x the time at batch 1 and 0.87-0.91x at batch 8, 1 and 2
+ * threads (interleaved A/B); Winograd at 7x7 too was 1.1x at batch 1 and 2
+ * threads.  In blocks of 8 there is no blocked Winograd: every 3x3 layer
+ * runs directly (ResNet-50's four 3x3 stride-1 shapes 0.78-0.97x the time
+ * of the NCHW kernels on an AMD EPYC Zen 3, reorders included).
  */
+#define WINOGRAD_MIN_PLANE 100
+
 static bool
-blocked_pays(const ox_pass_ctx *pc, const ox_graph *g, const ox_node *n, const ox_tensor *w)
+winograd_pays(const ox_graph *g, const ox_node *n)
 {
 	const ox_type *yt = &g->values[n->outputs[0]].type;
-	int64_t		plane = yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
-		yt->dims[2].value > 0 && yt->dims[3].value > 0 ? yt->dims[2].value * yt->dims[3].value : -1;
 
-	if (pc->nchwc_block == 16 && w->dims[2] == 3 && w->dims[3] == 3 && all_ones(n, "strides") &&
-		all_ones(n, "dilations"))
-		return plane >= 400;
-	return true;
+	return !(yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims && yt->dims[2].value > 0 &&
+			 yt->dims[3].value > 0 && yt->dims[2].value * yt->dims[3].value < WINOGRAD_MIN_PLANE);
 }
 
 /* a value that is (or can be) 4-D float: as declared, or coming out of a chain */
@@ -244,8 +242,6 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return OX_OK;
 	if (fused && (!activation_supported(n) || n->n_inputs > 4))
 		return OX_OK;
-	if (!depthwise && !blocked_pays(pc, g, n, w))
-		return OX_OK;
 	if (!float_4d(g, n->inputs[0]))
 		return OX_OK;
 	if (fused && n->n_inputs > 3 && n->inputs[3] >= 0)
@@ -269,6 +265,9 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n->opset = 1;
 	if (stem)
 		OX_TRY(ox_pass_add_int_attr(pc, g, k, "nchw_input", 1, st));
+	else if (!depthwise && pc->nchwc_block == 16 && w->dims[2] == 3 && w->dims[3] == 3 &&
+			 all_ones(n, "strides") && all_ones(n, "dilations") && !winograd_pays(g, n))
+		OX_TRY(ox_pass_add_int_attr(pc, g, k, "winograd", 0, st));
 	return retarget_output(pc, g, k, m, st);
 }
 
