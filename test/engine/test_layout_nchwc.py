@@ -252,6 +252,10 @@ POOL_CASES = [
     ("MaxPool", 1, 64, 112, 112, dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1])),
     ("MaxPool", 2, 20, 9, 10, dict(kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1)),
     ("MaxPool", 1, 16, 11, 7, dict(kernel_shape=[3, 2], strides=[1, 2], pads=[0, 1, 2, 0], dilations=[2, 1])),
+    # groups of 4 inside pixels and a remainder on each side; no pixel inside; ceil_mode past the end
+    ("MaxPool", 1, 24, 13, 31, dict(kernel_shape=[3, 3], strides=[1, 1], pads=[1, 2, 1, 1])),
+    ("MaxPool", 1, 16, 6, 3, dict(kernel_shape=[5, 5], pads=[2, 2, 2, 2])),
+    ("MaxPool", 2, 16, 9, 23, dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1, dilations=[1, 2])),
     ("GlobalAveragePool", 2, 40, 7, 5, {}),
     ("GlobalAveragePool", 1, 2048, 7, 7, {}),
 ]

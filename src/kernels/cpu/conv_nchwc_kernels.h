@@ -765,7 +765,55 @@ typedef struct pool_job
 	const nn_geom *g;
 	const float *x;
 	float	   *y;
+	int64_t		ow_lo,
+				ow_hi;			/* outputs whose every horizontal tap is inside */
 } pool_job;
+
+#define POOL_PX 4
+
+/*
+ * Outputs [ox, ox + n) of one row, n <= POOL_PX, every horizontal tap
+ * inside (inside: the taps' range computed once, the pixels' maxima
+ * independent of each other, so that the comparisons of POOL_PX pixels
+ * overlap instead of waiting on each other; 2.4x onnxruntime's time on
+ * ResNet-50's 3x3/2 pool at batch 8 the one-pixel way) or not (taps
+ * clipped per pixel).  Each pixel compares its taps in the same order:
+ * MaxPool's comparison (pool.c), u > v ? u : v in tap order from -FLT_MAX.
+ */
+__attribute__((target(NCHWC_TARGET)))
+static inline __attribute__((always_inline)) void
+max_pool_pixels(const pool_job *j, const float *xp, float *yp, int64_t iy, int64_t ky0, int64_t ky1,
+				int64_t ox, int n, bool inside)
+{
+	const nn_geom *g = j->g;
+	int64_t		w = g->in[AW],
+				sw = g->s[AW],
+				dw = g->d[AW];
+	nv_t		v[POOL_PX];
+
+	for (int p = 0; p < POOL_PX; p++)
+		v[p] = nv_set1(-FLT_MAX);
+	for (int64_t ky = ky0; ky < ky1; ky++)
+	{
+		const float *xr = xp + (iy + ky * g->d[AH]) * w * BLK;
+
+		for (int p = 0; p < POOL_PX; p++)
+		{
+			int64_t		ix = (ox + p) * sw - g->pb[AW],
+						kx0 = 0,
+						kx1 = g->k[AW];
+
+			if (p >= n)
+				break;
+			if (!inside)
+				nn_nchwc_tap_range(ix, dw, g->k[AW], w, &kx0, &kx1);
+			for (int64_t kx = kx0; kx < kx1; kx++)
+				v[p] = nv_take_greater(nv_load(xr + (ix + kx * dw) * BLK), v[p]);
+		}
+	}
+	for (int p = 0; p < n; p++)
+		nv_store(yp + (ox + p) * BLK, v[p]);
+}
 
 /* rows (image and block, output row) in [begin, end) */
 __attribute__((target(NCHWC_TARGET)))
@@ -790,23 +838,23 @@ max_pool_task(void *arg, int64_t begin, int64_t end)
 					iy = oy * g->s[AH] - g->pb[AH];
 
 		nn_nchwc_tap_range(iy, g->d[AH], g->k[AH], h, &ky0, &ky1);
-		for (int64_t ox = 0; ox < ow; ox++)
+		for (int64_t ox = 0; ox < ow;)
 		{
-			int64_t		kx0,
-						kx1,
-						ix = ox * g->s[AW] - g->pb[AW];
-			nv_t		v = nv_set1(-FLT_MAX);
+			if (ox >= j->ow_lo && ox + POOL_PX <= j->ow_hi)
+			{
+				max_pool_pixels(j, xp, yp, iy, ky0, ky1, ox, POOL_PX, true);
+				ox += POOL_PX;
+			}
+			else
+			{
+				/* up to the next group of inside pixels, at most POOL_PX */
+				int64_t		n = ow - ox < POOL_PX ? ow - ox : POOL_PX;
 
-			nn_nchwc_tap_range(ix, g->d[AW], g->k[AW], w, &kx0, &kx1);
-			for (int64_t ky = ky0; ky < ky1; ky++)
-				for (int64_t kx = kx0; kx < kx1; kx++)
-				{
-					nv_t		u = nv_load(xp + ((iy + ky * g->d[AH]) * w + ix + kx * g->d[AW]) * BLK);
-
-					/* MaxPool's comparison (pool.c): u > v ? u : v in tap order, from -FLT_MAX */
-					v = nv_take_greater(u, v);
-				}
-			nv_store(yp + ox * BLK, v);
+				if (ox < j->ow_lo && j->ow_lo - ox < n)
+					n = j->ow_lo - ox;
+				max_pool_pixels(j, xp, yp, iy, ky0, ky1, ox, (int) n, false);
+				ox += n;
+			}
 		}
 	}
 }
@@ -832,6 +880,7 @@ NCHWC_FN(max_pool_run) (ox_kernel_ctx *ctx, const nn_window *win)
 	j.g = &g;
 	j.x = x->data;
 	j.y = y->data;
+	nn_valid_range(g.out[AW], g.s[AW], -g.pb[AW], g.in[AW] - (g.k[AW] - 1) * g.d[AW], &j.ow_lo, &j.ow_hi);
 	if (ox_tensor_numel(y) > 0)
 		ox_parallel_for(ctx, dims[0] * dims[1] * dims[2], 1, max_pool_task, &j);
 	return OX_OK;
