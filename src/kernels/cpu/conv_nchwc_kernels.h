@@ -476,21 +476,16 @@ NAME(const conv_job *j, tile_args *t) \
   } \
 }
 
+/* the three kinds of tile (blocked, NCHW input, blocked stride 1) of NOB blocks by PX pixels */
+#define DEFINE_TILE_KINDS(NOB, PX, E, EB) \
+	DEFINE_TILE(E##tile_##NOB##_##PX, NOB, PX, 0, 0, EB) \
+	DEFINE_TILE(E##ntile_##NOB##_##PX, NOB, PX, 1, 0, EB) \
+	DEFINE_TILE(E##stile_##NOB##_##PX, NOB, PX, 0, 1, EB)
 #define DEFINE_TILES_3(NOB, E, EB) \
-	DEFINE_TILE(E##tile_##NOB##_1, NOB, 1, 0, 0, EB) DEFINE_TILE(E##tile_##NOB##_2, NOB, 2, 0, 0, EB) \
-	DEFINE_TILE(E##tile_##NOB##_3, NOB, 3, 0, 0, EB) \
-	DEFINE_TILE(E##ntile_##NOB##_1, NOB, 1, 1, 0, EB) DEFINE_TILE(E##ntile_##NOB##_2, NOB, 2, 1, 0, EB) \
-	DEFINE_TILE(E##ntile_##NOB##_3, NOB, 3, 1, 0, EB) \
-	DEFINE_TILE(E##stile_##NOB##_1, NOB, 1, 0, 1, EB) DEFINE_TILE(E##stile_##NOB##_2, NOB, 2, 0, 1, EB) \
-	DEFINE_TILE(E##stile_##NOB##_3, NOB, 3, 0, 1, EB)
+	DEFINE_TILE_KINDS(NOB, 1, E, EB) DEFINE_TILE_KINDS(NOB, 2, E, EB) DEFINE_TILE_KINDS(NOB, 3, E, EB)
 #if TILE_PX == 6
 #define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) \
-	DEFINE_TILE(E##tile_##NOB##_4, NOB, 4, 0, 0, EB) DEFINE_TILE(E##tile_##NOB##_5, NOB, 5, 0, 0, EB) \
-	DEFINE_TILE(E##tile_##NOB##_6, NOB, 6, 0, 0, EB) \
-	DEFINE_TILE(E##ntile_##NOB##_4, NOB, 4, 1, 0, EB) DEFINE_TILE(E##ntile_##NOB##_5, NOB, 5, 1, 0, EB) \
-	DEFINE_TILE(E##ntile_##NOB##_6, NOB, 6, 1, 0, EB) \
-	DEFINE_TILE(E##stile_##NOB##_4, NOB, 4, 0, 1, EB) DEFINE_TILE(E##stile_##NOB##_5, NOB, 5, 0, 1, EB) \
-	DEFINE_TILE(E##stile_##NOB##_6, NOB, 6, 0, 1, EB)
+	DEFINE_TILE_KINDS(NOB, 4, E, EB) DEFINE_TILE_KINDS(NOB, 5, E, EB) DEFINE_TILE_KINDS(NOB, 6, E, EB)
 #define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3, P##NOB##_4, P##NOB##_5, P##NOB##_6}
 #elif TILE_PX == 3
 #define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB)
