@@ -254,7 +254,8 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 	src = w->data;
 	for (int64_t g = 0; g < s->og; g++)
 	{
-		int64_t		ns = group_blocks(s, g) * BLK;
+		int64_t		ns = group_blocks(s, g) * BLK,
+					oc0 = group_first(s, g) * BLK;
 		float	   *d = s->w + g * s->og_floats;
 
 		for (int64_t icb = 0; icb < s->cb; icb++)
@@ -263,7 +264,7 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 					for (int64_t ic = 0; ic < BLK; ic++)
 						for (int64_t o = 0; o < ns; o++)
 						{
-							int64_t		oc = group_first(s, g) * BLK + o,
+							int64_t		oc = oc0 + o,
 										c = icb * BLK + ic;
 
 							*d++ = oc < s->m && c < s->c
@@ -574,7 +575,13 @@ conv_task(void *arg, int64_t begin, int64_t end)
 		int64_t		m_last = s->m - (ob0 + nob - 1) * BLK,
 					pass_tiles = (oy1 - oy0) * ((x1 - x0 + TILE_PX - 1) / TILE_PX);
 		tile_args	ta;
+		/* this group's tiles by width: [PX - 1] */
+		const tile_fn *fns = tiles[j->tile_kind][nob - 1];
 
+#if BLK == 16
+		if (nob == 2 && j->fma_bcast)
+			fns = tiles_fma_bcast[j->tile_kind];
+#endif
 		if (pass_tiles <= 0)
 			continue;			/* no pixels (never planned so; the prefetch step divides by it) */
 		ta.w = s->w + g * s->og_floats;
@@ -619,12 +626,7 @@ conv_task(void *arg, int64_t begin, int64_t end)
 					}
 					ta.y = j->y + off * BLK;
 					ta.z = j->z ? j->z + off * BLK : NULL;
-#if BLK == 16
-					if (nob == 2 && j->fma_bcast)
-						tiles_fma_bcast[j->tile_kind][px - 1] (j, &ta);
-					else
-#endif
-						tiles[j->tile_kind][nob - 1][px - 1] (j, &ta);
+					fns[px - 1] (j, &ta);
 					ox += px * ta.ntiles;
 				}
 			}
@@ -792,14 +794,12 @@ max_pool_pixels(const pool_job *j, const float *xp, float *yp, int64_t iy, int64
 	{
 		const float *xr = xp + (iy + ky * g->d[AH]) * w * BLK;
 
-		for (int p = 0; p < POOL_PX; p++)
+		for (int p = 0; p < n; p++)
 		{
 			int64_t		ix = (ox + p) * sw - g->pb[AW],
 						kx0 = 0,
 						kx1 = g->k[AW];
 
-			if (p >= n)
-				break;
 			if (!inside)
 				nn_nchwc_tap_range(ix, dw, g->k[AW], w, &kx0, &kx1);
 			for (int64_t kx = kx0; kx < kx1; kx++)

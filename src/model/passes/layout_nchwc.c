@@ -172,12 +172,12 @@ all_ones(const ox_node *n, const char *name)
 }
 
 /*
- * Whether a 3x3 stride-1 layer in blocks of 16 may run by Winograd's
- * F(4x4, 3x3) (conv_nchwc_winograd.c), else directly (attribute winograd =
- * 0).  Not on output planes under WINOGRAD_MIN_PLANE pixels: a 7x7 plane
- * is 4 tiles an image, which cover 64 pixels for 49, while the transformed
- * weights are 4x the direct ones (37.7 MB for ResNet-50's 512-channel
- * layers), read for those few tiles.  Planes of unknown size get Winograd
+ * Whether dense Conv n (weights w), blocked, is to run directly (attribute
+ * winograd = 0) rather than by Winograd's F(4x4, 3x3) (conv_nchwc_winograd.c),
+ * which blocks of 16 use for 3x3 stride-1 layers: on output planes under
+ * WINOGRAD_MIN_PLANE pixels.  A 7x7 plane is 4 tiles an image, which cover
+ * 64 pixels for 49, while the transformed weights are 4x the direct ones
+ * (37.7 MB for ResNet-50's 512-channel layers), read for those few tiles.  Planes of unknown size get Winograd
  * (images larger than a network's last stage are the common case).  Every
  * 3x3 layer runs blocked: ResNet-50's 14x14 and 7x7 ones used to stay NCHW
  * (conv_winograd2.c's F(2x2, 3x3) and conv_pixels.c), reordered around; on
@@ -191,12 +191,14 @@ all_ones(const ox_node *n, const char *name)
 #define WINOGRAD_MIN_PLANE 100
 
 static bool
-winograd_pays(const ox_graph *g, const ox_node *n)
+runs_direct(const ox_pass_ctx *pc, const ox_graph *g, const ox_node *n, const ox_tensor *w)
 {
 	const ox_type *yt = &g->values[n->outputs[0]].type;
 
-	return !(yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims && yt->dims[2].value > 0 &&
-			 yt->dims[3].value > 0 && yt->dims[2].value * yt->dims[3].value < WINOGRAD_MIN_PLANE);
+	return pc->nchwc_block == 16 && w->dims[2] == 3 && w->dims[3] == 3 && all_ones(n, "strides") &&
+		all_ones(n, "dilations") && yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
+		yt->dims[2].value > 0 && yt->dims[3].value > 0 &&
+		yt->dims[2].value * yt->dims[3].value < WINOGRAD_MIN_PLANE;
 }
 
 /* a value that is (or can be) 4-D float: as declared, or coming out of a chain */
@@ -265,8 +267,7 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n->opset = 1;
 	if (stem)
 		OX_TRY(ox_pass_add_int_attr(pc, g, k, "nchw_input", 1, st));
-	else if (!depthwise && pc->nchwc_block == 16 && w->dims[2] == 3 && w->dims[3] == 3 &&
-			 all_ones(n, "strides") && all_ones(n, "dilations") && !winograd_pays(g, n))
+	else if (!depthwise && runs_direct(pc, g, n, w))
 		OX_TRY(ox_pass_add_int_attr(pc, g, k, "winograd", 0, st));
 	return retarget_output(pc, g, k, m, st);
 }
