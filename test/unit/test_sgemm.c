@@ -323,6 +323,72 @@ check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share,
 }
 
 /*
+ * ox_sgemm_row_sums, the direct path of a row-wise call's layers, against
+ * ox_sgemm_ex on the same single row: the same bits, with and without
+ * zeros skipped, bias and clamp; and false (nothing written) where it does
+ * not apply.
+ */
+static int
+check_row_sums(int64_t N, int64_t K, double zero_share)
+{
+	float	   *x = malloc(sizeof(float) * K);
+	float	   *B = malloc(sizeof(float) * K * N);
+	float	   *bias = malloc(sizeof(float) * N);
+	float	   *direct = malloc(sizeof(float) * N);
+	float	   *general = malloc(sizeof(float) * N);
+	unsigned	seed = (unsigned) (N * 13 + K);
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	int			bad = 0;
+
+	for (int64_t i = 0; i < K; i++)
+	{
+		float		v = frand(&seed);
+
+		x[i] = (v + 1.0f) / 2.0f < zero_share ? 0.0f : frand(&seed);
+	}
+	fill(B, K * N, &seed);
+	fill(bias, N, &seed);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = 1;
+	ox_status_clear(&st);
+	ctx.st = &st;
+	for (int variant = 0; variant < 4 && !bad; variant++)
+	{
+		ox_sgemm_epilogue epi = {.bias = variant & 1 ? bias : NULL, .clamp = variant >= 2,
+			.clamp_lo = variant == 3 ? -0.25f : 0.0f, .clamp_hi = variant == 3 ? 0.25f : INFINITY,
+		.b_finite = variant != 2};
+
+		memset(direct, 0x7f, sizeof(float) * N);
+		if (!ox_sgemm_row_sums(&ctx, N, K, x, B, N, &epi, direct) ||
+			ox_sgemm_ex(&ctx, false, false, 1, N, K, 1.0f, x, K, B, N, 0.0f, general, N, &epi) != OX_OK ||
+			memcmp(direct, general, sizeof(float) * N) != 0)
+			bad = 1;
+	}
+	/* a post function, rows longer than the stack's list: the general path's */
+	if (!bad)
+	{
+		ox_sgemm_epilogue post = {.post = post_nothing};
+		ox_sgemm_epilogue plain = {.b_finite = true};
+		float		canary = direct[0];
+
+		if (ox_sgemm_row_sums(&ctx, N, K, x, B, N, &post, direct) ||
+			(K <= 512 && N == 1 && ox_sgemm_row_sums(&ctx, N, K, x, B, 2, &plain, direct)) ||
+			direct[0] != canary)
+			bad = 1;
+	}
+	if (bad)
+		printf("FAIL sgemm %s row sums N=%lld K=%lld zeros=%.2f\n", ox_sgemm_isa(), (long long) N,
+			   (long long) K, zero_share);
+	free(x);
+	free(B);
+	free(bias);
+	free(direct);
+	free(general);
+	return bad;
+}
+
+/*
  * One column of C from many rows (a regression head over a batch): the
  * column path's dot products, bias, clamp, alpha and beta must give the
  * same bits as the rows one at a time, so that a batch agrees with its
@@ -459,8 +525,30 @@ main(void)
 	}
 	for (size_t f = 0; f < 2; f++)
 	{
+		static const int64_t row_sums[][2] = {{1, 1}, {1, 256}, {7, 33}, {16, 100}, {33, 512}, {256, 100},
+		{300, 256}, {531, 17}};
+
 		if (!ox_sgemm_force_isa(isas[f]))
 			continue;
+		for (size_t i = 0; i < sizeof(row_sums) / sizeof(row_sums[0]); i++)
+			for (int z = 0; z < 3; z++)
+				if (check_row_sums(row_sums[i][0], row_sums[i][1], z * 0.5))
+					failed++;
+				else
+					passed++;
+		/* rows longer than the list on the stack: not taken */
+		{
+			float		x[513] = {0},
+					   *B = calloc(513 * 4, sizeof(float)),
+						y[4] = {0};
+			ox_sgemm_epilogue plain = {.b_finite = true};
+
+			if (ox_sgemm_row_sums(NULL, 4, 513, x, B, 4, &plain, y))
+				failed++;
+			else
+				passed++;
+			free(B);
+		}
 		for (int t = 1; t <= 2; t++)
 			if (check_column(t, 3, 7, false, 1, 1.0f, 0.0f) ||
 				check_column(t, 1030, 256, false, 1, 1.0f, 0.0f) ||

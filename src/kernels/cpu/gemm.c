@@ -504,13 +504,22 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 	if (packed_is_b(&s->b, b) && (m > 2 || b->released))
 		rc = ox_sgemm_packed_b_ex(ctx, s->trans_a, m, s->alpha, a->data, a->dims[1], s->b.packed,
 								  beta, y->data, n, &epi);
-	else if (s->kmajor && m <= 2 && b->data == s->b.src &&
-			 zero_share(a->data, m * k) >= GEMM_SPARSE_ROW_SHARE)
-		rc = ox_sgemm_ex(ctx, false, false, m, n, k, s->alpha, a->data, a->dims[1], s->kmajor, n,
-						 beta, y->data, n, &epi);
 	else
-		rc = ox_sgemm_ex(ctx, s->trans_a, s->trans_b, m, n, k, s->alpha, a->data, a->dims[1],
-						 b->data, b->dims[1], beta, y->data, n, &epi);
+	{
+		bool		sparse_rows = s->kmajor && m <= 2 && b->data == s->b.src &&
+			zero_share(a->data, m * k) >= GEMM_SPARSE_ROW_SHARE;
+
+		/* a row-wise call's layers: B's rows summed without the GEMM's dispatch */
+		if (m == 1 && !s->trans_a && s->alpha == 1.0f && beta == 0.0f && (sparse_rows || !s->trans_b) &&
+			ox_sgemm_row_sums(ctx, n, k, a->data, sparse_rows ? s->kmajor : b->data, n, &epi, y->data))
+			rc = OX_OK;
+		else if (sparse_rows)
+			rc = ox_sgemm_ex(ctx, false, false, m, n, k, s->alpha, a->data, a->dims[1], s->kmajor, n,
+							 beta, y->data, n, &epi);
+		else
+			rc = ox_sgemm_ex(ctx, s->trans_a, s->trans_b, m, n, k, s->alpha, a->data, a->dims[1],
+							 b->data, b->dims[1], beta, y->data, n, &epi);
+	}
 	ox_aligned_free(row_heap);
 	return rc;
 }

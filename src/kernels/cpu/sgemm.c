@@ -853,6 +853,60 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 	return OX_OK;
 }
 
+/*
+ * A row of B's rows summed straight into C, for the GEMV a row-wise call
+ * runs most: one row of A, alpha 1, no C to accumulate onto, no post
+ * function, the columns on one thread.  The same kernel call and epilogue
+ * as gemv_rows and gemv_task, so the same bits, without the dispatch in
+ * between: after each kernel call, which streams B through L1, every
+ * structure the dispatch touches is an L2 miss (the in-query MLP, run by
+ * the engine alone on its table's rows: 1.66 us a row -> see the commit).
+ * The nonzero list lives on the stack, hence the bound on K.
+ */
+#define ROW_SUMS_MAX_K 512
+
+bool
+ox_sgemm_row_sums(ox_kernel_ctx *ctx, int64_t N, int64_t K, const float *x, const float *B, int64_t ldb,
+				  const ox_sgemm_epilogue *epi, float *y)
+{
+	const ox_sgemm_isa_desc *isa = pick_isa();
+	int32_t		ks[ROW_SUMS_MAX_K + 16];
+	ox_gemv_finish f;
+	int64_t		nk = K;
+	bool		avx512;
+
+	/* many columns go to threads */
+	if (!isa || N < 1 || K < 1 || K > ROW_SUMS_MAX_K || epi->post || (N == 1 && ldb != 1) ||
+		(ctx && ctx->nthreads > 1 && N > 65536 / (K + 1) + 16))
+		return false;
+	avx512 = isa == &ox_sgemm_isa_avx512;
+	if (N == 1)
+	{
+		/* one column, a regression head: gemv_rows' dot product, then gemv_task's finish */
+		float		d;
+
+		if (avx512)
+			ox_sgemm_dots_avx512(x, B, K, K, 0, 1, false, &d);
+		else
+			ox_sgemm_dots_avx2(x, B, K, K, 0, 1, &d);
+		gemv_scale_bias(1.0f, 0.0f, epi->bias, &d, 0, 1, y);
+		if (epi->clamp)
+			clamp_row(y, 1, epi->clamp_lo, epi->clamp_hi);
+		return true;
+	}
+	if (epi->b_finite)
+		nk = avx512 ? ox_sgemm_nonzero_indices_avx512(x, K, ks) : ox_sgemm_nonzero_indices(x, K, ks);
+	f.bias = epi->bias;
+	f.clamp = epi->clamp;
+	f.lo = epi->clamp_lo;
+	f.hi = epi->clamp_hi;
+	if (avx512)
+		ox_sgemm_axpy_rows_avx512(x, B, ldb, epi->b_finite ? ks : NULL, nk, 0, N, &f, y);
+	else
+		ox_sgemm_axpy_rows_avx2(x, B, ldb, epi->b_finite ? ks : NULL, nk, 0, N, &f, y);
+	return true;
+}
+
 /* ---- one column of C ---------------------------------------------------- */
 
 typedef struct column_job

@@ -68,6 +68,16 @@ ox_code		ox_sgemm_ex(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, 
 						float beta, float *C, int64_t ldc, const ox_sgemm_epilogue *epi);
 
 /*
+ * C's only row = x B, B [K, N] with rows ldb apart, bias and clamp from epi
+ * (alpha 1, beta 0), as the GEMV inside ox_sgemm_ex computes it, bit for
+ * bit, on the calling thread.  false, with nothing done, when that GEMV
+ * would not run this way (post function, long rows, columns worth
+ * threads, no kernels for this CPU): then call ox_sgemm_ex.
+ */
+bool		ox_sgemm_row_sums(ox_kernel_ctx *ctx, int64_t N, int64_t K, const float *x, const float *B,
+							  int64_t ldb, const ox_sgemm_epilogue *epi, float *y);
+
+/*
  * Constant weights packed once (at session creation) in the layout the
  * micro-kernel reads, so runs skip packing them.  ox_sgemm_pack_* return
  * NULL on machines without our kernels (callers keep using ox_sgemm) or on
