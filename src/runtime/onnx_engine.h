@@ -120,7 +120,9 @@ const ox_value *ox_session_result(const ox_session *s, int i);
 /*
  * Targeted runs: compute only the nodes that the given values depend on.
  * Targets are value ids of the main graph (graph outputs or intermediate
- * values); read them with ox_session_value after the run.  A caller that
+ * values); read them with ox_session_value after the run (the slot of a
+ * value that was not a target holds nothing meaningful then: a small one
+ * keeps a buffer for the next run).  A caller that
  * needs one output of a multi-output model (a classifier's label) skips the
  * work for the others.
  */
