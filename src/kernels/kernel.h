@@ -62,6 +62,15 @@ typedef struct ox_kernel_def
 	ox_code		(*prepare) (ox_prepare_ctx *pc);
 	ox_code		(*run) (ox_kernel_ctx *ctx);
 	void		(*free_state) (void *state);
+	/*
+	 * Every output is a tensor from ox_out_tensor (or ox_take_input_buffer),
+	 * counted against a run's memory limit as it is allocated: the executor
+	 * need not look at the outputs afterwards for sequences and maps
+	 * (ox_check_output_values), which costs a small model's run cache
+	 * misses after a kernel that streamed its weights.  false (the default
+	 * of a table entry that does not say) is always safe.
+	 */
+	bool		tensor_outputs;
 } ox_kernel_def;
 
 /* Runs a subgraph (If/Loop/Scan bodies); implemented by the executor. */

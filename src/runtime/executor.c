@@ -221,6 +221,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	p->rel_start = calloc(n + 2, sizeof(int));
 	p->rel_ids = calloc(g->n_values + 1, sizeof(int));
 	p->movable = calloc(n + 1, sizeof(uint64_t));
+	p->check_outputs = calloc(n + 1, sizeof(bool));
 	p->outer_parent = calloc(g->n_outer + 1, sizeof(int));
 	p->env.vals = calloc(g->n_values + 1, sizeof(ox_value));
 	p->env.borrowed = calloc(g->n_values + 1, sizeof(bool));
@@ -228,7 +229,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	p->env.in_ptrs = calloc(n + 1, sizeof(ox_value **));
 	p->env.out_ptrs = calloc(n + 1, sizeof(ox_value **));
 	last_use = malloc(sizeof(int) * (g->n_values + 1));
-	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->movable || !p->outer_parent ||
+	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->movable || !p->check_outputs || !p->outer_parent ||
 		!p->env.vals || !p->env.borrowed || !p->env.kept || !p->env.in_ptrs || !p->env.out_ptrs || !last_use)
 		goto oom;
 
@@ -365,7 +366,10 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		free(fill);
 	}
 	for (int k = 0; k < n; k++)
+	{
 		p->movable[k] = movable_inputs(g, k, last_use);
+		p->check_outputs[k] = !p->kernels[k]->tensor_outputs;
+	}
 	free(last_use);
 	free(release);
 	(void) s;
@@ -413,6 +417,7 @@ ox_plan_free(ox_plan *p)
 	free(p->rel_start);
 	free(p->rel_ids);
 	free(p->movable);
+	free(p->check_outputs);
 	free(p->outer_parent);
 	memset(p, 0, sizeof(*p));
 }
@@ -574,7 +579,8 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 		/* a helper deep in a kernel may have failed without the kernel noticing */
 		if (rc == OX_OK && st->code != OX_OK)
 			rc = st->code;
-		if (rc == OX_OK && ctx.run_memory_limit)
+		/* after a kernel that streamed its weights, each value looked at is a cache miss */
+		if (rc == OX_OK && ctx.run_memory_limit && p->check_outputs[k])
 			rc = ox_check_output_values(&ctx);
 		if (rc != OX_OK)
 		{

@@ -1101,21 +1101,27 @@ fused_gemm_run(ox_kernel_ctx *ctx)
 	if (a && a->dtype != OX_FLOAT && a->dtype != OX_DOUBLE)
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "FusedGemm: type %s is not supported (float, double)",
 					   ox_dtype_name(a->dtype));
-	/* float32 applies the activation in the GEMM's epilogue */
+	/*
+	 * float32 applies the activation in the GEMM's epilogue; the output's
+	 * type is A's (checked before the product: after it, the output's
+	 * struct is a cache miss)
+	 */
 	OX_TRY(gemm_run(ctx));
-	y = &ctx->out[0]->tensor;
-	if (y->dtype == OX_DOUBLE)
+	if (a && a->dtype == OX_DOUBLE)
+	{
+		y = &ctx->out[0]->tensor;
 		nn_activation_apply_f64(&s->act, y->data, ox_tensor_numel(y));
+	}
 	return OX_OK;
 }
 
 /* ---- family table ------------------------------------------------------- */
 
 const ox_kernel_def ox_kernels_gemm[] = {
-	{"", "Gemm", 1, gemm_prepare, gemm_run, gemm_free},
-	{"com.microsoft", "FusedGemm", 1, gemm_prepare, fused_gemm_run, gemm_free},
-	{"", "MatMul", 1, matmul_prepare, matmul_run, matmul_free},
-	{"com.microsoft", "FusedMatMul", 1, matmul_prepare, matmul_run, matmul_free},
+	{"", "Gemm", 1, gemm_prepare, gemm_run, gemm_free, true},
+	{"com.microsoft", "FusedGemm", 1, gemm_prepare, fused_gemm_run, gemm_free, true},
+	{"", "MatMul", 1, matmul_prepare, matmul_run, matmul_free, true},
+	{"com.microsoft", "FusedMatMul", 1, matmul_prepare, matmul_run, matmul_free, true},
 	{"com.microsoft", "Gelu", 1, NULL, nn_contrib_gelu_run, NULL},
 	{"com.microsoft", "BiasGelu", 1, NULL, nn_contrib_bias_gelu_run, NULL},
 	{"", "MatMulInteger", 10, NULL, nn_matmul_integer_run, NULL},

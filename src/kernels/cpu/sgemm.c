@@ -901,10 +901,11 @@ ox_sgemm_row_sums(ox_kernel_ctx *ctx, int64_t N, int64_t K, const float *x, cons
 	f.clamp = epi->clamp;
 	f.lo = epi->clamp_lo;
 	f.hi = epi->clamp_hi;
+	/* a row without zeros (a first layer's input) sums every row, no list to read */
 	if (avx512)
-		ox_sgemm_axpy_rows_avx512(x, B, ldb, epi->b_finite ? ks : NULL, nk, 0, N, &f, y);
+		ox_sgemm_axpy_rows_avx512(x, B, ldb, nk < K ? ks : NULL, nk, 0, N, &f, y);
 	else
-		ox_sgemm_axpy_rows_avx2(x, B, ldb, epi->b_finite ? ks : NULL, nk, 0, N, &f, y);
+		ox_sgemm_axpy_rows_avx2(x, B, ldb, nk < K ? ks : NULL, nk, 0, N, &f, y);
 	return true;
 }
 
