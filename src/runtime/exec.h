@@ -52,7 +52,6 @@ typedef struct ox_env
 	ox_value   *vals;			/* one slot per graph value */
 	bool	   *borrowed;		/* slot is a view of someone else's value */
 	size_t	   *kept;			/* bytes a released slot keeps (ox_env_release_slot) */
-	size_t		kept_bytes;		/* their sum */
 	ox_value   *scratch;		/* one per omitted node output */
 	ox_value ***in_ptrs;		/* per node: pointers into vals (NULL = omitted) */
 	ox_value ***out_ptrs;
@@ -99,6 +98,7 @@ struct ox_session
 	int			n_plans;
 	ox_plan    *main;
 	ox_pool		pool;
+	size_t		kept_bytes;		/* the sum of every plan's env.kept */
 	int		   *feed_ids;		/* value ids of the inputs the caller feeds */
 	int			n_feeds;
 	ox_session_stats stats;

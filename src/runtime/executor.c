@@ -34,30 +34,31 @@ pool_supply(void *exec, ox_tensor *t, size_t bytes)
  * node runs again) costs as much as a small model's kernels.  In the
  * in-query MLP's row-wise calls the pool's share was 2.5%, and every
  * structure it touched an L2 miss, the GEMV kernels having just streamed
- * the weights through L1.  Bounded per slot and per plan, so that larger
- * values still share memory through the pool.  The kernels see no
+ * the weights through L1.  Bounded per slot and per session (all its
+ * plans: subgraphs too), so that larger values still share memory through
+ * the pool.  The kernels see no
  * difference: an output's buffer is reused when it is big enough either
  * way (ox_out_tensor), and a kept buffer counts in the session's tensor
  * bytes as a pooled one does.
  */
 #define OX_KEEP_SLOT_BYTES 4096
-#define OX_KEEP_PLAN_BYTES (256 * 1024)
+#define OX_KEEP_SESSION_BYTES (256 * 1024)
 
 static bool
-keep_in_slot(ox_env *env, int id)
+keep_in_slot(ox_session *s, ox_env *env, int id)
 {
 	const ox_tensor *t = &env->vals[id].tensor;
 	size_t		had = env->kept[id];
 	size_t		cap = t->capacity;
 
 	if (t->owns && t->data && t->dtype != OX_STRING && cap <= OX_KEEP_SLOT_BYTES &&
-		env->kept_bytes - had + cap <= OX_KEEP_PLAN_BYTES)
+		s->kept_bytes - had + cap <= OX_KEEP_SESSION_BYTES)
 	{
-		env->kept_bytes += cap - had;
+		s->kept_bytes += cap - had;
 		env->kept[id] = cap;
 		return true;
 	}
-	env->kept_bytes -= had;
+	s->kept_bytes -= had;
 	env->kept[id] = 0;
 	return false;
 }
@@ -73,7 +74,7 @@ ox_env_release_slot(ox_session *s, ox_env *env, int id)
 		env->borrowed[id] = false;
 		return;
 	}
-	if (v->kind == OX_VALUE_TENSOR && keep_in_slot(env, id))
+	if (v->kind == OX_VALUE_TENSOR && keep_in_slot(s, env, id))
 		return;
 	if (v->kind == OX_VALUE_TENSOR)
 		ox_pool_put(&s->pool, &v->tensor);
