@@ -71,12 +71,6 @@ struct ox_plan
 	 * would copy it unchanged may take its buffer (ox_kernel_ctx.movable).
 	 */
 	uint64_t   *movable;
-	/*
-	 * Per node: its outputs may be sequences or maps, whose bytes a run
-	 * memory limit counts after the kernel (ox_check_output_values); not
-	 * for kernels whose outputs are all tensors (ox_kernel_def).
-	 */
-	bool	   *check_outputs;
 	int		   *outer_parent;	/* per g->outer[i]: value id in the parent graph */
 	ox_env		env;
 	bool		running;		/* guards against re-entrance */

@@ -36,10 +36,9 @@ pool_supply(void *exec, ox_tensor *t, size_t bytes)
  * structure it touched an L2 miss, the GEMV kernels having just streamed
  * the weights through L1.  Bounded per slot and per session (all its
  * plans: subgraphs too), so that larger values still share memory through
- * the pool.  The kernels see no
- * difference: an output's buffer is reused when it is big enough either
- * way (ox_out_tensor), and a kept buffer counts in the session's tensor
- * bytes as a pooled one does.
+ * the pool.  The kernels see no difference: an output's buffer is reused
+ * when it is big enough either way (ox_out_tensor), and a kept buffer
+ * counts in the session's tensor bytes as a pooled one does.
  */
 #define OX_KEEP_SLOT_BYTES 4096
 #define OX_KEEP_SESSION_BYTES (256 * 1024)
@@ -222,7 +221,6 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	p->rel_start = calloc(n + 2, sizeof(int));
 	p->rel_ids = calloc(g->n_values + 1, sizeof(int));
 	p->movable = calloc(n + 1, sizeof(uint64_t));
-	p->check_outputs = calloc(n + 1, sizeof(bool));
 	p->outer_parent = calloc(g->n_outer + 1, sizeof(int));
 	p->env.vals = calloc(g->n_values + 1, sizeof(ox_value));
 	p->env.borrowed = calloc(g->n_values + 1, sizeof(bool));
@@ -230,8 +228,9 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	p->env.in_ptrs = calloc(n + 1, sizeof(ox_value **));
 	p->env.out_ptrs = calloc(n + 1, sizeof(ox_value **));
 	last_use = malloc(sizeof(int) * (g->n_values + 1));
-	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->movable || !p->check_outputs || !p->outer_parent ||
-		!p->env.vals || !p->env.borrowed || !p->env.kept || !p->env.in_ptrs || !p->env.out_ptrs || !last_use)
+	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->movable || !p->outer_parent ||
+		!p->env.vals || !p->env.borrowed || !p->env.kept || !p->env.in_ptrs || !p->env.out_ptrs ||
+		!last_use)
 		goto oom;
 
 	for (int i = 0; i < g->n_outer; i++)
@@ -367,10 +366,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		free(fill);
 	}
 	for (int k = 0; k < n; k++)
-	{
 		p->movable[k] = movable_inputs(g, k, last_use);
-		p->check_outputs[k] = !p->kernels[k]->tensor_outputs;
-	}
 	free(last_use);
 	free(release);
 	(void) s;
@@ -418,7 +414,6 @@ ox_plan_free(ox_plan *p)
 	free(p->rel_start);
 	free(p->rel_ids);
 	free(p->movable);
-	free(p->check_outputs);
 	free(p->outer_parent);
 	memset(p, 0, sizeof(*p));
 }
@@ -551,6 +546,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 	for (int k = 0; k < g->n_nodes; k++)
 	{
 		const ox_node *node = &g->nodes[k];
+		const ox_kernel_def *kernel = p->kernels[k];
 		ox_code		rc;
 		struct timespec t0;
 		bool		timed = s->profiling && p == s->main && k < s->n_profile;
@@ -574,14 +570,14 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 			ox_kernel_ctx *outer = ox_kernel_current();
 
 			ox_kernel_set_current(&ctx);
-			rc = p->kernels[k]->run(&ctx);
+			rc = kernel->run(&ctx);
 			ox_kernel_set_current(outer);
 		}
 		/* a helper deep in a kernel may have failed without the kernel noticing */
 		if (rc == OX_OK && st->code != OX_OK)
 			rc = st->code;
 		/* after a kernel that streamed its weights, each value looked at is a cache miss */
-		if (rc == OX_OK && ctx.run_memory_limit && p->check_outputs[k])
+		if (rc == OX_OK && ctx.run_memory_limit && !kernel->tensor_outputs)
 			rc = ox_check_output_values(&ctx);
 		if (rc != OX_OK)
 		{

@@ -643,6 +643,31 @@ zigzag_next(const float *B)
 	return tls_zigzag[h].reverse;
 }
 
+/* the nonzero entries of x's K floats into ks (room for K + 16), their count returned */
+static int64_t
+nonzero_list(bool avx512, const float *x, int64_t K, int32_t *ks)
+{
+	return avx512 ? ox_sgemm_nonzero_indices_avx512(x, K, ks) : ox_sgemm_nonzero_indices(x, K, ks);
+}
+
+/*
+ * out[n - n0] = sum over the nk rows k of ks (NULL: 0..nk-1) of x[k] B[k, n],
+ * for n in [n0, n1), then u's bias (from column n0 on) and clamp when
+ * finish: the AXPY kernel of the ISA
+ */
+static void
+axpy_rows(bool avx512, const float *x, const float *B, int64_t ldb, const int32_t *ks, int64_t nk,
+		  int64_t n0, int64_t n1, const ox_sgemm_epilogue *u, bool finish, float *out)
+{
+	ox_gemv_finish f = {.bias = u->bias ? u->bias + n0 : NULL, .clamp = u->clamp,
+	.lo = u->clamp_lo, .hi = u->clamp_hi};
+
+	if (avx512)
+		ox_sgemm_axpy_rows_avx512(x, B, ldb, ks, nk, n0, n1, finish ? &f : NULL, out);
+	else
+		ox_sgemm_axpy_rows_avx2(x, B, ldb, ks, nk, n0, n1, finish ? &f : NULL, out);
+}
+
 /*
  * out[n - s] = the product of x with column n of op(B), n in [s, e); with
  * finish (AXPY kernels only), the epilogue's bias and clamp applied too
@@ -660,14 +685,7 @@ gemv_products(const gemv_job *j, int64_t s, int64_t e, bool finish, float *out)
 	else
 	{
 		/* sum_k x[k] * B[k, :], the column sums held in registers */
-		const ox_sgemm_epilogue *u = &j->epi->u;
-		ox_gemv_finish f = {.bias = u->bias ? u->bias + s : NULL, .clamp = u->clamp,
-		.lo = u->clamp_lo, .hi = u->clamp_hi};
-
-		if (j->avx512)
-			ox_sgemm_axpy_rows_avx512(j->x, j->B, j->ldb, j->ks, j->nk, s, e, finish ? &f : NULL, out);
-		else
-			ox_sgemm_axpy_rows_avx2(j->x, j->B, j->ldb, j->ks, j->nk, s, e, finish ? &f : NULL, out);
+		axpy_rows(j->avx512, j->x, j->B, j->ldb, j->ks, j->nk, s, e, &j->epi->u, finish, out);
 	}
 }
 
@@ -846,7 +864,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		if (ks)
 		{
 			j.ks = ks;
-			j.nk = j.avx512 ? ox_sgemm_nonzero_indices_avx512(j.x, K, ks) : ox_sgemm_nonzero_indices(j.x, K, ks);
+			j.nk = nonzero_list(j.avx512, j.x, K, ks);
 		}
 		ox_parallel_for(ctx, N, grain, gemv_task, &j);
 	}
@@ -872,7 +890,6 @@ ox_sgemm_row_sums(ox_kernel_ctx *ctx, int64_t N, int64_t K, const float *x, cons
 {
 	const ox_sgemm_isa_desc *isa = pick_isa();
 	int32_t		ks[ROW_SUMS_MAX_K + 16];
-	ox_gemv_finish f;
 	int64_t		nk = K;
 	bool		avx512;
 
@@ -896,16 +913,9 @@ ox_sgemm_row_sums(ox_kernel_ctx *ctx, int64_t N, int64_t K, const float *x, cons
 		return true;
 	}
 	if (epi->b_finite)
-		nk = avx512 ? ox_sgemm_nonzero_indices_avx512(x, K, ks) : ox_sgemm_nonzero_indices(x, K, ks);
-	f.bias = epi->bias;
-	f.clamp = epi->clamp;
-	f.lo = epi->clamp_lo;
-	f.hi = epi->clamp_hi;
+		nk = nonzero_list(avx512, x, K, ks);
 	/* a row without zeros (a first layer's input) sums every row, no list to read */
-	if (avx512)
-		ox_sgemm_axpy_rows_avx512(x, B, ldb, nk < K ? ks : NULL, nk, 0, N, &f, y);
-	else
-		ox_sgemm_axpy_rows_avx2(x, B, ldb, nk < K ? ks : NULL, nk, 0, N, &f, y);
+	axpy_rows(avx512, x, B, ldb, nk < K ? ks : NULL, nk, 0, N, epi, true, y);
 	return true;
 }
 

@@ -173,11 +173,12 @@ all_ones(const ox_node *n, const char *name)
 
 /*
  * Whether dense Conv n (weights w), blocked, is to run directly (attribute
- * winograd = 0) rather than by Winograd's F(4x4, 3x3) (conv_nchwc_winograd.c),
- * which blocks of 16 use for 3x3 stride-1 layers: on output planes under
- * WINOGRAD_MIN_PLANE pixels.  A 7x7 plane is 4 tiles an image, which cover
- * 64 pixels for 49, while the transformed weights are 4x the direct ones
- * (37.7 MB for ResNet-50's 512-channel layers), read for those few tiles.  Planes of unknown size get Winograd
+ * winograd = 0) rather than by Winograd's F(4x4, 3x3)
+ * (conv_nchwc_winograd.c), which blocks of 16 use for 3x3 stride-1 layers:
+ * on output planes under WINOGRAD_MIN_PLANE pixels.  A 7x7 plane is 4
+ * tiles an image, which cover 64 pixels for 49, while the transformed
+ * weights are 4x the direct ones (37.7 MB for ResNet-50's 512-channel
+ * layers), read for those few tiles.  Planes of unknown size get Winograd
  * (images larger than a network's last stage are the common case).  Every
  * 3x3 layer runs blocked: ResNet-50's 14x14 and 7x7 ones used to stay NCHW
  * (conv_winograd2.c's F(2x2, 3x3) and conv_pixels.c), reordered around; on
