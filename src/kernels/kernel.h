@@ -273,10 +273,15 @@ void		ox_signals_restore(const sigset_t *old);
  * is inside, workers that finish a loop spin for the next one for up to
  * OX_SPIN_NS instead of going to sleep, so that the many short loops of a
  * run do not each pay a sleeping thread's wake-up (tens of microseconds,
- * more in a VM).  After the last run ends they sleep at once.
+ * more in a VM).  The run's start wakes the workers that sleep, so that
+ * they are spinning by its first loop.  After the last run ends they sleep
+ * at once.
  */
 void		ox_parallel_run_begin(void);
 void		ox_parallel_run_end(void);
+
+/* for tests: workers asleep waiting for a loop, and how many a run's start woke in all */
+void		ox_parallel_stats(int *sleeping, int64_t *run_start_wakeups);
 
 /* registry */
 const ox_kernel_def *ox_kernel_find(const char *domain, const char *op_type, int opset);
