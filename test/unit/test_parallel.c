@@ -238,9 +238,8 @@ check_spares(void)
 
 /*
  * A run's start wakes the workers that sleep (ox_parallel_run_begin), so
- * that its first loop finds them spinning rather than paying their wake-up
- * (MobileNet-v2's first convolution, 1.22x onnxruntime's time at 2 threads
- * when the loop woke them); and once the run ends they sleep again.
+ * that its first loop finds them spinning rather than paying their wake-up;
+ * and once the run ends they sleep again.
  * Polled with naps: under valgrind a woken thread may wait long for its turn.
  */
 static bool
