@@ -144,6 +144,9 @@ CONV_CASES = [
     (3, 16, 16, 4, 4, 3, 1, [0, 0, 0, 0], 1, False, False, None),         # one partial tile per image, images in one block
     (1, 64, 64, 56, 56, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu"),      # ResNet-50's first 3x3: several blocks of tiles
     (1, 136, 24, 20, 20, 3, 1, [1, 1, 1, 1], 1, True, True, "LeakyRelu"),  # 9 input blocks, 8 channels of padding
+    # one block of tiles on 2 threads: its groups shared out (ResNet-50's 3x3 layers at 14x14)
+    (1, 256, 256, 14, 14, 3, 1, [1, 1, 1, 1], 1, True, True, "Relu"),     # 4 groups in 2 tasks
+    (1, 32, 160, 8, 8, 3, 1, [1, 1, 1, 1], 1, True, False, None),         # 3 groups (the last of 2 blocks) in 2
 ]
 
 

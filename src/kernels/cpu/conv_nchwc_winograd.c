@@ -115,7 +115,8 @@ typedef struct wino_job
 	int64_t		th,
 				tw,				/* tile rows and columns per image */
 				tiles,			/* of all images */
-				per_block;		/* tiles per task */
+				per_block,		/* tiles per block */
+				gsplit;			/* tasks per block, each for a share of the groups */
 	bool		oom;
 } wino_job;
 
@@ -370,13 +371,17 @@ wino_task(void *arg, int64_t begin, int64_t end)
 		j->oom = true;
 		return;
 	}
-	for (int64_t b = begin; b < end; b++)
+	for (int64_t task = begin; task < end; task++)
 	{
-		int64_t		t0 = b * j->per_block,
-					nt = j->tiles - t0 < j->per_block ? j->tiles - t0 : j->per_block;
+		int64_t		b = task / j->gsplit,
+					part = task % j->gsplit,
+					t0 = b * j->per_block,
+					nt = j->tiles - t0 < j->per_block ? j->tiles - t0 : j->per_block,
+					g0 = part * p->og / j->gsplit,
+					g1 = (part + 1) * p->og / j->gsplit;
 
 		input_transform(j, t0, nt, v);
-		for (int64_t g = 0; g < p->og; g++)
+		for (int64_t g = g0; g < g1; g++)
 		{
 			int64_t		nb = p->mb - g * NOB < NOB ? p->mb - g * NOB : NOB;
 
@@ -387,7 +392,7 @@ wino_task(void *arg, int64_t begin, int64_t end)
 				float	   *mx = m + xi * nt * NS;
 				/* the next point's weights (they follow these) into L2 over these tiles */
 				const float *pf = u + cp * NS;
-				int64_t		pf_lines = g * WN + xi + 1 < p->og * WN ? cp * NS / 16 : 0,
+				int64_t		pf_lines = g * WN + xi + 1 < g1 * WN ? cp * NS / 16 : 0,
 							pf_step = (pf_lines + (nt + TPX - 1) / TPX - 1) / ((nt + TPX - 1) / TPX);
 
 				for (int64_t tl = 0; tl < nt; tl += TPX)
@@ -441,12 +446,28 @@ nn_nchwc_winograd_run(ox_kernel_ctx *ctx, const nn_nchwc_wino *p, const nn_conv_
 	if (max_block < TPX)
 		max_block = TPX;
 	blocks = (j.tiles + max_block - 1) / max_block;
-	if (blocks < threads)
+	/*
+	 * Fewer blocks than threads: each block's groups are shared out
+	 * instead (every task transforms its block's input, a small part of
+	 * the work), so that each thread reads only its groups' share of U.
+	 * Cut into blocks of fewer tiles, every thread read all of U, 36/9 of
+	 * the direct weights: ResNet-50's 3x3 layers at 14x14 (16 tiles, 9.4 MB
+	 * of U) ran 1.5-1.6x faster on two threads than on one, the two
+	 * threads streaming U from memory at once.
+	 */
+	j.gsplit = 1;
+	if (blocks < threads && p->og > 1)
+	{
+		j.gsplit = (threads + blocks - 1) / blocks;
+		if (j.gsplit > p->og)
+			j.gsplit = p->og;
+	}
+	if (blocks * j.gsplit < threads)
 		blocks = threads < (j.tiles + TPX - 1) / TPX ? threads : (j.tiles + TPX - 1) / TPX;
 	j.per_block = (j.tiles + blocks - 1) / blocks;
 	j.per_block = (j.per_block + TPX - 1) / TPX * TPX;
 	blocks = (j.tiles + j.per_block - 1) / j.per_block;
-	ox_parallel_for(ctx, blocks, 1, wino_task, &j);
+	ox_parallel_for(ctx, blocks * j.gsplit, 1, wino_task, &j);
 	if (j.oom)
 		return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate Winograd buffers");
 	return OX_OK;
