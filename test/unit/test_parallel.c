@@ -241,11 +241,16 @@ check_spares(void)
  * that its first loop finds them spinning rather than paying their wake-up;
  * and once the run ends they sleep again.
  * Polled with naps: under valgrind a woken thread may wait long for its turn.
+ * A worker counted asleep may still have a wake-up on its way (a loop's
+ * broadcast it has not yet run after), and would then be up without the
+ * run's start: the test waits until the count has stayed up for 50 polls.
  */
 static bool
-wait_for_workers(bool (*ready) (int sleeping, int64_t wakeups, int64_t before), int64_t before)
+wait_for_workers(bool (*ready) (int sleeping, int64_t wakeups, int64_t before), int64_t before,
+				 int polls_in_a_row)
 {
 	struct timespec nap = {0, 1000000};
+	int			row = 0;
 
 	for (int i = 0; i < 5000; i++)
 	{
@@ -253,7 +258,8 @@ wait_for_workers(bool (*ready) (int sleeping, int64_t wakeups, int64_t before), 
 		int64_t		wakeups;
 
 		ox_parallel_stats(&sleeping, &wakeups);
-		if (ready(sleeping, wakeups, before))
+		row = ready(sleeping, wakeups, before) ? row + 1 : 0;
+		if (row >= polls_in_a_row)
 			return true;
 		nanosleep(&nap, NULL);
 	}
@@ -283,21 +289,21 @@ check_run_start_wakes(void)
 
 	if (check(2, 1000, 1, false))
 		return 1;
-	if (!wait_for_workers(some_asleep, 0))
+	if (!wait_for_workers(some_asleep, 0, 50))
 	{
 		printf("FAIL no worker went to sleep after a loop outside a run\n");
 		return 1;
 	}
 	ox_parallel_stats(&sleeping, &before);
 	ox_parallel_run_begin();
-	if (!wait_for_workers(woken_since, before))
+	if (!wait_for_workers(woken_since, before, 1))
 	{
 		ox_parallel_run_end();
 		printf("FAIL a run's start woke none of the %d sleeping workers\n", sleeping);
 		return 1;
 	}
 	ox_parallel_run_end();
-	if (!wait_for_workers(some_asleep, 0))
+	if (!wait_for_workers(some_asleep, 0, 1))
 	{
 		printf("FAIL the workers a run's start woke did not sleep again after the run\n");
 		return 1;
