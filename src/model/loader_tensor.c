@@ -264,12 +264,13 @@ adopt_raw_data(ox_tensor *t, Onnx__TensorProto *tp, ox_dtype dt, const ox_tensor
 static void *
 proto_alloc(void *arg, size_t size)
 {
-	void	   *p = NULL;
-
 	(void) arg;
-	/* big buffers (tensor data) as ox_aligned_alloc makes them */
+	/*
+	 * big buffers (tensor data) as ox_aligned_alloc_huge makes them: a
+	 * tensor adopts its raw_data, which lives as long as the model
+	 */
 	if (size >= 64)
-		return posix_memalign(&p, 64, (size + 63) & ~(size_t) 63) == 0 ? p : NULL;
+		return ox_aligned_alloc_huge(size);
 	return malloc(size);
 }
 
@@ -277,7 +278,7 @@ static void
 proto_free(void *arg, void *p)
 {
 	(void) arg;
-	free(p);
+	ox_aligned_free(p);
 }
 
 ProtobufCAllocator ox_proto_allocator = {proto_alloc, proto_free, NULL};

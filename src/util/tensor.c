@@ -182,7 +182,8 @@ ox_aligned_alloc(size_t bytes)
 void
 ox_aligned_free(void *p)
 {
-	free(p);
+	if (p && !ox_huge_free(p))
+		free(p);
 }
 
 float *
@@ -215,7 +216,7 @@ free_strings(ox_tensor *t)
 }
 
 static ox_code
-tensor_alloc(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims, bool zero,
+tensor_alloc(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims, bool zero, bool lasting,
 			 ox_status *st)
 {
 	int64_t		n;
@@ -239,7 +240,7 @@ tensor_alloc(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims, bool zero
 		t->data = NULL;
 		t->capacity = 0;
 		t->owns = true;
-		t->data = ox_aligned_alloc(bytes);
+		t->data = lasting ? ox_aligned_alloc_huge(bytes) : ox_aligned_alloc(bytes);
 		if (!t->data)
 			return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate %zu bytes for a tensor", bytes);
 		t->capacity = bytes ? bytes : 64;
@@ -256,13 +257,19 @@ tensor_alloc(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims, bool zero
 ox_code
 ox_tensor_alloc(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims, ox_status *st)
 {
-	return tensor_alloc(t, dt, rank, dims, false, st);
+	return tensor_alloc(t, dt, rank, dims, false, false, st);
+}
+
+ox_code
+ox_tensor_alloc_lasting(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims, ox_status *st)
+{
+	return tensor_alloc(t, dt, rank, dims, false, true, st);
 }
 
 ox_code
 ox_tensor_alloc_zero(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims, ox_status *st)
 {
-	return tensor_alloc(t, dt, rank, dims, true, st);
+	return tensor_alloc(t, dt, rank, dims, true, false, st);
 }
 
 void

@@ -172,6 +172,9 @@ ox_code		ox_tensor_alloc(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dim
 							ox_status *st);
 ox_code		ox_tensor_alloc_zero(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims,
 								 ox_status *st);
+/* ox_tensor_alloc for a model's constant, kept as long as the model (ox_aligned_alloc_huge) */
+ox_code		ox_tensor_alloc_lasting(ox_tensor *t, ox_dtype dt, int rank, const int64_t *dims,
+									ox_status *st);
 /* Free owned data (and owned strings); leaves an empty tensor. */
 void		ox_tensor_release(ox_tensor *t);
 /* Deep copy src into dst (dst is released first). */
@@ -253,7 +256,15 @@ void		ox_int8_column_sums(const ox_tensor *b, const ox_tensor *zp, int32_t *sums
 
 /* aligned allocation used for all tensor data (64-byte aligned) */
 void	   *ox_aligned_alloc(size_t bytes);
+/*
+ * The same for a long-lived large buffer (weights, as loaded or packed):
+ * from 2 MB on, its own mapping on transparent huge pages where the
+ * system allows (huge_alloc.c).  Either kind goes to ox_aligned_free.
+ */
+void	   *ox_aligned_alloc_huge(size_t bytes);
 void		ox_aligned_free(void *p);
+/* ox_aligned_free's part for ox_aligned_alloc_huge's mappings: false if p is not one */
+bool		ox_huge_free(void *p);
 
 /*
  * A scratch buffer kept between calls (usually a kernel's thread-locals):

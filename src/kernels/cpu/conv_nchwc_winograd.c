@@ -157,7 +157,7 @@ nn_nchwc_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st)
 	p->w = w;
 	cp = p->cb * BLK;
 	if (ox_shape_numel(4, (int64_t[]) {p->og, WN, cp, NS}) < 0 ||
-		!(p->u = ox_aligned_alloc(sizeof(float) * (size_t) (p->og * WN * cp * NS))) ||
+		!(p->u = ox_aligned_alloc_huge(sizeof(float) * (size_t) (p->og * WN * cp * NS))) ||
 		!(t = ox_aligned_alloc(sizeof(float) * WN * BLK * NS)))
 	{
 		if (p->u)

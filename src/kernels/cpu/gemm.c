@@ -359,7 +359,7 @@ gemm_prepare(ox_prepare_ctx *pc)
 		int64_t		n = b->dims[0],
 					k = b->dims[1];
 
-		s->kmajor = ox_aligned_alloc(sizeof(float) * (size_t) (n * k));
+		s->kmajor = ox_aligned_alloc_huge(sizeof(float) * (size_t) (n * k));
 		if (!s->kmajor)
 			return ox_fail(pc->st, OX_OUT_OF_MEMORY, "Gemm: could not allocate a %lld x %lld weight copy",
 						   (long long) k, (long long) n);

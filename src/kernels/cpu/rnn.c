@@ -454,7 +454,7 @@ rnn_sgemm(CBLAS_ORDER order, CBLAS_TRANSPOSE ta, CBLAS_TRANSPOSE tb, int m, int 
 static void *
 rnn_pack_nt_f32(int64_t n, int64_t k, const void *b, int64_t ldb, ox_status *st)
 {
-	return ox_sgemm_pack_b(true, k, n, b, ldb, st);
+	return ox_sgemm_pack_b_transient(true, k, n, b, ldb, st);
 }
 
 static void

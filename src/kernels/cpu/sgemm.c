@@ -1157,8 +1157,9 @@ ox_sgemm_ex(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 
 /* ---- packing ahead of time -------------------------------------------- */
 
+/* lasting: kept for the session (ox_aligned_alloc_huge), else for a run */
 static ox_sgemm_packed *
-packed_new(const ox_sgemm_isa_desc *isa, bool is_a, int64_t rows, int64_t cols, ox_status *st)
+packed_new(const ox_sgemm_isa_desc *isa, bool is_a, int64_t rows, int64_t cols, bool lasting, ox_status *st)
 {
 	ox_sgemm_packed *p = calloc(1, sizeof(*p));
 	int64_t		unit = is_a ? isa->mr : isa->nr;
@@ -1172,7 +1173,7 @@ packed_new(const ox_sgemm_isa_desc *isa, bool is_a, int64_t rows, int64_t cols, 
 	p->rows = rows;
 	p->cols = cols;
 	p->bytes = (size_t) ((other + unit - 1) / unit) * unit * kdim * sizeof(float);
-	p->data = ox_aligned_alloc(p->bytes);
+	p->data = lasting ? ox_aligned_alloc_huge(p->bytes) : ox_aligned_alloc(p->bytes);
 	if (!p->data)
 		goto oom;
 	return p;
@@ -1182,8 +1183,8 @@ oom:
 	return NULL;
 }
 
-ox_sgemm_packed *
-ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb, ox_status *st)
+static ox_sgemm_packed *
+pack_b_for(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb, bool lasting, ox_status *st)
 {
 	const ox_sgemm_isa_desc *isa = pick_isa();
 	ox_sgemm_packed *p;
@@ -1191,7 +1192,7 @@ ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb,
 
 	if (!isa || K <= 0 || N <= 0)
 		return NULL;
-	if (!(p = packed_new(isa, false, K, N, st)))
+	if (!(p = packed_new(isa, false, K, N, lasting, st)))
 		return NULL;
 	bj.isa = isa;
 	bj.trans_b = trans_b;
@@ -1208,6 +1209,18 @@ ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb,
 }
 
 ox_sgemm_packed *
+ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb, ox_status *st)
+{
+	return pack_b_for(trans_b, K, N, B, ldb, true, st);
+}
+
+ox_sgemm_packed *
+ox_sgemm_pack_b_transient(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb, ox_status *st)
+{
+	return pack_b_for(trans_b, K, N, B, ldb, false, st);
+}
+
+ox_sgemm_packed *
 ox_sgemm_pack_a(bool trans_a, int64_t M, int64_t K, const float *A, int64_t lda, ox_status *st)
 {
 	const ox_sgemm_isa_desc *isa = pick_isa();
@@ -1217,7 +1230,7 @@ ox_sgemm_pack_a(bool trans_a, int64_t M, int64_t K, const float *A, int64_t lda,
 
 	if (!isa || K <= 0 || M <= 0)
 		return NULL;
-	if (!(p = packed_new(isa, true, M, K, st)))
+	if (!(p = packed_new(isa, true, M, K, true, st)))
 		return NULL;
 	rp = plan_rows(isa, M);
 	for (int64_t rb = 0; rb < rp.blocks; rb++)

@@ -88,6 +88,14 @@ typedef struct ox_sgemm_packed ox_sgemm_packed;
 /* op(B) is K x N */
 ox_sgemm_packed *ox_sgemm_pack_b(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb,
 								 ox_status *st);
+/*
+ * The same for a B packed anew at every run (an RNN's recurrent weights fed
+ * as inputs): ordinary heap memory, which the C library reuses from run to
+ * run, where the session-long copies above get mappings of their own
+ * (ox_aligned_alloc_huge)
+ */
+ox_sgemm_packed *ox_sgemm_pack_b_transient(bool trans_b, int64_t K, int64_t N, const float *B, int64_t ldb,
+										   ox_status *st);
 /* op(A) is M x K */
 ox_sgemm_packed *ox_sgemm_pack_a(bool trans_a, int64_t M, int64_t K, const float *A, int64_t lda,
 								 ox_status *st);

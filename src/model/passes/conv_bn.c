@@ -103,7 +103,7 @@ ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		nb = nw ? ox_model_new_tensor(pc->model, st) : NULL;
 		if (!nb)
 			return st->code;
-		OX_TRY(ox_tensor_alloc(nw, OX_FLOAT, w->rank, w->dims, st));
+		OX_TRY(ox_tensor_alloc_lasting(nw, OX_FLOAT, w->rank, w->dims, st));
 		OX_TRY(ox_tensor_alloc(nb, OX_FLOAT, 1, &cout, st));
 		for (int64_t c = 0; c < cout; c++)
 		{
