@@ -493,6 +493,33 @@ def op_profile(ox, feeds, n):
     return {op: float(np.median([r.get(op, 0.0) for r in runs])) for op in ops}
 
 
+def creation_memory_verdict(res):
+    """Issue 4's other two targets, judged: session creation no slower than onnxruntime's
+    (each thread count), and peak memory no larger (the rise of the fresh process's peak)."""
+    out = []
+    for threads in (1, 2):
+        judged = [(k.split("/")[0], c["ox"] / c["ort"]) for k, c in res["creation"].items()
+                  if k.endswith("/%d" % threads) and c.get("ox") and c.get("ort")]
+        if judged:
+            slow = ["%s %.2f" % (name, r) for name, r in judged if r > 1.0]
+            out.append("Creation no slower than onnxruntime's, %d thread%s: met for %d of %d models%s." % (
+                threads, "s" if threads > 1 else "", len(judged) - len(slow), len(judged),
+                " (not met: %s)" % ", ".join(slow) if slow else ""))
+    rises = []
+    for key, m in res["memory"].items():
+        ox, ort = m.get("ox", {}), m.get("ort", {})
+        if "peak_kb" in ox and "peak_kb" in ort and ort["peak_kb"] > ort["base_kb"]:
+            rises.append((key.replace("/", " batch "),
+                          (ox["peak_kb"] - ox["base_kb"]) / (ort["peak_kb"] - ort["base_kb"])))
+    if rises:
+        big = ["%s %.2f" % (name, r) for name, r in rises if r > 1.0]
+        out.append("Peak memory (the rise) no larger than onnxruntime's: met for %d of %d%s." % (
+            len(rises) - len(big), len(rises), " (not met: %s)" % ", ".join(big) if big else ""))
+    if out:
+        out.append("")
+    return out
+
+
 def creation_times(model_bytes, threads, n):
     ox_t, ort_t = [], []
     for r in range(n):
@@ -965,6 +992,7 @@ def write_markdown(res, path, svg_name):
             "%s %s vs %s" % (k.split("/")[0], fmt_t(c.get("ox")), fmt_t(c.get("ort")))
             for k, c in res["creation"].items() if k.endswith("/2")) + ".")
     L.append("")
+    L.extend(creation_memory_verdict(res))
 
     L.append("## Achieved GFLOP/s")
     L.append("")

@@ -24,6 +24,7 @@
 #define OX_KERNEL_H
 
 #include <signal.h>
+#include <string.h>
 
 #include "model/ir.h"
 #include "util/status.h"
@@ -45,6 +46,11 @@ typedef struct ox_prepare_ctx
 	 * accept it released.  Set with ox_prepare_releasable().
 	 */
 	uint64_t	releasable;
+	/*
+	 * The session's intra-op threads (0 or 1: the calling thread only), on
+	 * which prepare may share its packing (ox_prepare_parallel_for).
+	 */
+	int			nthreads;
 } ox_prepare_ctx;
 
 static inline void
@@ -253,6 +259,22 @@ ox_kernel_poll(ox_kernel_ctx *ctx, int64_t work)
 typedef void (*ox_range_fn) (void *arg, int64_t begin, int64_t end);
 void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
 							ox_range_fn fn, void *arg);
+
+/*
+ * The same for a prepare packing a constant: on the session's threads
+ * (pc->nthreads), nothing polled (creation is canceled between nodes).
+ * Packing a large model's weights is most of creating its session, and
+ * writing them is most of the packing (the page faults of fresh memory).
+ */
+static inline void
+ox_prepare_parallel_for(const ox_prepare_ctx *pc, int64_t n, int64_t min_chunk, ox_range_fn fn, void *arg)
+{
+	ox_kernel_ctx ctx;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = pc->nthreads > 1 ? pc->nthreads : 1;
+	ox_parallel_for(&ctx, n, min_chunk, fn, arg);
+}
 
 /* CLOCK_MONOTONIC in nanoseconds */
 int64_t		ox_now_ns(void);

@@ -282,6 +282,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 			pc.graph = g;
 			pc.st = st;
 			pc.device = s->device;
+			pc.nthreads = s->opts.intra_op_threads;
 			if (ox_kernel_prepare(p->kernels[k], &pc) != OX_OK)
 			{
 				free(last_use);

@@ -63,6 +63,40 @@ def test_conv_bn_fold_same_outputs_and_fewer_nodes():
     assert opt.stat("nodes_after") == 2  # Conv(+BN folded) and Relu
 
 
+def test_conv_bn_fold_shared_weights():
+    """W scaled in place only where its Conv is its one reader: two Convs sharing W, each
+    with a BatchNormalization of its own, fold into two weights; a model with a W of its
+    own per Conv gives the same outputs folded in place"""
+    rng = np.random.default_rng(2)
+    w = numpy_helper.from_array(rng.standard_normal((8, 3, 3, 3)).astype(np.float32), "w")
+    inits = [w]
+    for i in (1, 2):
+        for name, arr in (("scale", rng.uniform(0.5, 1.5, 8)), ("bias", rng.standard_normal(8)),
+                          ("mean", rng.standard_normal(8)), ("var", rng.uniform(0.5, 2, 8))):
+            inits.append(numpy_helper.from_array(arr.astype(np.float32), "%s%d" % (name, i)))
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c1", "scale1", "bias1", "mean1", "var1"], ["y1"]),
+        helper.make_node("Conv", ["x", "w"], ["c2"], pads=[1, 1, 1, 1]),
+        helper.make_node("BatchNormalization", ["c2", "scale2", "bias2", "mean2", "var2"], ["y2"]),
+    ]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y1", "y2")]
+    shared = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+                        outs, inits)
+    x = np.random.default_rng(3).standard_normal((2, 3, 8, 8)).astype(np.float32)
+    check_all_levels(shared, {"x": x})
+    assert Session(shared, opt_level=1).stat("nodes_after") == 2
+    # the same network with a copy of W per Conv: both folded in place, the same outputs
+    own = make_model([helper.make_node("Conv", ["x", "w"], ["c1"], pads=[1, 1, 1, 1]), nodes[1],
+                      helper.make_node("Conv", ["x", "w2"], ["c2"], pads=[1, 1, 1, 1]), nodes[3]],
+                     [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])], outs,
+                     inits + [numpy_helper.from_array(numpy_helper.to_array(w), "w2")])
+    a = Session(shared, opt_level=1).run({"x": x})
+    b = Session(own, opt_level=1).run({"x": x})
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+
+
 def test_constant_folding_and_identity_removal():
     c = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "c")
     nodes = [

@@ -114,7 +114,7 @@ int			nn_nchwc_force_fma_bcast(int on);
  * must outlive them: non-finite outputs are recomputed from it)
  */
 typedef struct nn_nchwc_wino nn_nchwc_wino;
-nn_nchwc_wino *nn_nchwc_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st);
+nn_nchwc_wino *nn_nchwc_winograd_pack(const ox_prepare_ctx *pc, int64_t m, int64_t c, const float *w);
 void		nn_nchwc_winograd_free(nn_nchwc_wino *p);
 ox_code		nn_nchwc_winograd_run(ox_kernel_ctx *ctx, const nn_nchwc_wino *p, const nn_conv_shape *cs,
 								  const float *x, const float *z, const float *bias,

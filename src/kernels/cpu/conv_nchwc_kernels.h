@@ -192,6 +192,57 @@ all_ones(const int64_t *v, int n)
 	return true;
 }
 
+typedef struct pack_job
+{
+	nchwc_conv_state *s;
+	const float *src;			/* W [m, c, kh, kw] */
+} pack_job;
+
+/*
+ * Groups [begin, end) of the packed weights, d[icb][y][x][ic][o] each: one
+ * (icb, y, x) slab of BLK x ns floats at a time (4 KB, in L1), filled
+ * output channel by output channel from the BLK filters' taps that channel
+ * has there, which are kh x kw floats apart in W (adjacent for 1x1).
+ * Filling d in its own order instead read W a float per output channel,
+ * ns of them c x kh x kw floats apart: a quarter of ResNet-50's session
+ * creation.
+ */
+static void
+pack_groups(void *arg, int64_t begin, int64_t end)
+{
+	const pack_job *pj = arg;
+	nchwc_conv_state *s = pj->s;
+
+	for (int64_t g = begin; g < end; g++)
+	{
+		int64_t		ns = group_blocks(s, g) * BLK,
+					oc0 = group_first(s, g) * BLK,
+					taps = s->kh * s->kw;
+		float	   *d = s->w + g * s->og_floats;
+
+		for (int64_t icb = 0; icb < s->cb; icb++)
+			for (int64_t t = 0; t < taps; t++, d += BLK * ns)
+			{
+				int64_t		live_ic = s->c - icb * BLK < BLK ? s->c - icb * BLK : BLK;
+
+				for (int64_t o = 0; o < ns; o++)
+				{
+					int64_t		ic = 0;
+
+					if (oc0 + o < s->m)
+					{
+						const float *f = pj->src + ((oc0 + o) * s->c + icb * BLK) * taps + t;
+
+						for (; ic < live_ic; ic++)
+							d[ic * ns + o] = f[ic * taps];
+					}
+					for (; ic < BLK; ic++)
+						d[ic * ns + o] = 0.0f;
+				}
+			}
+	}
+}
+
 /*
  * s (its window, activation and nchw_input parsed) for W [m, c, kh, kw]:
  * the weights packed in this block size; the caller frees s on failure.
@@ -199,8 +250,6 @@ all_ones(const int64_t *v, int n)
 ox_code
 NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor *w)
 {
-	const float *src;
-
 	s->blk = BLK;
 	s->m = w->dims[0];
 	s->c = w->dims[1];
@@ -219,7 +268,7 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 	if (s->winograd && s->kh == 3 && s->kw == 3 && !s->nchw_input &&
 		all_ones(s->win.strides, s->win.n_strides) && all_ones(s->win.dilations, s->win.n_dilations))
 	{
-		if (!(s->wino = nn_nchwc_winograd_pack(s->m, s->c, w->data, pc->st)))
+		if (!(s->wino = nn_nchwc_winograd_pack(pc, s->m, s->c, w->data)))
 			return pc->st->code;
 		return OX_OK;
 	}
@@ -251,42 +300,10 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate packed weights");
 	/* Winograd's direct recomputation reads the original: released only here */
 	ox_prepare_releasable(pc, 1);
-	/*
-	 * d[icb][y][x][ic][o] of each group: one (icb, y, x) slab of BLK x ns
-	 * floats at a time (4 KB, in L1), filled output channel by output
-	 * channel from the BLK filters' taps that channel has there, which
-	 * are kh x kw floats apart in W (adjacent for 1x1).  Filling d in its
-	 * own order instead read W a float per output channel, ns of them
-	 * c x kh x kw floats apart: a quarter of ResNet-50's session creation.
-	 */
-	src = w->data;
-	for (int64_t g = 0; g < s->og; g++)
 	{
-		int64_t		ns = group_blocks(s, g) * BLK,
-					oc0 = group_first(s, g) * BLK,
-					taps = s->kh * s->kw;
-		float	   *d = s->w + g * s->og_floats;
+		pack_job	pj = {s, w->data};
 
-		for (int64_t icb = 0; icb < s->cb; icb++)
-			for (int64_t t = 0; t < taps; t++, d += BLK * ns)
-			{
-				int64_t		live_ic = s->c - icb * BLK < BLK ? s->c - icb * BLK : BLK;
-
-				for (int64_t o = 0; o < ns; o++)
-				{
-					int64_t		ic = 0;
-
-					if (oc0 + o < s->m)
-					{
-						const float *f = src + ((oc0 + o) * s->c + icb * BLK) * taps + t;
-
-						for (; ic < live_ic; ic++)
-							d[ic * ns + o] = f[ic * taps];
-					}
-					for (; ic < BLK; ic++)
-						d[ic * ns + o] = 0.0f;
-				}
-			}
+		ox_prepare_parallel_for(pc, s->og, 1, pack_groups, &pj);
 	}
 	return OX_OK;
 }

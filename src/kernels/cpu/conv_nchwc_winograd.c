@@ -137,16 +137,39 @@ pack_block(nn_nchwc_wino *p, int64_t g, int64_t c0, float *t)
 		memcpy(p->u + ((g * WN + xi) * cp + c0) * NS, t + xi * BLK * NS, sizeof(float) * BLK * NS);
 }
 
+typedef struct pack_job
+{
+	nn_nchwc_wino *p;
+	bool		oom;
+} pack_job;
+
+/* blocks [begin, end) of (group, input block), with a scratch block of their own */
+static void
+pack_blocks(void *arg, int64_t begin, int64_t end)
+{
+	pack_job   *pj = arg;
+	float	   *t = ox_aligned_alloc(sizeof(float) * WN * BLK * NS);
+
+	if (!t)
+	{
+		__atomic_store_n(&pj->oom, true, __ATOMIC_RELAXED);
+		return;
+	}
+	for (int64_t b = begin; b < end; b++)
+		pack_block(pj->p, b / pj->p->cb, b % pj->p->cb * BLK, t);
+	ox_aligned_free(t);
+}
+
 nn_nchwc_wino *
-nn_nchwc_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st)
+nn_nchwc_winograd_pack(const ox_prepare_ctx *pc, int64_t m, int64_t c, const float *w)
 {
 	nn_nchwc_wino *p = calloc(1, sizeof(*p));
-	float	   *t;
+	pack_job	pj;
 	int64_t		cp;
 
 	if (!p)
 	{
-		ox_fail(st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate Winograd weights");
+		ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate Winograd weights");
 		return NULL;
 	}
 	p->m = m;
@@ -157,20 +180,22 @@ nn_nchwc_winograd_pack(int64_t m, int64_t c, const float *w, ox_status *st)
 	p->w = w;
 	cp = p->cb * BLK;
 	if (ox_shape_numel(4, (int64_t[]) {p->og, WN, cp, NS}) < 0 ||
-		!(p->u = ox_aligned_alloc_huge(sizeof(float) * (size_t) (p->og * WN * cp * NS))) ||
-		!(t = ox_aligned_alloc(sizeof(float) * WN * BLK * NS)))
+		!(p->u = ox_aligned_alloc_huge(sizeof(float) * (size_t) (p->og * WN * cp * NS))))
 	{
-		if (p->u)
-			ox_aligned_free(p->u);
 		free(p);
-		ox_fail(st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate Winograd weights");
+		ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate Winograd weights");
 		return NULL;
 	}
 	/* every float of U written once, the padding past M and C as zeros */
-	for (int64_t g = 0; g < p->og; g++)
-		for (int64_t c0 = 0; c0 < cp; c0 += BLK)
-			pack_block(p, g, c0, t);
-	ox_aligned_free(t);
+	pj.p = p;
+	pj.oom = false;
+	ox_prepare_parallel_for(pc, p->og * p->cb, 1, pack_blocks, &pj);
+	if (pj.oom)
+	{
+		nn_nchwc_winograd_free(p);
+		ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate Winograd weights");
+		return NULL;
+	}
 	return p;
 }
 

@@ -55,6 +55,7 @@ ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 				   *nb;
 		int			wid,
 					bid;
+		bool		in_place;
 
 		if (!is_op(conv, "Conv") || conv->n_outputs != 1 || conv->outputs[0] < 0 || conv->n_inputs < 2)
 			continue;
@@ -99,11 +100,24 @@ ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		eps = ox_attr_float(bn, "epsilon", 1e-5f);
 		per = cout > 0 ? ox_tensor_numel(w) / cout : 0;
 
-		nw = ox_model_new_tensor(pc->model, st);
+		/*
+		 * W read by this Conv alone, and the model's own buffer: scaled in
+		 * place.  A new tensor would be a second copy of every such weight
+		 * (ResNet-50's 100 MB) to allocate, fault in and fill while the
+		 * session is created.
+		 */
+		{
+			const ox_value_def *wv = &g->values[conv->inputs[1]];
+
+			in_place = wv->init == w && wv->n_consumers == 1 && !wv->is_output && !wv->is_input &&
+				!wv->is_outer && w->owns && w->data;
+		}
+		nw = in_place ? (ox_tensor *) w : ox_model_new_tensor(pc->model, st);
 		nb = nw ? ox_model_new_tensor(pc->model, st) : NULL;
 		if (!nb)
 			return st->code;
-		OX_TRY(ox_tensor_alloc_lasting(nw, OX_FLOAT, w->rank, w->dims, st));
+		if (!in_place)
+			OX_TRY(ox_tensor_alloc_lasting(nw, OX_FLOAT, w->rank, w->dims, st));
 		OX_TRY(ox_tensor_alloc(nb, OX_FLOAT, 1, &cout, st));
 		for (int64_t c = 0; c < cout; c++)
 		{
@@ -115,7 +129,7 @@ ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 			((float *) nb->data)[c] = (b0 - ((float *) mean->data)[c]) * s + ((float *) beta->data)[c];
 		}
 		/* add_initializer may move g->values; node pointers stay valid */
-		wid = add_initializer(pc, g, "conv_bn_w", nw, st);
+		wid = in_place ? conv->inputs[1] : add_initializer(pc, g, "conv_bn_w", nw, st);
 		if (wid < 0)
 			return st->code;
 		bid = add_initializer(pc, g, "conv_bn_b", nb, st);
