@@ -68,7 +68,9 @@ ox_aligned_alloc_huge(size_t bytes)
 	if (raw + span > p + len)
 		munmap(p + len, (size_t) (raw + span - (p + len)));
 	/* advice only: where it is not taken the buffer has ordinary pages */
+#ifdef MADV_HUGEPAGE
 	(void) madvise(p, len, MADV_HUGEPAGE);
+#endif
 	b->p = p;
 	b->len = len;
 	pthread_mutex_lock(&huge_lock);
