@@ -47,6 +47,21 @@ SELECT count(*) AS samples,
   FROM u JOIN b_samples s USING (id);
 SELECT array_dims(onnx_predict_batch('b_iris', array_agg(features))) AS dims
   FROM b_samples WHERE id <= 5;
+-- a big table's pattern (batching.md): statistics on the grouping
+-- expression, the aggregates unordered (two aggregates of a group read its
+-- rows in the same order), keys and scores unnested side by side
+CREATE STATISTICS b_samples_batches ON (id / 100) FROM b_samples;
+ANALYZE b_samples;
+-- (the label: one value per row)
+WITH g AS (
+    SELECT array_agg(id) AS ids, onnx_predict_batch('b_iris', array_agg(features)) AS labels
+      FROM b_samples WHERE features IS NOT NULL GROUP BY id / 100),
+u AS (
+    SELECT u.id, u.label FROM g, unnest(g.ids, g.labels) AS u(id, label))
+SELECT count(*) AS rows, count(s.id) AS samples,
+       count(*) FILTER (WHERE ARRAY[u.label] = onnx_predict('b_iris', s.features)) AS same_label
+  FROM u LEFT JOIN b_samples s USING (id);
+DROP STATISTICS b_samples_batches;
 
 -- ---- onnx_predict_query: the rows of a query, scored in batches ----
 
