@@ -24,7 +24,6 @@
 #define OX_KERNEL_H
 
 #include <signal.h>
-#include <string.h>
 
 #include "model/ir.h"
 #include "util/status.h"
@@ -269,10 +268,8 @@ void		ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk,
 static inline void
 ox_prepare_parallel_for(const ox_prepare_ctx *pc, int64_t n, int64_t min_chunk, ox_range_fn fn, void *arg)
 {
-	ox_kernel_ctx ctx;
+	ox_kernel_ctx ctx = {.nthreads = pc->nthreads > 1 ? pc->nthreads : 1};
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.nthreads = pc->nthreads > 1 ? pc->nthreads : 1;
 	ox_parallel_for(&ctx, n, min_chunk, fn, arg);
 }
 

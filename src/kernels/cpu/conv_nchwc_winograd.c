@@ -28,7 +28,6 @@
 #include "kernels/cpu/conv_nchwc.h"
 #include "kernels/cpu/winograd_f43.h"
 
-#include <stdint.h>
 #include <string.h>
 
 #define BLK 16					/* AVX-512 only: blocks of 16 channels */
@@ -66,15 +65,16 @@ __attribute__((target("avx512f,avx2")))
 static void
 wino_filter8(const float *g, int64_t stride, int n, float *out, int64_t ostride)
 {
-	const __m256i idx = _mm256_mullo_epi32(_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-										   _mm256_set1_epi32((int) stride));
+	/* 64-bit offsets: a filter's stride is 9 C floats, whatever C is */
+	const __m512i idx = _mm512_setr_epi64(0, stride, 2 * stride, 3 * stride, 4 * stride, 5 * stride,
+										  6 * stride, 7 * stride);
+	const __mmask8 lanes = (__mmask8) ((1u << n) - 1);
 	const __m256i live = _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 	__m512d		gv[9],
 				t[NN_WINO_T][3];
 
 	for (int k = 0; k < 9; k++)
-		gv[k] = _mm512_cvtps_pd(_mm256_mask_i32gather_ps(_mm256_setzero_ps(), g + k, idx,
-														 _mm256_castsi256_ps(live), 4));
+		gv[k] = _mm512_cvtps_pd(_mm512_mask_i64gather_ps(_mm256_setzero_ps(), lanes, idx, g + k, 4));
 	for (int i = 0; i < NN_WINO_T; i++)
 		for (int b = 0; b < 3; b++)
 			t[i][b] = _mm512_add_pd(_mm512_add_pd(_mm512_mul_pd(_mm512_set1_pd(NN_WINO_G[i][0]), gv[b]),
@@ -114,24 +114,8 @@ pack_block(nn_nchwc_wino *p, int64_t g, int64_t c0, float *t)
 			int64_t		n = c0 + ci < p->c ? p->m - (m0 + o) : 0;
 
 			n = n < 0 ? 0 : n > 8 ? 8 : n;
-			if (p->c <= INT32_MAX / 72)
-				wino_filter8(p->w + ((m0 + o) * p->c + c0 + ci) * 9 * (n > 0), p->c * 9, (int) n,
-							 t + ci * NS + o, BLK * NS);
-			else
-			{
-				/* the gather's 32-bit offsets cannot reach: one filter at a time */
-				float		f[WN];
-
-				for (int64_t q = 0; q < 8; q++)
-				{
-					if (q < n)
-						nn_wino_filter(p->w + ((m0 + o + q) * p->c + c0 + ci) * 9, f);
-					else
-						memset(f, 0, sizeof(f));
-					for (int xi = 0; xi < WN; xi++)
-						t[(xi * BLK + ci) * NS + o + q] = f[xi];
-				}
-			}
+			wino_filter8(p->w + ((m0 + o) * p->c + c0 + ci) * 9 * (n > 0), p->c * 9, (int) n,
+						 t + ci * NS + o, BLK * NS);
 		}
 	for (int xi = 0; xi < WN; xi++)
 		memcpy(p->u + ((g * WN + xi) * cp + c0) * NS, t + xi * BLK * NS, sizeof(float) * BLK * NS);
