@@ -73,15 +73,16 @@ def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, dept
     group = c = m, the blocked DepthwiseConv; nchw_input: the blocked Conv
     reads x as it is (an RGB stem)"""
     rng = np.random.default_rng(seed)
-    wt = (rng.standard_normal((m, 1 if depthwise else c, k, k)) * 0.2).astype(np.float32)
+    kh, kw = k if isinstance(k, tuple) else (k, k)
+    wt = (rng.standard_normal((m, 1 if depthwise else c, kh, kw)) * 0.2).astype(np.float32)
     inits = [numpy_helper.from_array(wt, "w")]
     if bias:
         inits.append(numpy_helper.from_array(rng.standard_normal(m).astype(np.float32), "b"))
-    attrs = dict(kernel_shape=[k, k], strides=[stride, stride], pads=pads, dilations=[dilation, dilation])
+    attrs = dict(kernel_shape=[kh, kw], strides=[stride, stride], pads=pads, dilations=[dilation, dilation])
     if depthwise:
         attrs["group"] = c
-    oh = (h + pads[0] + pads[2] - dilation * (k - 1) - 1) // stride + 1
-    ow = (w + pads[1] + pads[3] - dilation * (k - 1) - 1) // stride + 1
+    oh = (h + pads[0] + pads[2] - dilation * (kh - 1) - 1) // stride + 1
+    ow = (w + pads[1] + pads[3] - dilation * (kw - 1) - 1) // stride + 1
     feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
     inputs = [("x", [n, c, h, w])]
     if z:
@@ -491,6 +492,37 @@ def test_pass_depthwise_network(h, threads):
 def test_blocked_depthwise_matches_conv(case, threads):
     n, c, h, w, k, stride, pads, dilation, bias, z, act = case
     blocked, plain, feeds = conv_case(n, c, c, h, w, k, stride, pads, dilation, bias, z, act, seed=c, depthwise=True)
+    want = ort_run(plain, feeds)[0]
+    got = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
+    assert got.shape == want.shape
+    close(got, want, "depthwise %s" % (case,))
+
+
+# w, k, stride, pads, dilation, z, act: a row's ends.  A 3-wide kernel runs
+# a row's outputs in groups (8 and a shorter last one) whose first and last
+# output may lack one tap (cut by mask); outputs lacking more, or any tap of
+# a wider kernel, go one at a time.
+ROW_END_CASES = (
+    [(w, 3, 1, [1, 1, 1, 1], 1, w % 3 == 0, "Clip" if w % 2 else None) for w in (1, 2, 3, 4, 5, 7, 8, 9, 10, 16, 17, 18)]
+    + [(w, 3, 2, [1, 1, 1, 1], 1, False, "Relu") for w in (1, 2, 3, 4, 5, 7, 8, 9, 16, 17, 19)]
+    + [(9, 3, 1, [1, 1, 1, 0], 1, True, None),      # the left end cut, the right end inside
+       (9, 3, 1, [1, 0, 1, 1], 1, False, None),     # the other way round
+       (10, 3, 2, [0, 1, 0, 1], 1, False, None),    # stride 2, the right end cut
+       (12, 3, 1, [2, 2, 2, 2], 1, False, "Relu"),  # two outputs at each end, the outer ones lacking two taps
+       (12, 3, 1, [1, 1, 1, 1], 2, True, None),     # dilated: the end outputs lack one tap each
+       (12, 3, 1, [2, 2, 2, 2], 2, False, None),
+       (11, (5, 3), 1, [2, 1, 2, 1], 1, True, "Clip"),  # 5 rows of 3 taps: the cut path on every row
+       (11, (3, 5), 1, [1, 2, 1, 2], 1, False, None),   # 5 taps wide: the ends one output at a time
+       (6, 3, 1, [0, 0, 0, 0], 1, False, None)])        # no padding: no end outputs
+
+
+@pytest.mark.parametrize("case", ROW_END_CASES, ids=lambda c: "w%d-k%s-s%d-p%s-d%d" % (c[0], c[1], c[2],
+                                                                                     "".join(map(str, c[3])), c[4]))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_blocked_depthwise_row_ends(case, threads):
+    w, k, stride, pads, dilation, z, act = case
+    blocked, plain, feeds = conv_case(1, 20, 20, 5, w, k, stride, pads, dilation, True, z, act, seed=w,
+                                      depthwise=True)
     want = ort_run(plain, feeds)[0]
     got = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
     assert got.shape == want.shape
