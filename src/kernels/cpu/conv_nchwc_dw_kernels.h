@@ -122,14 +122,12 @@ dw_finish(const dw_job *j, const dw_epilogue *e, nv_t v, int64_t off)
 __attribute__((target(NCHWC_TARGET)))
 static inline __attribute__((always_inline)) void
 dw_pixels(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
-		  int64_t ky1, const int64_t kw, int64_t ox, const int np, const bool cuts, nv_keep_t keep_first,
-		  nv_keep_t keep_last, int64_t off)
+		  int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ox, const int np,
+		  const bool cuts, nv_keep_t keep_first, nv_keep_t keep_last, int64_t off)
 {
 	const nn_geom *g = j->g;
 	int64_t		w = g->in[AW],
-				sw = g->s[AW],
 				dh = g->d[AH],
-				dw = g->d[AW],
 				ix = ox * sw - g->pb[AW];
 	nv_t		acc[DW_PX];
 
@@ -166,15 +164,15 @@ dw_pixels(const dw_job *j, const dw_epilogue *e, const float *xp, const float *w
 
 #define DW_GROUP_CASE(N) \
 	case N: \
-		dw_pixels(j, e, xp, wb, iy, ky0, ky1, kw, ox, N, cuts, keep_first, keep_last, off); \
+		dw_pixels(j, e, xp, wb, iy, ky0, ky1, kw, sw, dw, ox, N, cuts, keep_first, keep_last, off); \
 		break
 
 /* one group of n (1 to DW_PX) outputs from ox: dw_pixels with n made a constant */
 __attribute__((target(NCHWC_TARGET)))
 static inline __attribute__((always_inline)) void
 dw_group(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
-		 int64_t ky1, const int64_t kw, int64_t ox, int64_t n, const bool cuts, nv_keep_t keep_first,
-		 nv_keep_t keep_last, int64_t off)
+		 int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ox, int64_t n,
+		 const bool cuts, nv_keep_t keep_first, nv_keep_t keep_last, int64_t off)
 {
 	switch (n)
 	{
@@ -205,7 +203,8 @@ dw_group(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb
 __attribute__((target(NCHWC_TARGET)))
 static inline __attribute__((always_inline)) void
 dw_span(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
-		int64_t ky1, const int64_t kw, int64_t ox, int64_t n, const bool cuts, int64_t off)
+		int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ox, int64_t n,
+		const bool cuts, int64_t off)
 {
 	nv_keep_t	keep_first = j->keep_first;
 
@@ -213,7 +212,7 @@ dw_span(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb,
 	{
 		int64_t		np = n < DW_PX ? n : DW_PX;
 
-		dw_group(j, e, xp, wb, iy, ky0, ky1, kw, ox, np, cuts, keep_first,
+		dw_group(j, e, xp, wb, iy, ky0, ky1, kw, sw, dw, ox, np, cuts, keep_first,
 				 np == n ? j->keep_last : nv_keep_all(), off);
 		keep_first = nv_keep_all();
 		ox += np;
@@ -264,7 +263,9 @@ dw_task(void *arg, int64_t begin, int64_t end)
 	int64_t		h = g->in[AH],
 				w = g->in[AW],
 				oh = g->out[AH],
-				ow = g->out[AW];
+				ow = g->out[AW],
+				sw = g->s[AW],
+				dw = g->d[AW];
 
 	for (int64_t t = begin; t < end; t++)
 	{
@@ -289,13 +290,17 @@ dw_task(void *arg, int64_t begin, int64_t end)
 		{
 			int64_t		ox = j->span_lo,
 						n = j->span_hi - j->span_lo;
+			bool		full3x3 = s->kh == 3 && s->kw == 3 && ky0 == 0 && ky1 == 3;
 
-			if (s->kh == 3 && s->kw == 3 && ky0 == 0 && ky1 == 3)
-				dw_span(j, &e, xp, wb, iy, 0, 3, 3, ox, n, true, row + ox);
+			/* MobileNet's rows (strides 1 and 2) with constant offsets */
+			if (full3x3 && sw == 1 && dw == 1)
+				dw_span(j, &e, xp, wb, iy, 0, 3, 3, 1, 1, ox, n, true, row + ox);
+			else if (full3x3 && sw == 2 && dw == 1)
+				dw_span(j, &e, xp, wb, iy, 0, 3, 3, 2, 1, ox, n, true, row + ox);
 			else if (s->kw == 3)
-				dw_span(j, &e, xp, wb, iy, ky0, ky1, 3, ox, n, true, row + ox);
+				dw_span(j, &e, xp, wb, iy, ky0, ky1, 3, sw, dw, ox, n, true, row + ox);
 			else
-				dw_span(j, &e, xp, wb, iy, ky0, ky1, s->kw, ox, n, false, row + ox);
+				dw_span(j, &e, xp, wb, iy, ky0, ky1, s->kw, sw, dw, ox, n, false, row + ox);
 		}
 		for (int64_t ox = j->span_hi; ox < ow; ox++)
 			dw_edge(j, &e, xp, wb, iy, ky0, ky1, ox, row + ox);
