@@ -509,7 +509,7 @@ ROW_END_CASES = (
        (9, 3, 1, [1, 0, 1, 1], 1, False, None),     # the other way round
        (10, 3, 2, [0, 1, 0, 1], 1, False, None),    # stride 2, the right end cut
        (12, 3, 1, [2, 2, 2, 2], 1, False, "Relu"),  # two outputs at each end, the outer ones lacking two taps
-       (12, 3, 1, [1, 1, 1, 1], 2, True, None),     # dilated: the end outputs lack one tap each
+       (12, 3, 1, [1, 1, 1, 1], 2, True, None),     # dilated: the first output cut, the last lacking two taps
        (12, 3, 1, [2, 2, 2, 2], 2, False, None),
        (11, (5, 3), 1, [2, 1, 2, 1], 1, True, "Clip"),  # 5 rows of 3 taps: the cut path on every row
        (11, (3, 5), 1, [1, 2, 1, 2], 1, False, None),   # 5 taps wide: the ends one output at a time

@@ -149,10 +149,9 @@ dw_pixels(const dw_job *j, const dw_epilogue *e, const float *xp, const float *w
 				bool		first = cuts && p == 0 && kx == 0,
 							last = cuts && p == np - 1 && kx == kw - 1;
 
+				/* (cuts only with kw = 3: no tap is both an output's first and its last) */
 				if (first || last)
-					acc[p] = nv_fmadd_kept(first && last ? nv_keep_both(keep_first, keep_last) :
-										   first ? keep_first : keep_last,
-										   xq + p * sw * BLK, wv, acc[p]);
+					acc[p] = nv_fmadd_kept(first ? keep_first : keep_last, xq + p * sw * BLK, wv, acc[p]);
 				else
 					acc[p] = nv_fmadd(nv_load(xq + p * sw * BLK), wv, acc[p]);
 			}
@@ -348,7 +347,7 @@ dw_span_ends(dw_job *j, int64_t kw, const nn_geom *g)
 		j->keep_first = nv_keep_none();
 	}
 	nn_nchwc_tap_range((ow - 1) * g->s[AW] - g->pb[AW], g->d[AW], kw, g->in[AW], &lo, &hi);
-	if (j->ow_hi == ow - 1 && j->ow_hi >= j->ow_lo && lo == 0 && hi == kw - 1)
+	if (j->ow_hi == ow - 1 && lo == 0 && hi == kw - 1)
 	{
 		j->span_hi = ow;
 		j->keep_last = nv_keep_none();

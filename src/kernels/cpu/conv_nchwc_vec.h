@@ -50,7 +50,6 @@ typedef __mmask16 nv_keep_t;	/* lanes to keep */
 /* u > v ? u : v, lane by lane (MaxPool's comparison: NaN in u is not taken) */
 #define nv_take_greater(u, v) _mm512_mask_mov_ps((v), _mm512_cmp_ps_mask((u), (v), _CMP_GT_OQ), (u))
 #define nv_keep_none() ((__mmask16) 0)
-#define nv_keep_both(a, b) ((__mmask16) ((a) & (b)))
 /* c + *p * b in the lanes of k, c in the others; *p read only in those lanes */
 #define nv_fmadd_kept(k, p, b, c) _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps((k), (p)), (b), (c), (k))
 
@@ -80,7 +79,6 @@ typedef __m256 nv_keep_t;
 #define nv_keep_apply(k, v) _mm256_and_ps((k), (v))
 #define nv_take_greater(u, v) _mm256_blendv_ps((v), (u), _mm256_cmp_ps((u), (v), _CMP_GT_OQ))
 #define nv_keep_none() _mm256_setzero_ps()
-#define nv_keep_both(a, b) _mm256_and_ps((a), (b))
 #define nv_fmadd_kept(k, p, b, c) \
 	_mm256_blendv_ps((c), _mm256_fmadd_ps(_mm256_maskload_ps((p), _mm256_castps_si256(k)), (b), (c)), (k))
 
