@@ -29,6 +29,10 @@ OX_APT_PACKAGES="$OX_APT_PACKAGES clang-14 libclang-rt-14-dev valgrind"
 T0=$(date +%s)
 SUMMARY=()
 FAILED=()
+# each step's output also goes to a file here; a failed step's last lines
+# are printed again above the summary, since a CI log may keep only its end
+STEP_LOGS=$(mktemp -d /tmp/onnx_pg-steps.XXXXXX)
+FAILED_LOGS=()
 
 # ONNX_PG_ONLY="e2e,TAP": developers' filter; only the steps whose names
 # contain one of these words run (set-up steps always run). CI sets none.
@@ -44,7 +48,7 @@ step_wanted() {
 
 # step NAME COMMAND...: run, time and record one step.
 step() {
-  local name="$1" t rc
+  local name="$1" t rc log
   shift
   if ! step_wanted "$name"; then
     skip "$name" "not in ONNX_PG_ONLY"
@@ -52,14 +56,19 @@ step() {
   fi
   t=$(date +%s)
   printf '\n%s==== %s%s\n' "$OX_BOLD" "$name" "$OX_OFF"
-  "$@"
+  log="$STEP_LOGS/${#SUMMARY[@]}.log"
+  # (a process substitution, not a pipe: the step runs in this shell, so
+  # what it sets stays set)
+  "$@" > >(tee "$log") 2>&1
   rc=$?
+  wait $! 2>/dev/null
   t=$(($(date +%s) - t))
   if [ $rc -eq 0 ]; then
     SUMMARY+=("$(printf '%-6s %-28s %5ss' PASS "$name" "$t")")
   else
     SUMMARY+=("$(printf '%-6s %-28s %5ss  (exit %s)' FAIL "$name" "$t" "$rc")")
     FAILED+=("$name")
+    FAILED_LOGS+=("$log")
   fi
   return $rc
 }
@@ -69,7 +78,11 @@ skip() {
 }
 
 summary() {
-  local total=$(($(date +%s) - T0)) line
+  local total=$(($(date +%s) - T0)) line i
+  for i in "${!FAILED[@]}"; do
+    printf '\n%s---- failed: %s (its last 60 lines)%s\n' "$OX_RED" "${FAILED[$i]}" "$OX_OFF"
+    tail -n 60 "${FAILED_LOGS[$i]}"
+  done
   printf '\n%s==== summary (%dm%02ds)%s\n' "$OX_BOLD" $((total / 60)) $((total % 60)) "$OX_OFF"
   for line in "${SUMMARY[@]}"; do echo "  $line"; done
   if [ "${#FAILED[@]}" -eq 0 ]; then

@@ -83,6 +83,15 @@ typedef struct ox_thread_mode
 	bool		serial;
 } ox_thread_mode;
 
+#define OX_THREAD_MODES 16
+#define OX_TINY_RUN_NS 50000		/* on several threads: the next go on one */
+#define OX_SERIAL_MAX_NS 200000		/* on one thread: the next go on several */
+
+/* the threads a run of shape sig gets, of a session's threads */
+extern int	ox_thread_mode_threads(const ox_thread_mode *modes, uint64_t sig, int threads);
+/* after a run of shape sig on threads_used threads that took ns */
+extern void ox_thread_mode_note(ox_thread_mode *modes, uint64_t sig, int threads_used, int64_t ns);
+
 struct ox_session
 {
 	ox_model   *model;
@@ -123,7 +132,7 @@ struct ox_session
 	 * (session.c, run_threads_for).
 	 */
 	int			run_threads;
-	ox_thread_mode thread_modes[16];	/* by input shape signature, direct-mapped */
+	ox_thread_mode thread_modes[OX_THREAD_MODES];	/* by input shape signature, direct-mapped */
 };
 
 /*

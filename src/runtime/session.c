@@ -561,29 +561,25 @@ ox_session_shape_count(const ox_session *s)
  * nothing from a second thread: issue 4's MLP at batch 1 took 33 us on one
  * thread and 37 us on two.  So per input shape, a run that took less than
  * OX_TINY_RUN_NS on several threads makes the next ones of that shape run
- * on one, until one of them takes more than OX_SERIAL_MAX_NS.
+ * on one, until one of them takes more than OX_SERIAL_MAX_NS.  The table
+ * is direct-mapped by shape signature: a shape that takes another's slot
+ * starts on every thread again.
  */
-#define OX_TINY_RUN_NS 50000
-#define OX_SERIAL_MAX_NS 200000
-
-static int
-run_threads_for(const ox_session *s, uint64_t sig)
+int
+ox_thread_mode_threads(const ox_thread_mode *modes, uint64_t sig, int threads)
 {
-	int			threads = s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1;
-	const ox_thread_mode *m = &s->thread_modes[sig % 16];
+	const ox_thread_mode *m = &modes[sig % OX_THREAD_MODES];
 
 	return threads > 1 && m->sig == sig && m->serial ? 1 : threads;
 }
 
-static void
-note_run_time(ox_session *s, uint64_t sig, int threads, int64_t ns)
+void
+ox_thread_mode_note(ox_thread_mode *modes, uint64_t sig, int threads_used, int64_t ns)
 {
-	ox_thread_mode *m = &s->thread_modes[sig % 16];
+	ox_thread_mode *m = &modes[sig % OX_THREAD_MODES];
 
-	if (s->opts.intra_op_threads <= 1)
-		return;
 	m->sig = sig;
-	m->serial = threads > 1 ? ns < OX_TINY_RUN_NS : ns <= OX_SERIAL_MAX_NS;
+	m->serial = threads_used > 1 ? ns < OX_TINY_RUN_NS : ns <= OX_SERIAL_MAX_NS;
 }
 
 /* the main graph's run, on the threads its input shape gets */
@@ -593,12 +589,13 @@ run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep,
 	int64_t		t0 = s->opts.intra_op_threads > 1 ? ox_now_ns() : 0;
 	ox_code		rc;
 
-	s->run_threads = run_threads_for(s, sig);
+	s->run_threads = ox_thread_mode_threads(s->thread_modes, sig,
+											s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1);
 	if (s->run_threads == 1 && s->opts.intra_op_threads > 1)
 		s->stats.single_thread_runs++;
 	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
 	if (rc == OX_OK && s->opts.intra_op_threads > 1)
-		note_run_time(s, sig, s->run_threads, ox_now_ns() - t0);
+		ox_thread_mode_note(s->thread_modes, sig, s->run_threads, ox_now_ns() - t0);
 	return rc;
 }
 

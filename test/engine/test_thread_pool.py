@@ -46,13 +46,18 @@ def test_workers_sleep_after_a_run():
 
 def test_short_runs_stay_on_one_thread():
     # runs too short to pay for waking a sleeping worker run on the calling
-    # thread, per input shape; long ones keep every thread
+    # thread, per input shape; long ones keep every thread.  Which runs are
+    # short depends on this machine's speed and load (under ASan on a busy
+    # machine none may be), so the choice itself is checked over given run
+    # times in test/unit/test_session_shapes.c; here, that the results do not
+    # change with it, that a shape's first run has every thread, and that
+    # runs of milliseconds are never moved to one
     m = matmul_chain(n=2, k=16)
     small = np.random.RandomState(2).randn(1, 16).astype(np.float32)
     s, ref = Session(m, threads=2), Session(m, threads=1)
     for _ in range(5):
         np.testing.assert_array_equal(s.run({"x": small})[0], ref.run({"x": small})[0])
-    assert 1 <= s.stat("single_thread_runs") <= 4
+    assert 0 <= s.stat("single_thread_runs") <= 4
     assert ref.stat("single_thread_runs") == 0
     big = Session(matmul_chain(), threads=2)
     x = np.random.RandomState(1).randn(512, 256).astype(np.float32)

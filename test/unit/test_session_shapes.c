@@ -2,9 +2,11 @@
  * test_session_shapes.c
  *	  A session's input shape signatures (ox_session_shape_count) and the
  *	  buffer bytes it holds between runs (ox_session_buffer_bytes): what
- *	  onnx_cache_stats reports as shapes and pool_bytes.
+ *	  onnx_cache_stats reports as shapes and pool_bytes.  And the per-shape
+ *	  choice of one thread or all (ox_thread_mode_threads/_note) over run
+ *	  times given here, so that no check depends on this machine's speed.
  */
-#include "runtime/onnx_engine.h"
+#include "runtime/exec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +101,50 @@ run(ox_session *s, bool tensor_path, int64_t rows, int64_t cols, ox_status *st)
 	return ox_session_run(s, &in, st);
 }
 
+/*
+ * A shape whose runs on several threads are tiny goes on one thread, until
+ * one of its runs there is long; shapes are independent, and a shape that
+ * takes another's slot in the table starts on every thread
+ */
+static void
+check_thread_modes(void)
+{
+	ox_thread_mode modes[OX_THREAD_MODES];
+	uint64_t	a = 0x1234,
+				b = 0x5678,
+				a_twin = a + OX_THREAD_MODES;	/* a's slot */
+
+	memset(modes, 0, sizeof(modes));
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 4);
+	CHECK(ox_thread_mode_threads(modes, 0, 4) == 4);	/* an empty slot's signature */
+	CHECK(ox_thread_mode_threads(modes, a, 1) == 1);
+
+	/* a long run keeps every thread; a tiny one moves the shape to one */
+	ox_thread_mode_note(modes, a, 4, OX_TINY_RUN_NS);
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 4);
+	ox_thread_mode_note(modes, a, 4, OX_TINY_RUN_NS - 1);
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 1);
+	CHECK(ox_thread_mode_threads(modes, b, 4) == 4);
+	CHECK(ox_thread_mode_threads(modes, a_twin, 4) == 4);
+
+	/* on one thread, runs up to OX_SERIAL_MAX_NS stay there */
+	ox_thread_mode_note(modes, a, 1, OX_SERIAL_MAX_NS);
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 1);
+	ox_thread_mode_note(modes, b, 2, 10);
+	CHECK(ox_thread_mode_threads(modes, b, 2) == 1);
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 1);
+	ox_thread_mode_note(modes, a, 1, OX_SERIAL_MAX_NS + 1);
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 4);
+	CHECK(ox_thread_mode_threads(modes, b, 2) == 1);
+
+	/* a twin's run takes the slot: a starts on every thread again */
+	ox_thread_mode_note(modes, a, 4, 10);
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 1);
+	ox_thread_mode_note(modes, a_twin, 4, 10);
+	CHECK(ox_thread_mode_threads(modes, a_twin, 4) == 1);
+	CHECK(ox_thread_mode_threads(modes, a, 4) == 4);
+}
+
 int
 main(void)
 {
@@ -107,6 +153,8 @@ main(void)
 	ox_session *s;
 	ox_session_options opts;
 	ox_session_stats stats;
+
+	check_thread_modes();
 
 	ox_status_clear(&st);
 	m = chain_model((const char *const[]) {"Relu"}, 1, &st);
