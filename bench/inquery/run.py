@@ -11,7 +11,12 @@ Against the server PGHOST/PGPORT/PGUSER name (onnx_pg installed), in database
   bench_wide  id int, features real[100]  model mlp100 (make_mlp.py: 100-256-256-1, random weights)
 
 each form is one statement over the whole table, timed from the client
-(best of --reps after a warm-up; one core unless stated):
+(best of --reps after a warm-up; one core unless stated).  The runs go in
+--rounds rounds, each of which measures every form in turn (a share of its
+repetitions, after its own warm-up): on a machine whose speed drifts, as a
+shared one's does by a quarter over minutes, a slow spell then slows a
+share of every form's runs rather than all of one form's, so that the
+ratios between forms hold better from run to run:
 
   floor       SELECT count(array_length(features, 1)) FROM t
   row-wise    SELECT count(onnx_predict(model, features)) FROM t, SET onnx.auto_batch = off
@@ -158,7 +163,7 @@ def backend_cpu(conn):
 
 
 def timed(conn, sql, settings, reps):
-    """Best and median wall time, and the best backend CPU time, of reps runs."""
+    """The wall times and backend CPU times of reps runs, after a warm-up."""
     for s in settings:
         conn.execute(s)
     conn.execute(sql).fetchall()            # warm-up (and session caches)
@@ -171,7 +176,7 @@ def timed(conn, sql, settings, reps):
         c1 = backend_cpu(conn)
         if c0 is not None and c1 is not None and c1 > c0:
             cpus.append(c1 - c0)
-    return min(times), statistics.median(times), (min(cpus) if cpus else None)
+    return times, cpus
 
 
 def statement(form, model, table):
@@ -191,7 +196,8 @@ def statement(form, model, table):
     raise ValueError(form)
 
 
-def run_sql_form(args, form, model, table):
+def run_sql_form(args, form, model, table, reps, with_plan):
+    """One round of a form: the wall and CPU times of reps runs, and its plan when asked"""
     conn = connect(args.db)
     # loads the library in this session before anything is planned: the
     # planner hook of automatic batching is active from the first statement
@@ -205,7 +211,7 @@ def run_sql_form(args, form, model, table):
         for s in settings:
             conn.execute(s)
         times, cpus = [], []
-        for _ in range(args.reps + 1):
+        for _ in range(reps + 1):
             conn.execute("TRUNCATE bench_scores")
             c0 = backend_cpu(conn)
             t0 = time.perf_counter()
@@ -214,20 +220,20 @@ def run_sql_form(args, form, model, table):
             c1 = backend_cpu(conn)
             if c0 is not None and c1 is not None and c1 > c0:
                 cpus.append(c1 - c0)
-        times = times[1:]
-        best, med = min(times), statistics.median(times)
-        cpu = min(cpus[1:]) if len(cpus) > 1 else None
+        times, cpus = times[1:], cpus[1:]
     else:
-        best, med, cpu = timed(conn, sql, settings, args.reps)
+        times, cpus = timed(conn, sql, settings, reps)
     if form.endswith("_2w"):
-        cpu = None                          # the workers' CPU is not the backend's
-    if form == "batch":
+        cpus = []                           # the workers' CPU is not the backend's
+    if not with_plan:
+        plan = None
+    elif form == "batch":
         # one more run, analyzed: where the grouping's time goes (the report quotes it)
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN (ANALYZE, COSTS OFF) " + sql).fetchall())
     else:
         plan = "\n".join(r[0] for r in conn.execute("EXPLAIN (COSTS OFF) " + sql).fetchall())
     conn.close()
-    return best, med, plan, cpu
+    return times, cpus, plan
 
 
 def grouping_facts(plan):
@@ -241,7 +247,7 @@ def grouping_facts(plan):
             float(total.group(1)) if total else None)
 
 
-def run_client(args, model_bytes, model, table, output):
+def run_client(args, model_bytes, model, table, output, reps):
     import onnxruntime as ort
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
@@ -249,7 +255,7 @@ def run_client(args, model_bytes, model, table, output):
     sess = ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
     in_name = sess.get_inputs()[0].name
     times, cpus = [], []
-    for _ in range(max(1, args.client_reps)):
+    for _ in range(reps):
         with connect(args.db) as c:
             c.execute("TRUNCATE bench_scores")
         t0 = time.perf_counter()
@@ -284,7 +290,7 @@ def run_client(args, model_bytes, model, table, output):
             # the client's CPU and its two backends'
             cpus.append(time.process_time() - p0 + (b1[0] - b0[0]) + (b1[1] - b0[1]))
         assert n == args.rows, (n, args.rows)
-    return min(times), statistics.median(times), (min(cpus) if cpus else None)
+    return times, cpus
 
 
 def run_engine(args, model_bytes, features, table):
@@ -304,7 +310,7 @@ def run_engine(args, model_bytes, features, table):
                          capture_output=True, text=True, check=True).stdout
     rate = float(re.search(r"rows_per_second=([0-9.]+)", out).group(1))
     cpu_rate = float(re.search(r"rows_per_cpu_second=([0-9.]+)", out).group(1))
-    return args.rows / rate, args.rows / rate, args.rows / cpu_rate
+    return [args.rows / rate], [args.rows / cpu_rate]
 
 
 def machine():
@@ -422,12 +428,15 @@ def write_svg(res, path):
 def markdown(res, svg_name):
     L = [SECTION, ""]
     L.append("Scoring every row of a %s-row table inside PostgreSQL, and the same work done by a "
-             "Python client; rows per second, best of %d runs after a warm-up (the Python client: "
-             "best of %d, each with new connections), measured by "
+             "Python client; rows per second, best of %d runs (the Python client: "
+             "best of %d, each with new connections), made in %d rounds that each measure every form "
+             "in turn after its own warm-up, so that a slow spell of the machine falls on all the "
+             "forms alike; measured by "
              "`make bench-inquery` (bench/inquery/run.py; %s). Machine: %s, %s cores, load average "
              "%.1f at the start and %.1f at the end (other work on the machine slows the wall-clock "
              "rates; the per-CPU-second rates much less)."
-             % ("{:,}".format(res["rows"]), res["reps"], res.get("client_reps", 1), res["date"],
+             % ("{:,}".format(res["rows"]), res["reps"], res.get("client_reps", 1), res.get("rounds", 1),
+                res["date"],
                 res["machine"]["cpu"],
                 res["machine"]["cores"], res["machine"]["load"] or 0,
                 res["machine"].get("load_end") or 0))
@@ -576,6 +585,8 @@ def main():
     # its rate moved by a quarter from run to run (51,864 to 65,520 rows per CPU-second on one
     # machine): the best of a few, as the in-database forms get
     ap.add_argument("--client-reps", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="rounds over all the forms, each with a share of every form's repetitions")
     ap.add_argument("--quick", action="store_true", help="100,000 rows, 2 repetitions")
     ap.add_argument("--db", default=os.environ.get("PGDATABASE") or "onnx_bench")
     ap.add_argument("--batch-size", type=int, default=1024, help="onnx.batch_size (the default)")
@@ -590,7 +601,7 @@ def main():
                     help="measure nothing: rewrite the report and the plot from --json")
     args = ap.parse_args()
     if args.quick:
-        args.rows, args.reps, args.engine_seconds, args.client_reps = 100000, 2, 1.0, 1
+        args.rows, args.reps, args.engine_seconds, args.client_reps, args.rounds = 100000, 2, 1.0, 1, 1
     if args.report_only:
         with open(args.json) as f:
             res = json.load(f)
@@ -602,7 +613,7 @@ def main():
         "iris_rf": dict(name="bench_iris", table="bench_iris", bytes=iris_bytes, features=4, output="output_label"),
         "mlp": dict(name="bench_mlp", table="bench_wide", bytes=mlp_bytes, features=100, output="y"),
     }
-    res = {"rows": args.rows, "reps": args.reps, "client_reps": args.client_reps,
+    res = {"rows": args.rows, "reps": args.reps, "client_reps": args.client_reps, "rounds": args.rounds,
            "batch_size": args.batch_size, "date": datetime.date.today().isoformat(), "machine": machine(), "models": {}}
     if os.path.exists(args.json):
         with open(args.json) as f:
@@ -611,34 +622,52 @@ def main():
             res["models"] = old.get("models", {})
     for mname in ("iris_rf", "mlp"):
         res["models"].setdefault(mname, {"forms": {}})
-    for mname in args.models:
-        m = models[mname]
-        for key, label, threads in FORMS:
-            if args.forms and key not in args.forms:
-                continue
-            log(f"{mname}: {label}")
-            plan = None
-            cpu = None
-            if key == "client":
-                best, med, cpu = run_client(args, m["bytes"], m["name"], m["table"], m["output"])
-            elif key == "engine":
-                r = run_engine(args, m["bytes"], m["features"], m["table"])
-                if r is None:
-                    log("  (no engine_rate binary: skipped)")
+    rounds = max(1, args.rounds)
+    samples = {}                            # (model, form) -> [wall times], [CPU times], plan
+    for r in range(rounds):
+        for mname in args.models:
+            m = models[mname]
+            for key, label, threads in FORMS:
+                if args.forms and key not in args.forms:
                     continue
-                best, med, cpu = r
-            else:
-                best, med, plan, cpu = run_sql_form(args, key, m["name"], m["table"])
-            entry = {"rows_per_s": args.rows / best, "median_rows_per_s": args.rows / med,
-                     "seconds": best, "threads": threads,
-                     "rows_per_cpu_s": args.rows / cpu if cpu else None}
-            if plan:
-                entry["plan"] = plan
-            res["models"][mname]["forms"][key] = entry
-            log("  %s rows/s (median %s)" % (fmt_rate(entry["rows_per_s"]), fmt_rate(entry["median_rows_per_s"])))
-            # after every form: an interrupted run keeps what it measured
-            with open(args.json, "w") as f:
-                json.dump(res, f, indent=1)
+                total = args.client_reps if key == "client" else 1 if key == "engine" else args.reps
+                # this round's share of the form's repetitions (at least one in the first)
+                reps = total * (r + 1) // rounds - total * r // rounds
+                if reps == 0 and not (r == 0 and total > 0):
+                    continue
+                reps = max(reps, 1)
+                log(f"{mname}: {label} (round {r + 1} of {rounds})")
+                plan = None
+                if key == "client":
+                    times, cpus = run_client(args, m["bytes"], m["name"], m["table"], m["output"], reps)
+                elif key == "engine":
+                    got = run_engine(args, m["bytes"], m["features"], m["table"])
+                    if got is None:
+                        log("  (no engine_rate binary: skipped)")
+                        continue
+                    times, cpus = got
+                else:
+                    times, cpus, plan = run_sql_form(args, key, m["name"], m["table"], reps,
+                                                     with_plan=r == rounds - 1 or key != "batch")
+                acc = samples.setdefault((mname, key), ([], [], None))
+                acc[0].extend(times)
+                acc[1].extend(cpus)
+                if plan:
+                    samples[(mname, key)] = (acc[0], acc[1], plan)
+                best, med = min(acc[0]), statistics.median(acc[0])
+                cpu = min(acc[1]) if acc[1] else None
+                entry = {"rows_per_s": args.rows / best, "median_rows_per_s": args.rows / med,
+                         "seconds": best, "threads": threads, "runs": len(acc[0]),
+                         "rows_per_cpu_s": args.rows / cpu if cpu else None}
+                if samples[(mname, key)][2]:
+                    entry["plan"] = samples[(mname, key)][2]
+                res["models"][mname]["forms"][key] = entry
+                log("  %s rows/s (median %s, %d runs so far)" % (fmt_rate(entry["rows_per_s"]),
+                                                                fmt_rate(entry["median_rows_per_s"]),
+                                                                len(acc[0])))
+                # after every form: an interrupted run keeps what it measured
+                with open(args.json, "w") as f:
+                    json.dump(res, f, indent=1)
 
     res["machine"]["load_end"] = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     res["mlp_weights_read"] = weights_read(mlp_bytes)
