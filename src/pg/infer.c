@@ -774,8 +774,7 @@ check_row_features(const OnnxArrayView *v)
  * wait for memory line by line.  So the features' lines are requested here,
  * together, ahead of the call's checks and the run's set-up; and so are
  * those just below the row, as many as it has: a heap page fills from its
- * end, so the scan's next tuple is usually there.  (A prefetch never faults,
- * whatever the address.)
+ * end, so the scan's next tuple is usually there.
  */
 static inline void
 prefetch_row(const OnnxArrayView *v)
@@ -783,19 +782,8 @@ prefetch_row(const OnnxArrayView *v)
 	const char *row = DatumGetPointer(v->datum);
 	Size		len = VARSIZE_ANY(row);
 
-	if (len > 4096)
-		return;					/* a large input's run outweighs this */
-	for (Size off = 0; off < 2 * len + 64; off += 64)
-	{
-		const char *line = row - len - 64 + off;
-
-#if defined(__x86_64__)
-		/* (asm: GCC 12 drops this loop of __builtin_prefetch as dead code) */
-		__asm__ __volatile__("prefetcht0 %0" : : "m"(*line));
-#else
-		__builtin_prefetch(line);
-#endif
-	}
+	if (len <= 4096)			/* a large input's run outweighs this */
+		OnnxPrefetch(row - len - 64, 2 * len + 64);
 }
 
 Datum

@@ -247,6 +247,26 @@ typedef struct OnnxArrayView
 
 /* detoasts compressed, external and expanded arrays (a copy), not packed ones */
 extern void OnnxArrayRead(Datum d, OnnxArrayView *v);
+
+/*
+ * Ask for the cache lines of [p, p + len) ahead of their use; nothing is
+ * read, and a prefetch never faults, whatever the address.  (asm on x86-64:
+ * GCC 12 drops a loop of __builtin_prefetch as dead code.)
+ */
+static inline void
+OnnxPrefetch(const void *p, Size len)
+{
+	for (Size off = 0; off < len; off += 64)
+	{
+		const char *line = (const char *) p + off;
+
+#if defined(__x86_64__)
+		__asm__ __volatile__("prefetcht0 %0" : : "m"(*line));
+#else
+		__builtin_prefetch(line);
+#endif
+	}
+}
 /* the engine type of real, double precision, smallint, integer, bigint elements */
 extern ox_dtype OnnxElemDtype(Oid elemtype);
 /*
