@@ -48,7 +48,7 @@ step_wanted() {
 
 # step NAME COMMAND...: run, time and record one step.
 step() {
-  local name="$1" t rc log
+  local name="$1" t rc log tee_pid
   shift
   if ! step_wanted "$name"; then
     skip "$name" "not in ONNX_PG_ONLY"
@@ -61,7 +61,13 @@ step() {
   # what it sets stays set)
   "$@" > >(tee "$log") 2>&1
   rc=$?
-  wait $! 2>/dev/null
+  tee_pid=$!
+  # tee ends when the step's output does, unless the step started a daemon
+  # (the cluster) that keeps the pipe open: wait a moment, not for that
+  for _ in $(seq 50); do
+    kill -0 "$tee_pid" 2>/dev/null || break
+    sleep 0.1
+  done
   t=$(($(date +%s) - t))
   if [ $rc -eq 0 ]; then
     SUMMARY+=("$(printf '%-6s %-28s %5ss' PASS "$name" "$t")")
