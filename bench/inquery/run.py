@@ -623,7 +623,7 @@ def main():
     for mname in ("iris_rf", "mlp"):
         res["models"].setdefault(mname, {"forms": {}})
     rounds = max(1, args.rounds)
-    samples = {}                            # (model, form) -> [wall times], [CPU times], plan
+    samples = {}                            # (model, form) -> its wall and CPU times so far, its plan
     for r in range(rounds):
         for mname in args.models:
             m = models[mname]
@@ -631,11 +631,13 @@ def main():
                 if args.forms and key not in args.forms:
                     continue
                 total = args.client_reps if key == "client" else 1 if key == "engine" else args.reps
-                # this round's share of the form's repetitions (at least one in the first)
+                # this round's share of the form's repetitions (at least one in the first; the
+                # last round's share is never empty, so every form runs in it)
                 reps = total * (r + 1) // rounds - total * r // rounds
-                if reps == 0 and not (r == 0 and total > 0):
+                if r == 0 and total > 0:
+                    reps = max(reps, 1)
+                if reps == 0:
                     continue
-                reps = max(reps, 1)
                 log(f"{mname}: {label} (round {r + 1} of {rounds})")
                 plan = None
                 if key == "client":
@@ -648,23 +650,22 @@ def main():
                     times, cpus = got
                 else:
                     times, cpus, plan = run_sql_form(args, key, m["name"], m["table"], reps,
-                                                     with_plan=r == rounds - 1 or key != "batch")
-                acc = samples.setdefault((mname, key), ([], [], None))
-                acc[0].extend(times)
-                acc[1].extend(cpus)
-                if plan:
-                    samples[(mname, key)] = (acc[0], acc[1], plan)
-                best, med = min(acc[0]), statistics.median(acc[0])
-                cpu = min(acc[1]) if acc[1] else None
+                                                     with_plan=r == rounds - 1)
+                acc = samples.setdefault((mname, key), {"times": [], "cpus": [], "plan": None})
+                acc["times"] += times
+                acc["cpus"] += cpus
+                acc["plan"] = plan or acc["plan"]
+                best, med = min(acc["times"]), statistics.median(acc["times"])
+                cpu = min(acc["cpus"]) if acc["cpus"] else None
                 entry = {"rows_per_s": args.rows / best, "median_rows_per_s": args.rows / med,
-                         "seconds": best, "threads": threads, "runs": len(acc[0]),
+                         "seconds": best, "threads": threads, "runs": len(acc["times"]),
                          "rows_per_cpu_s": args.rows / cpu if cpu else None}
-                if samples[(mname, key)][2]:
-                    entry["plan"] = samples[(mname, key)][2]
+                if acc["plan"]:
+                    entry["plan"] = acc["plan"]
                 res["models"][mname]["forms"][key] = entry
                 log("  %s rows/s (median %s, %d runs so far)" % (fmt_rate(entry["rows_per_s"]),
                                                                 fmt_rate(entry["median_rows_per_s"]),
-                                                                len(acc[0])))
+                                                                len(acc["times"])))
                 # after every form: an interrupted run keeps what it measured
                 with open(args.json, "w") as f:
                     json.dump(res, f, indent=1)

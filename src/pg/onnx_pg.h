@@ -267,6 +267,7 @@ OnnxPrefetch(const void *p, Size len)
 #endif
 	}
 }
+
 /* the engine type of real, double precision, smallint, integer, bigint elements */
 extern ox_dtype OnnxElemDtype(Oid elemtype);
 /*

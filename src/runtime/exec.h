@@ -129,7 +129,7 @@ struct ox_session
 	/*
 	 * Threads of the run in progress: intra_op_threads, or 1 for input
 	 * shapes whose runs are too short to pay for waking the pool's workers
-	 * (session.c, run_threads_for).
+	 * (session.c, ox_thread_mode_threads).
 	 */
 	int			run_threads;
 	ox_thread_mode thread_modes[OX_THREAD_MODES];	/* by input shape signature, direct-mapped */

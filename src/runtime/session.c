@@ -586,15 +586,15 @@ ox_thread_mode_note(ox_thread_mode *modes, uint64_t sig, int threads_used, int64
 static ox_code
 run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep, ox_status *st)
 {
-	int64_t		t0 = s->opts.intra_op_threads > 1 ? ox_now_ns() : 0;
+	bool		several = s->opts.intra_op_threads > 1;
+	int64_t		t0 = several ? ox_now_ns() : 0;
 	ox_code		rc;
 
-	s->run_threads = ox_thread_mode_threads(s->thread_modes, sig,
-											s->opts.intra_op_threads > 0 ? s->opts.intra_op_threads : 1);
-	if (s->run_threads == 1 && s->opts.intra_op_threads > 1)
+	s->run_threads = several ? ox_thread_mode_threads(s->thread_modes, sig, s->opts.intra_op_threads) : 1;
+	if (several && s->run_threads == 1)
 		s->stats.single_thread_runs++;
 	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
-	if (rc == OX_OK && s->opts.intra_op_threads > 1)
+	if (rc == OX_OK && several)
 		ox_thread_mode_note(s->thread_modes, sig, s->run_threads, ox_now_ns() - t0);
 	return rc;
 }
