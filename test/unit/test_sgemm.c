@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "kernels/cpu/sgemm.h"
+#include "kernels/cpu/sgemm_isa.h"
 
 static float
 frand(unsigned *s)
@@ -323,6 +324,54 @@ check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share,
 }
 
 /*
+ * The nonzero lists the AXPY kernels read: ascending indices of the nonzero
+ * entries (NaN included, -0.0 not), then three entries that repeat the last
+ * (0 when none), which the kernels prefetch rows from.  Both versions, on
+ * lengths around their sixteen-lane steps; the AVX-512 one only where the
+ * CPU has it.
+ */
+static int
+check_nonzero_lists(bool avx512)
+{
+	static const int64_t lengths[] = {0, 1, 5, 16, 17, 100, 256};
+	unsigned	seed = 11;
+	int			bad = 0;
+
+	for (size_t l = 0; l < sizeof(lengths) / sizeof(lengths[0]); l++)
+		for (int pattern = 0; pattern < 3; pattern++)
+		{
+			int64_t		K = lengths[l],
+						n,
+						expect = 0;
+			float		x[256];
+			int32_t		ks[256 + 16],
+						want[256 + 3];
+
+			for (int64_t k = 0; k < K; k++)
+			{
+				float		v = frand(&seed);
+
+				/* all zero, half zero (some -0.0, one NaN), none zero */
+				x[k] = pattern == 0 ? 0.0f : pattern == 2 ? v + 2.0f :
+					v < 0 ? ((k & 1) ? -0.0f : 0.0f) : k == K / 2 ? NAN : v;
+				if (x[k] != 0.0f || isnan(x[k]))
+					want[expect++] = (int32_t) k;
+			}
+			for (int i = 0; i < 3; i++)
+				want[expect + i] = expect > 0 ? want[expect - 1] : 0;
+			n = avx512 ? ox_sgemm_nonzero_indices_avx512(x, K, ks) : ox_sgemm_nonzero_indices(x, K, ks);
+			if (n != expect || memcmp(ks, want, sizeof(int32_t) * (size_t) (n + 3)) != 0)
+			{
+				printf("FAIL sgemm nonzero list %s K=%lld pattern %d: %lld listed, %lld expected\n",
+					   avx512 ? "avx512" : "portable", (long long) K, pattern, (long long) n,
+					   (long long) expect);
+				bad = 1;
+			}
+		}
+	return bad;
+}
+
+/*
  * ox_sgemm_row_sums, the direct path of a row-wise call's layers, against
  * ox_sgemm_ex on the same single row: the same bits, with and without
  * zeros skipped, bias and clamp; and false (nothing written) where it does
@@ -522,6 +571,17 @@ main(void)
 				else
 					passed++;
 			}
+	}
+	if (check_nonzero_lists(false))
+		failed++;
+	else
+		passed++;
+	if (__builtin_cpu_supports("avx512f"))
+	{
+		if (check_nonzero_lists(true))
+			failed++;
+		else
+			passed++;
 	}
 	for (size_t f = 0; f < 2; f++)
 	{

@@ -74,7 +74,8 @@ typedef struct ox_gemv_finish
 /*
  * out[n - n0] = sum_k x[k] * B[k * ldb + n] for n in [n0, n1), over k in
  * [0, nk) or, when ks is not NULL, over the nk ascending indices ks[] (the
- * nonzero entries of x, ox_sgemm_nonzero_indices); finished by fin (NULL:
+ * nonzero entries of x, ox_sgemm_nonzero_indices, padded as it pads them);
+ * finished by fin (NULL:
  * the plain sums).
  */
 void		ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int32_t *ks,
@@ -86,7 +87,9 @@ void		ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const
 
 /*
  * The indices k in [0, K) with x[k] != 0 (NaN included), ascending, into
- * ks, which has room for K + 16; returns how many.
+ * ks, which has room for K + 16; returns how many.  The three entries after
+ * them repeat the last (0 when none): the AXPY kernels prefetch the rows of
+ * entries ahead of the one they sum.
  */
 int64_t		ox_sgemm_nonzero_indices_avx512(const float *x, int64_t K, int32_t *ks);
 int64_t		ox_sgemm_nonzero_indices(const float *x, int64_t K, int32_t *ks);
