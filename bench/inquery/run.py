@@ -353,7 +353,8 @@ def paired_ratio(model, a, b):
         elif ra[r].get("seconds") and rb[r].get("seconds"):
             pairs.append((rb[r]["seconds"] / ra[r]["seconds"], "wall time"))
     if pairs:
-        basis = "CPU time" if all(how == "CPU time" for _, how in pairs) else "wall time"
+        kinds = {how for _, how in pairs}
+        basis = kinds.pop() if len(kinds) == 1 else "CPU time, or wall time where a round has no CPU time"
         return statistics.median(v for v, _ in pairs), [v for v, _ in pairs], basis
     for key, basis in (("rows_per_cpu_s", "CPU time"), ("rows_per_s", "wall time")):
         if ea.get(key) and eb.get(key):
