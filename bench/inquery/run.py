@@ -378,9 +378,6 @@ def targets(res):
         e = model["forms"].get(form)
         return e.get(key) if e else None
 
-    def ratio(model, a, b):
-        return paired_ratio(model, a, b)[0]
-
     rw = rate(i, "rowwise")
     if rw:
         cpu = rate(i, "rowwise", "rows_per_cpu_s")
@@ -395,21 +392,20 @@ def targets(res):
     if r[0]:
         out.append(("automatic batching, MLP: within 1.3x of the engine's batch throughput",
                     "engine / auto = " + describe_ratio(*r), r[0] <= 1.3))
-    worst = None
+    worst = None                            # (paired_ratio's answer, model, form)
     for name, model in res["models"].items():
         if not rate(model, "client"):
             continue
         for key, _, _ in FORMS:
             if key in ("client", "engine", "floor", "floor_2w"):
                 continue
-            r = ratio(model, key, "client")
-            if r and (worst is None or r < worst[0]):
+            r = paired_ratio(model, key, "client")
+            if r[0] and (worst is None or r[0] < worst[0][0]):
                 worst = (r, name, key)
     if worst:
-        _, rounds, basis = paired_ratio(res["models"][worst[1]], worst[2], "client")
         out.append(("every in-database form at least 10x faster than the Python client",
-                    "slowest: %s %s at %s" % (worst[1], worst[2], describe_ratio(worst[0], rounds, basis)),
-                    worst[0] >= 10))
+                    "slowest: %s %s at %s" % (worst[1], worst[2], describe_ratio(*worst[0])),
+                    worst[0][0] >= 10))
     return out
 
 
@@ -509,8 +505,10 @@ def markdown(res, svg_name):
         """the form's rate over the client's, as targets() judges it"""
         return paired_ratio(mlp, key, "client")[0]
 
-    below = [(key, label, vs_client(key)) for key, label, _ in FORMS
-             if key not in ("client", "engine", "floor", "floor_2w") and vs_client(key) and vs_client(key) < 10]
+    below = [(key, label, r) for key, label, r in
+             ((key, label, vs_client(key)) for key, label, _ in FORMS
+              if key not in ("client", "engine", "floor", "floor_2w"))
+             if r and r < 10]
     if below:
         L.append("MLP forms below 10x the client: %s." % "; ".join(
             "%s %.1fx" % (label, r) for _, label, r in below))
