@@ -579,7 +579,7 @@ typedef struct gemv_job
 	float	   *c;
 	bool		avx512;
 	bool		reverse;		/* columns from the last block down (zigzag_next) */
-	bool		one_stream;		/* B as large as L2: a row at a time */
+	bool		one_stream;		/* B past L3's share: a row at a time */
 	const int32_t *ks;			/* B finite: x's nonzero entries, whose rows of B are read */
 	int64_t		nk;				/* how many (K without ks) */
 } gemv_job;
@@ -597,16 +597,23 @@ typedef struct gemv_job
  * layers read forward, one row at a time, made a call 0.92x the time of
  * alternating directions four rows at a time (interleaved A/B), as close
  * to a plain stream from L3 as a microbenchmark gets (27 us for 2.7 MB).
- * So B from ZIGZAG_MIN_FLOATS up to L2's size alternates; larger B streams
- * forward, one row at a time (one address sequence, which L3 and memory
- * feed faster than four rows a few KB apart: a 5 MB B from DRAM 200 us
- * against 273).  The direction is kept per B, in a small table of the
+ * So B from ZIGZAG_MIN_FLOATS up to L2's size alternates; larger B goes
+ * forward.  It goes four rows at a time while it fits in L3 -- it was read
+ * a row at a time from L2's size on, until a later Zen 4 host timed the
+ * forward order alone: four rows made the MLP's call 0.85-0.87x the time
+ * (interleaved A/B, 1 and 2 threads), and a microbenchmark of B in L3
+ * [512, 784] 17.5 us against 22, [1000, 1280] 58 against 68 (the zigzag
+ * was what lost before).  From ONE_STREAM_MIN_FLOATS on it goes one row
+ * at a time: one address sequence, which memory feeds faster than four
+ * rows a few KB apart (a 5 MB B from DRAM 200 us against 273; a 64 MB one
+ * the same on the later host).  The direction is kept per B, in a small table of the
  * calling thread keyed by B's address; a stale entry only flips a
  * direction, which is correct either way.  Smaller B always goes forward,
  * in the larger blocks.
  */
 #define ZIGZAG_SLOTS 16
 #define ZIGZAG_MIN_FLOATS (128 * 1024)	/* 512 KB */
+#define ONE_STREAM_MIN_FLOATS (2 * 1024 * 1024)	/* 8 MB: more than a model's share of L3 */
 
 /* L2's size in floats, from the C library (1 MB when it does not say) */
 static int64_t
@@ -861,7 +868,7 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.avx512 = isa == &ox_sgemm_isa_avx512;
 		/* a B well inside L2 stays there whatever the order */
 		j.reverse = N * K >= ZIGZAG_MIN_FLOATS && N * K < l2_floats() && zigzag_next(B);
-		j.one_stream = N * K >= l2_floats();
+		j.one_stream = N * K >= ONE_STREAM_MIN_FLOATS;
 		j.ks = NULL;
 		j.nk = K;
 		if (ks)

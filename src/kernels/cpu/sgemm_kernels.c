@@ -409,8 +409,8 @@ dot_row_avx512(const float *x, const float *b, int64_t K)
  *
  * one_stream reads one row at a time instead: a B coming from memory
  * streams faster as one sequence of addresses than as four rows a few KB
- * apart (a 5 MB B from DRAM: 200 us against 273 us, on an AMD EPYC Zen 4;
- * from L3 the same; from L2 four rows are 7% faster).
+ * apart (a 5 MB B from DRAM: 200 us against 273 us, on an AMD EPYC Zen 4);
+ * from L3 and L2 four rows are faster (sgemm.c's ONE_STREAM_MIN_FLOATS).
  */
 __attribute__((target("avx512f,fma")))
 void
