@@ -325,7 +325,32 @@ def machine():
     except OSError:
         pass
     return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
+            "caches": cache_sizes(),
             "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
+
+
+def read_text(path):
+    with open(path) as f:
+        return f.read().strip()
+
+
+def cache_sizes():
+    """One core's data caches, as "L1d 32K, L2 1024K, L3 32768K" (sysfs): hosts that
+    name themselves alike ("AMD EPYC") differ here, and the row-wise MLP's rate with them"""
+    found = {}
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        entries = sorted(d for d in os.listdir(base) if d.startswith("index"))
+    except OSError:
+        return None
+    for d in entries:
+        try:
+            kind, level, size = (read_text(os.path.join(base, d, name)) for name in ("type", "level", "size"))
+        except OSError:
+            continue
+        if kind in ("Data", "Unified"):
+            found["L%s%s" % (level, "d" if kind == "Data" else "")] = size
+    return ", ".join("%s %s" % kv for kv in sorted(found.items())) or None
 
 
 # ---------------------------------------------------------------------------
@@ -455,13 +480,15 @@ def markdown(res, svg_name):
              "in turn after its own warm-up, so that a slow spell of the machine falls on all the "
              "forms alike (the targets set each round's best of a form against the same round's best "
              "of the other and take the median of those ratios); measured by "
-             "`make bench-inquery` (bench/inquery/run.py; %s). Machine: %s, %s cores, load average "
+             "`make bench-inquery` (bench/inquery/run.py; %s). Machine: %s, %s cores%s, load average "
              "%.1f at the start and %.1f at the end (other work on the machine slows the wall-clock "
              "rates; the per-CPU-second rates much less)."
              % ("{:,}".format(res["rows"]), res["reps"], res.get("client_reps", 1), res.get("rounds", 1),
                 res["date"],
                 res["machine"]["cpu"],
-                res["machine"]["cores"], res["machine"]["load"] or 0,
+                res["machine"]["cores"],
+                " (per core: %s)" % res["machine"]["caches"] if res["machine"].get("caches") else "",
+                res["machine"]["load"] or 0,
                 res["machine"].get("load_end") or 0))
     L.append("")
     L.append("Models: **iris_rf** (test/models, a scikit-learn random forest: 4 features, the label "
