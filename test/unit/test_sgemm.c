@@ -372,6 +372,64 @@ check_nonzero_lists(bool avx512)
 }
 
 /*
+ * The finish of the dot products (ox_sgemm_finish_row_avx512) against the
+ * scalar passes it replaces, (sum + 0) + bias then the clamp as clamp_row
+ * writes it, bit for bit: -0.0, NaN, values past both bounds, every tail
+ * length; and the zero count, -0.0 counted and NaN not, against x == 0.
+ */
+static int
+check_finish_and_zero_count(void)
+{
+	unsigned	seed = 5;
+	int			bad = 0;
+
+	for (int64_t n = 0; n <= 40; n++)
+		for (int variant = 0; variant < 4; variant++)
+		{
+			float		src[40],
+						bias[40],
+						got[40],
+						want[40];
+			int64_t		zeros = 0;
+			ox_gemv_finish f = {.bias = variant & 1 ? bias : NULL, .clamp = variant & 2, .lo = -0.5f, .hi = 0.75f};
+
+			for (int64_t i = 0; i < n; i++)
+			{
+				src[i] = i % 7 == 3 ? -0.0f : i % 11 == 5 ? NAN : i % 5 == 1 ? 0.0f : 3.0f * frand(&seed);
+				bias[i] = i % 13 == 2 ? -0.0f : frand(&seed);
+				zeros += src[i] == 0.0f;
+				want[i] = f.bias ? (src[i] + 0.0f) + bias[i] : src[i] + 0.0f;
+				if (f.clamp)
+				{
+					float		v = want[i] < f.lo ? f.lo : want[i];
+
+					want[i] = v > f.hi ? f.hi : v;
+				}
+			}
+			if (__builtin_cpu_supports("avx512f"))
+			{
+				ox_sgemm_finish_row_avx512(&f, src, n, got);
+				if (memcmp(got, want, sizeof(float) * (size_t) n) != 0)
+				{
+					printf("FAIL sgemm finish row n=%lld variant %d\n", (long long) n, variant);
+					bad = 1;
+				}
+				if (ox_sgemm_zero_count_avx512(src, n) != zeros)
+				{
+					printf("FAIL sgemm zero count avx512 n=%lld\n", (long long) n);
+					bad = 1;
+				}
+			}
+			if (ox_sgemm_zero_count(src, n) != zeros)
+			{
+				printf("FAIL sgemm zero count n=%lld\n", (long long) n);
+				bad = 1;
+			}
+		}
+	return bad;
+}
+
+/*
  * ox_sgemm_row_sums, the direct path of a row-wise call's layers, against
  * ox_sgemm_ex on the same single row: the same bits, with and without
  * zeros skipped, bias and clamp; and false (nothing written) where it does
@@ -573,6 +631,10 @@ main(void)
 			}
 	}
 	if (check_nonzero_lists(false))
+		failed++;
+	else
+		passed++;
+	if (check_finish_and_zero_count())
 		failed++;
 	else
 		passed++;

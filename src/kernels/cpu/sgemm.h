@@ -77,6 +77,9 @@ ox_code		ox_sgemm_ex(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, 
 bool		ox_sgemm_row_sums(ox_kernel_ctx *ctx, int64_t N, int64_t K, const float *x, const float *B,
 							  int64_t ldb, const ox_sgemm_epilogue *epi, float *y);
 
+/* how many of x's n floats equal 0.0f (-0.0f too; NaN not) */
+int64_t		ox_sgemm_zero_count(const float *x, int64_t n);
+
 /*
  * Constant weights packed once (at session creation) in the layout the
  * micro-kernel reads, so runs skip packing them.  ox_sgemm_pack_* return

@@ -94,4 +94,10 @@ void		ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const
 int64_t		ox_sgemm_nonzero_indices_avx512(const float *x, int64_t K, int32_t *ks);
 int64_t		ox_sgemm_nonzero_indices(const float *x, int64_t K, int32_t *ks);
 
+/* dst[i] = src[i] finished by fin (its bias from bias[0]), i in [0, n) */
+void		ox_sgemm_finish_row_avx512(const ox_gemv_finish *fin, const float *src, int64_t n, float *dst);
+
+/* how many of x's n floats equal 0.0f (-0.0f too; NaN not) */
+int64_t		ox_sgemm_zero_count_avx512(const float *x, int64_t n);
+
 #endif							/* OX_SGEMM_ISA_H */

@@ -743,3 +743,40 @@ ox_sgemm_nonzero_indices_avx512(const float *x, int64_t K, int32_t *ks)
 	pad_nonzero_list(ks, n);
 	return n;
 }
+
+/*
+ * The finish of the AXPY kernels for the dot products, which make one sum
+ * per column and store them before any can be finished: sixteen columns a
+ * step, where the separate passes (sgemm.c, gemv_scale_bias and clamp_row)
+ * run at this file's SSE baseline.
+ */
+__attribute__((target("avx512f")))
+void
+ox_sgemm_finish_row_avx512(const ox_gemv_finish *fin, const float *src, int64_t n, float *dst)
+{
+	int64_t		i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		_mm512_storeu_ps(dst + i, finish_avx512(fin, _mm512_loadu_ps(src + i), 0xFFFF, i));
+	if (i < n)
+	{
+		__mmask16	m = (__mmask16) ((1u << (n - i)) - 1);
+
+		_mm512_mask_storeu_ps(dst + i, m, finish_avx512(fin, _mm512_maskz_loadu_ps(m, src + i), m, i));
+	}
+}
+
+/* EQ_OQ: the scalar x == 0.0f, NaN unequal */
+__attribute__((target("avx512f,popcnt")))
+int64_t
+ox_sgemm_zero_count_avx512(const float *x, int64_t n)
+{
+	int64_t		zeros = 0,
+				i = 0;
+
+	for (; i + 16 <= n; i += 16)
+		zeros += __builtin_popcount(_mm512_cmp_ps_mask(_mm512_loadu_ps(x + i), _mm512_setzero_ps(), _CMP_EQ_OQ));
+	for (; i < n; i++)
+		zeros += x[i] == 0.0f;
+	return zeros;
+}
