@@ -606,10 +606,10 @@ typedef struct gemv_job
  * was what lost before).  From ONE_STREAM_MIN_FLOATS on it goes one row
  * at a time: one address sequence, which memory feeds faster than four
  * rows a few KB apart (a 5 MB B from DRAM 200 us against 273; a 64 MB one
- * the same on the later host).  The direction is kept per B, in a small table of the
- * calling thread keyed by B's address; a stale entry only flips a
- * direction, which is correct either way.  Smaller B always goes forward,
- * in the larger blocks.
+ * the same on the later host).  The direction is kept per B, in a small
+ * table of the calling thread keyed by B's address; a stale entry only
+ * flips a direction, which is correct either way.  Smaller B always goes
+ * forward, in the larger blocks.
  */
 #define ZIGZAG_SLOTS 16
 #define ZIGZAG_MIN_FLOATS (128 * 1024)	/* 512 KB */
@@ -660,6 +660,14 @@ nonzero_list(bool avx512, const float *x, int64_t K, int32_t *ks)
 	return avx512 ? ox_sgemm_nonzero_indices_avx512(x, K, ks) : ox_sgemm_nonzero_indices(x, K, ks);
 }
 
+/* what a kernel finishing columns from n0 on applies of u: its bias from there, its clamp */
+static ox_gemv_finish
+gemv_finish_from(const ox_sgemm_epilogue *u, int64_t n0)
+{
+	return (ox_gemv_finish) {.bias = u->bias ? u->bias + n0 : NULL, .clamp = u->clamp,
+	.lo = u->clamp_lo, .hi = u->clamp_hi};
+}
+
 /*
  * out[n - n0] = sum over the nk rows k of ks (NULL: 0..nk-1) of x[k] B[k, n],
  * for n in [n0, n1), then u's bias (from column n0 on) and clamp when
@@ -669,8 +677,7 @@ static void
 axpy_rows(bool avx512, const float *x, const float *B, int64_t ldb, const int32_t *ks, int64_t nk,
 		  int64_t n0, int64_t n1, const ox_sgemm_epilogue *u, bool finish, float *out)
 {
-	ox_gemv_finish f = {.bias = u->bias ? u->bias + n0 : NULL, .clamp = u->clamp,
-	.lo = u->clamp_lo, .hi = u->clamp_hi};
+	ox_gemv_finish f = gemv_finish_from(u, n0);
 
 	if (avx512)
 		ox_sgemm_axpy_rows_avx512(x, B, ldb, ks, nk, n0, n1, finish ? &f : NULL, out);
@@ -737,10 +744,14 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 	 * over the row (SSE, this file's baseline) cost 0.2 us of a 3 us run of
 	 * the in-query MLP.
 	 */
-	bool		finish = !j->trans_b && j->alpha == 1.0f && j->beta == 0.0f && !u->post;
+	bool		plain = j->alpha == 1.0f && j->beta == 0.0f && !u->post;
+	bool		finish = !j->trans_b && plain;
 
-	/* the dot products' sums, finished sixteen at a time after them (see ox_sgemm_zero_count) */
-	bool		finish_after = j->trans_b && j->avx512 && j->alpha == 1.0f && j->beta == 0.0f && !u->post;
+	/*
+	 * The dot products' sums, finished sixteen at a time after them (the
+	 * cost measured at ox_sgemm_zero_count)
+	 */
+	bool		finish_after = j->trans_b && j->avx512 && plain;
 
 	for (int64_t b = 0; b < nblocks; b++)
 	{
@@ -762,8 +773,7 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 			continue;
 		if (finish_after)
 		{
-			ox_gemv_finish f = {.bias = u->bias ? u->bias + s : NULL, .clamp = u->clamp,
-			.lo = u->clamp_lo, .hi = u->clamp_hi};
+			ox_gemv_finish f = gemv_finish_from(u, s);
 
 			ox_sgemm_finish_row_avx512(&f, buf, e - s, c + s);
 			continue;
