@@ -589,6 +589,27 @@ axpy_prefetch_row(const float *row, int floats)
 	} while (0)
 
 /*
+ * The full vectors left after the wide chunks (fewer than eight) in one
+ * pass over the rows, each in its own accumulator.  A chunk of one vector
+ * at a time made each row's multiply-add wait for the previous row's (four
+ * cycles): a layer of 64 columns over 100 rows took four chains of 100
+ * where one pass has each row's four multiply-adds side by side.  Every
+ * column still sums its rows in order: the same bits.
+ */
+#define AXPY_ROWS_REST(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, W) \
+	switch ((n1 - n) / (W)) \
+	{ \
+		case 7: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 7, W); n += 7 * (W); break; \
+		case 6: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 6, W); n += 6 * (W); break; \
+		case 5: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 5, W); n += 5 * (W); break; \
+		case 4: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 4, W); n += 4 * (W); break; \
+		case 3: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 3, W); n += 3 * (W); break; \
+		case 2: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 2, W); n += 2 * (W); break; \
+		case 1: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 1, W); n += (W); break; \
+		default: break; \
+	}
+
+/*
  * Sums r of the columns at offset o, finished as fin says: the bias of the
  * lanes in m added, then the clamp (in this order, no fused multiply-add:
  * the same bits as the separate passes).
@@ -631,9 +652,8 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int
 	for (; n + 128 <= n1; n += 128)
 		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
 						_mm512_storeu_ps, finish_avx512, full, 8, 16);
-	for (; n + 16 <= n1; n += 16)
-		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						_mm512_storeu_ps, finish_avx512, full, 1, 16);
+	AXPY_ROWS_REST(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
+				   _mm512_storeu_ps, finish_avx512, full, 16);
 	if (n < n1)
 	{
 		__mmask16	m = (__mmask16) ((1u << (n1 - n)) - 1);
@@ -660,9 +680,8 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32
 	for (; n + 64 <= n1; n += 64)
 		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
 						_mm256_storeu_ps, finish_avx2, full, 8, 8);
-	for (; n + 8 <= n1; n += 8)
-		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
-						_mm256_storeu_ps, finish_avx2, full, 1, 8);
+	AXPY_ROWS_REST(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
+				   _mm256_storeu_ps, finish_avx2, full, 8);
 	if (n < n1)
 	{
 		/* the last columns in masked lanes: the same fused multiply-adds as the full vectors */
