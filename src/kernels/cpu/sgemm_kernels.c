@@ -561,54 +561,6 @@ axpy_prefetch_row(const float *row, int floats)
 		_mm_prefetch((const char *) (row + f), _MM_HINT_T0);
 }
 
-#define AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, NV, W) \
-	do { \
-		VEC			acc[NV]; \
-		for (int v = 0; v < NV; v++) \
-			acc[v] = ZERO(); \
-		if (ks) \
-			for (int64_t i = 0; i < nk; i++) \
-			{ \
-				const int64_t k = ks[i]; \
-				const float *b = B + k * ldb + n; \
-				VEC			xv = SET1(x[k]); \
-				axpy_prefetch_row(B + ks[i + AXPY_PREFETCH_AHEAD] * ldb + n, NV * W); \
-				for (int v = 0; v < NV; v++) \
-					acc[v] = FMA(xv, LOAD(b + v * W), acc[v]); \
-			} \
-		else \
-			for (int64_t k = 0; k < nk; k++) \
-			{ \
-				const float *b = B + k * ldb + n; \
-				VEC			xv = SET1(x[k]); \
-				for (int v = 0; v < NV; v++) \
-					acc[v] = FMA(xv, LOAD(b + v * W), acc[v]); \
-			} \
-		for (int v = 0; v < NV; v++) \
-			STORE(out + (n - n0) + v * W, fin ? FINISH(fin, acc[v], FULL, n - n0 + v * W) : acc[v]); \
-	} while (0)
-
-/*
- * The full vectors left after the wide chunks (fewer than eight) in one
- * pass over the rows, each in its own accumulator.  A chunk of one vector
- * at a time made each row's multiply-add wait for the previous row's (four
- * cycles): a layer of 64 columns over 100 rows took four chains of 100
- * where one pass has each row's four multiply-adds side by side.  Every
- * column still sums its rows in order: the same bits.
- */
-#define AXPY_ROWS_REST(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, W) \
-	switch ((n1 - n) / (W)) \
-	{ \
-		case 7: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 7, W); n += 7 * (W); break; \
-		case 6: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 6, W); n += 6 * (W); break; \
-		case 5: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 5, W); n += 5 * (W); break; \
-		case 4: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 4, W); n += 4 * (W); break; \
-		case 3: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 3, W); n += 3 * (W); break; \
-		case 2: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 2, W); n += 2 * (W); break; \
-		case 1: AXPY_ROWS_CHUNK(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, 1, W); n += (W); break; \
-		default: break; \
-	}
-
 /*
  * Sums r of the columns at offset o, finished as fin says: the bias of the
  * lanes in m added, then the clamp (in this order, no fused multiply-add:
@@ -638,35 +590,136 @@ finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 	return r;
 }
 
+/* a last vector's columns, fewer than a vector, in the lanes of mask m */
+__attribute__((target("avx512f")))
+static inline __m512
+load_tail_avx512(const float *p, __mmask16 m)
+{
+	return _mm512_maskz_loadu_ps(m, p);
+}
+
+__attribute__((target("avx512f")))
+static inline void
+store_tail_avx512(float *p, __mmask16 m, __m512 v)
+{
+	_mm512_mask_storeu_ps(p, m, v);
+}
+
+__attribute__((target("avx2,fma")))
+static inline __m256
+load_tail_avx2(const float *p, __m256i m)
+{
+	return _mm256_maskload_ps(p, m);
+}
+
+__attribute__((target("avx2,fma")))
+static inline void
+store_tail_avx2(float *p, __m256i m, __m256 v)
+{
+	_mm256_maskstore_ps(p, m, v);
+}
+
+/*
+ * Columns n ... of out summed over the rows (ks's, or all nk): NV vectors
+ * of W columns, and with TAIL one more of the columns left (fewer than W)
+ * in the lanes of mask tm, each vector in its own accumulator.  The ISA's
+ * operations come first (AXPY_OPS_AVX512, AXPY_OPS_AVX2).  Every loop over
+ * the accumulators is unrolled whole: with one left as a loop, the array
+ * lived in memory and each row stored all of it (a layer of 100 columns
+ * took 1.13x the time of separate passes).
+ */
+#define AXPY_ROWS_CHUNK_(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, MLOAD, MSTORE, NV, W, TAIL) \
+	do { \
+		enum { LAST = (NV) + (TAIL) - 1 };	/* the tail's accumulator (read only with TAIL) */ \
+		VEC			acc[(NV) + (TAIL)]; \
+		_Pragma("GCC unroll 16") for (int v = 0; v < (NV) + (TAIL); v++) \
+			acc[v] = ZERO(); \
+		if (ks) \
+			for (int64_t i = 0; i < nk; i++) \
+			{ \
+				const int64_t k = ks[i]; \
+				const float *b = B + k * ldb + n; \
+				VEC			xv = SET1(x[k]); \
+				axpy_prefetch_row(B + ks[i + AXPY_PREFETCH_AHEAD] * ldb + n, (NV) * (W) + (TAIL) * (W)); \
+				_Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++) \
+					acc[v] = FMA(xv, LOAD(b + v * (W)), acc[v]); \
+				if (TAIL) \
+					acc[LAST] = FMA(xv, MLOAD(b + (NV) * (W), tm), acc[LAST]); \
+			} \
+		else \
+			for (int64_t k = 0; k < nk; k++) \
+			{ \
+				const float *b = B + k * ldb + n; \
+				VEC			xv = SET1(x[k]); \
+				_Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++) \
+					acc[v] = FMA(xv, LOAD(b + v * (W)), acc[v]); \
+				if (TAIL) \
+					acc[LAST] = FMA(xv, MLOAD(b + (NV) * (W), tm), acc[LAST]); \
+			} \
+		_Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++) \
+			STORE(out + (n - n0) + v * (W), fin ? FINISH(fin, acc[v], FULL, n - n0 + v * (W)) : acc[v]); \
+		if (TAIL) \
+			MSTORE(out + (n - n0) + (NV) * (W), tm, \
+				   fin ? FINISH(fin, acc[LAST], tm, n - n0 + (NV) * (W)) : acc[LAST]); \
+	} while (0)
+/* one more level, so that an AXPY_OPS_* argument becomes the operations it names */
+#define AXPY_ROWS_CHUNK(...) AXPY_ROWS_CHUNK_(__VA_ARGS__)
+
+#define AXPY_OPS_AVX512 \
+	__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps, _mm512_storeu_ps, \
+	finish_avx512, full, load_tail_avx512, store_tail_avx512
+#define AXPY_OPS_AVX2 \
+	__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps, _mm256_storeu_ps, \
+	finish_avx2, full, load_tail_avx2, store_tail_avx2
+
+/*
+ * The columns left after the wide chunks (fewer than eight vectors) in one
+ * pass over the rows, the last few in masked lanes.  One vector a pass made
+ * each row's multiply-add wait for the previous row's (four cycles): a
+ * layer of 100 columns over 100 rows took seven chains of 100 where one
+ * pass has each row's seven multiply-adds side by side.  Every column still
+ * sums its rows in order: the same bits.
+ */
+#define AXPY_REST_CASE(NV, W, ...) \
+	case 2 * (NV): \
+		AXPY_ROWS_CHUNK(__VA_ARGS__, NV, W, 0); \
+		break; \
+	case 2 * (NV) + 1: \
+		AXPY_ROWS_CHUNK(__VA_ARGS__, NV, W, 1); \
+		break
+/* W the lanes of a vector, then the ISA's operations */
+#define AXPY_ROWS_REST(W, ...) \
+	switch ((n1 - n) / (W) * 2 + ((n1 - n) % (W) != 0)) \
+	{ \
+		AXPY_REST_CASE(7, W, __VA_ARGS__); \
+		AXPY_REST_CASE(6, W, __VA_ARGS__); \
+		AXPY_REST_CASE(5, W, __VA_ARGS__); \
+		AXPY_REST_CASE(4, W, __VA_ARGS__); \
+		AXPY_REST_CASE(3, W, __VA_ARGS__); \
+		AXPY_REST_CASE(2, W, __VA_ARGS__); \
+		AXPY_REST_CASE(1, W, __VA_ARGS__); \
+		case 1: \
+			AXPY_ROWS_CHUNK(__VA_ARGS__, 0, W, 1); \
+			break; \
+		default: \
+			break; \
+	}
+
 __attribute__((target("avx512f")))
 void
 ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int32_t *ks, int64_t nk,
 						  int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
 	const __mmask16 full = 0xFFFF;
+	__mmask16	tm;
 	int64_t		n = n0;
 
 	for (; n + 256 <= n1; n += 256)
-		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						_mm512_storeu_ps, finish_avx512, full, 16, 16);
+		AXPY_ROWS_CHUNK(AXPY_OPS_AVX512, 16, 16, 0);
 	for (; n + 128 <= n1; n += 128)
-		AXPY_ROWS_CHUNK(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-						_mm512_storeu_ps, finish_avx512, full, 8, 16);
-	AXPY_ROWS_REST(__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps,
-				   _mm512_storeu_ps, finish_avx512, full, 16);
-	if (n < n1)
-	{
-		__mmask16	m = (__mmask16) ((1u << (n1 - n)) - 1);
-		__m512		acc = _mm512_setzero_ps();
-
-		for (int64_t i = 0; i < nk; i++)
-		{
-			const int64_t k = ks ? ks[i] : i;
-
-			acc = _mm512_fmadd_ps(_mm512_set1_ps(x[k]), _mm512_maskz_loadu_ps(m, B + k * ldb + n), acc);
-		}
-		_mm512_mask_storeu_ps(out + (n - n0), m, fin ? finish_avx512(fin, acc, m, n - n0) : acc);
-	}
+		AXPY_ROWS_CHUNK(AXPY_OPS_AVX512, 8, 16, 0);
+	tm = (__mmask16) ((1u << ((n1 - n) % 16)) - 1);
+	AXPY_ROWS_REST(16, AXPY_OPS_AVX512);
 }
 
 __attribute__((target("avx2,fma")))
@@ -675,28 +728,15 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32
 						int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
 	const __m256i full = _mm256_set1_epi32(-1);
+	__m256i		tm;
 	int64_t		n = n0;
 
 	for (; n + 64 <= n1; n += 64)
-		AXPY_ROWS_CHUNK(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
-						_mm256_storeu_ps, finish_avx2, full, 8, 8);
-	AXPY_ROWS_REST(__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps,
-				   _mm256_storeu_ps, finish_avx2, full, 8);
-	if (n < n1)
-	{
-		/* the last columns in masked lanes: the same fused multiply-adds as the full vectors */
-		const __m256i m = _mm256_cmpgt_epi32(_mm256_set1_epi32((int) (n1 - n)),
-											 _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-		__m256		acc = _mm256_setzero_ps();
-
-		for (int64_t i = 0; i < nk; i++)
-		{
-			const int64_t k = ks ? ks[i] : i;
-
-			acc = _mm256_fmadd_ps(_mm256_set1_ps(x[k]), _mm256_maskload_ps(B + k * ldb + n, m), acc);
-		}
-		_mm256_maskstore_ps(out + (n - n0), m, fin ? finish_avx2(fin, acc, m, n - n0) : acc);
-	}
+		AXPY_ROWS_CHUNK(AXPY_OPS_AVX2, 8, 8, 0);
+	/* the last columns in masked lanes: the same fused multiply-adds as the full vectors */
+	tm = _mm256_cmpgt_epi32(_mm256_set1_epi32((int) ((n1 - n) % 8)),
+							_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	AXPY_ROWS_REST(8, AXPY_OPS_AVX2);
 }
 
 /*
