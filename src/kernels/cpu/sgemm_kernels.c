@@ -590,34 +590,11 @@ finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 	return r;
 }
 
-/* a last vector's columns, fewer than a vector, in the lanes of mask m */
-__attribute__((target("avx512f")))
-static inline __m512
-load_tail_avx512(const float *p, __mmask16 m)
-{
-	return _mm512_maskz_loadu_ps(m, p);
-}
-
-__attribute__((target("avx512f")))
-static inline void
-store_tail_avx512(float *p, __mmask16 m, __m512 v)
-{
-	_mm512_mask_storeu_ps(p, m, v);
-}
-
-__attribute__((target("avx2,fma")))
-static inline __m256
-load_tail_avx2(const float *p, __m256i m)
-{
-	return _mm256_maskload_ps(p, m);
-}
-
-__attribute__((target("avx2,fma")))
-static inline void
-store_tail_avx2(float *p, __m256i m, __m256 v)
-{
-	_mm256_maskstore_ps(p, m, v);
-}
+/* a last vector's columns, fewer than a vector, in the lanes of mask m (the AVX2 form's argument order) */
+#define LOAD_TAIL_AVX512(p, m) _mm512_maskz_loadu_ps((m), (p))
+#define STORE_TAIL_AVX512(p, m, v) _mm512_mask_storeu_ps((p), (m), (v))
+#define LOAD_TAIL_AVX2(p, m) _mm256_maskload_ps((p), (m))
+#define STORE_TAIL_AVX2(p, m, v) _mm256_maskstore_ps((p), (m), (v))
 
 /*
  * Columns n ... of out summed over the rows (ks's, or all nk): NV vectors
@@ -667,10 +644,10 @@ store_tail_avx2(float *p, __m256i m, __m256 v)
 
 #define AXPY_OPS_AVX512 \
 	__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps, _mm512_storeu_ps, \
-	finish_avx512, full, load_tail_avx512, store_tail_avx512
+	finish_avx512, full, LOAD_TAIL_AVX512, STORE_TAIL_AVX512
 #define AXPY_OPS_AVX2 \
 	__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps, _mm256_storeu_ps, \
-	finish_avx2, full, load_tail_avx2, store_tail_avx2
+	finish_avx2, full, LOAD_TAIL_AVX2, STORE_TAIL_AVX2
 
 /*
  * The columns left after the wide chunks (fewer than eight vectors) in one
