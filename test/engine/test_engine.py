@@ -433,8 +433,9 @@ def test_shape_ops_take_released_buffers():
 @pytest.mark.parametrize("op", ["Gemm_tb", "Gemm", "MatMul"])
 def test_gemv_skips_zero_inputs_only_over_finite_weights(op):
     """One or two rows with many zeros (after a ReLU) skip the weight rows they would multiply by 0,
-    through a [K, N] copy of a transposed Gemm weight; the results match onnxruntime on sparse and
-    dense rows, and a single output column (a dot product).  A weight holding inf or NaN is never
+    through a [K, N] copy of a transposed Gemm weight (which a dense row of a layer this small also
+    sums, GEMM_SMALL_KMAJOR); the results match onnxruntime on sparse and dense rows, and a single
+    output column (a dot product).  A weight holding inf or NaN is never
     skipped over: 0 * inf stays NaN."""
     rng = np.random.default_rng(21)
     K = 300

@@ -275,11 +275,25 @@ zero_share(const float *x, int64_t n)
  * on one or two rows also gets a [K, N] copy, kmajor.  A row whose zeros
  * are many (the ReLU before every layer but the first: about half of them)
  * then sums x[k] * B[k, :] and skips B's rows where x[k] is 0, reading that
- * much less of B; dense rows keep the dot products over B's rows, a little
- * faster on dense input.  Issue 4's MLP at batch 1: its 512 x 512 layer 11.3
- * us -> 6.9.  Only a finite B: 0 * inf is NaN.
+ * much less of B; dense rows keep the dot products over B's rows (a little
+ * faster on a dense row from L3), except over a small B (below).  Issue 4's
+ * MLP at batch 1: its 512 x 512 layer 11.3 us -> 6.9.  Only a finite B:
+ * 0 * inf is NaN.
  */
 #define GEMM_SPARSE_ROW_SHARE (1.0 / 8.0)
+
+/*
+ * A B of at most this many floats (256 KB, within one core's L2) takes the
+ * [K, N] copy's row sums for a dense row too: at that size the dot
+ * products' general dispatch, not the weights' reading, is the difference.
+ * PyTorch-exported networks row by row, engine alone (Zen 4, medians of 8
+ * interleaved pairs): 100-64-64-1 1.16x the rows per second, 100-100-1
+ * 1.16x, 100-32-16-1 1.18x, 100-256-256-1 1.05x; 400-256-1 and 784-256-1
+ * (102 and 200 thousand floats with this bound raised) 1.02x and 1.01x,
+ * and issue 4's 784 x 512 layer from L3 0.96x: the dot products stay
+ * there.
+ */
+#define GEMM_SMALL_KMAJOR (64 * 1024)
 
 typedef struct gemm_state
 {
@@ -492,10 +506,12 @@ gemm_f32(ox_kernel_ctx *ctx, const gemm_state *s, const ox_tensor *a, const ox_t
 	{
 		bool		sparse_rows = s->kmajor && m <= 2 && b->data == s->b.src &&
 			zero_share(a->data, m * k) >= GEMM_SPARSE_ROW_SHARE;
+		bool		small_kmajor = s->kmajor && m == 1 && b->data == s->b.src && n * k <= GEMM_SMALL_KMAJOR;
 
 		/* a row-wise call's layers: B's rows summed without the GEMM's dispatch */
-		if (m == 1 && !s->trans_a && s->alpha == 1.0f && beta == 0.0f && (sparse_rows || !s->trans_b) &&
-			ox_sgemm_row_sums(ctx, n, k, a->data, sparse_rows ? s->kmajor : b->data, n, &epi, y->data))
+		if (m == 1 && !s->trans_a && s->alpha == 1.0f && beta == 0.0f &&
+			(sparse_rows || small_kmajor || !s->trans_b) &&
+			ox_sgemm_row_sums(ctx, n, k, a->data, sparse_rows || small_kmajor ? s->kmajor : b->data, n, &epi, y->data))
 			rc = OX_OK;
 		else if (sparse_rows)
 			rc = ox_sgemm_ex(ctx, false, false, m, n, k, s->alpha, a->data, a->dims[1], s->kmajor, n,
