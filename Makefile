@@ -49,7 +49,9 @@ ifdef CUDA_ENABLED
 CUDA_C_OBJS = $(patsubst %.c,%.o,$(wildcard src/kernels/cuda/*.c))
 CUDA_CU_OBJS = $(patsubst %.cu,%.o,$(wildcard src/kernels/cuda/*.cu))
 ENGINE_OBJS += $(CUDA_C_OBJS) $(CUDA_CU_OBJS)
-CUDA_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudnn -lcublasLt -lcublas -lcudart -lstdc++
+# cuBLAS and cuDNN are opened at the first CUDA session (src/kernels/cuda/cuda_libs.h),
+# not linked: the rpath is where that dlopen looks first
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -ldl -lstdc++
 CUDA_MODE = on
 else
 CUDA_LIBS =

@@ -37,6 +37,7 @@ int			oxc_node_info(void *h, int i, const char **name, const char **op, const ch
 const char *oxc_fallback_reason(void *h);
 const char *oxc_effective_providers(void *h);
 int			oxc_cuda_usable(int device_id, char *why, size_t why_len);
+int			oxc_cuda_libraries_load(char *why, size_t why_len);
 void		oxc_free(void *h);
 int			oxc_input_count(void *h);
 const char *oxc_input_name(void *h, int i);
@@ -327,4 +328,10 @@ int
 oxc_cuda_usable(int device_id, char *why, size_t why_len)
 {
 	return ox_cuda_device_usable(device_id, why, why_len) ? 1 : 0;
+}
+
+int
+oxc_cuda_libraries_load(char *why, size_t why_len)
+{
+	return ox_cuda_libraries_load(why, why_len) ? 1 : 0;
 }

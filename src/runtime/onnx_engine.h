@@ -232,6 +232,12 @@ ox_code		ox_session_node_info(const ox_session *s, int i, const char **name,
  * CUDA: never call it at library load.
  */
 bool		ox_cuda_device_usable(int device_id, char *why, size_t why_len);
+/*
+ * Opens cuBLAS and cuDNN, as the first CUDA session on a usable device
+ * does (they are not linked, so that loading the engine stays cheap); on
+ * false, why holds a sentence.  Needs no device.  For tests and diagnostics.
+ */
+bool		ox_cuda_libraries_load(char *why, size_t why_len);
 
 /* provider names the engine was built with, e.g. "cpu" or "cpu,cuda" */
 const char *ox_available_providers(void);

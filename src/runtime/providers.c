@@ -30,6 +30,18 @@ ox_cuda_device_usable(int device_id, char *why, size_t why_len)
 #endif
 }
 
+bool
+ox_cuda_libraries_load(char *why, size_t why_len)
+{
+#ifdef OX_WITH_CUDA
+	return ox_cuda_libs_load(why, why_len);
+#else
+	if (why && why_len)
+		snprintf(why, why_len, "onnx_pg was built without CUDA");
+	return false;
+#endif
+}
+
 /* the distinct "domain.op (opset N)" of main-graph nodes left on the CPU */
 static void
 cpu_node_list(const ox_graph *g, char *list, size_t len, int *count)

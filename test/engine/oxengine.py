@@ -72,6 +72,22 @@ def cuda_usable(device_id=0):
     return bool(ok), why.value.decode()
 
 
+def cuda_libraries_load():
+    """(loaded, reason): opens cuBLAS and cuDNN as a CUDA session would; needs no device."""
+    f = lib().oxc_cuda_libraries_load
+    f.restype, f.argtypes = ctypes.c_int, [ctypes.c_char_p, ctypes.c_size_t]
+    why = ctypes.create_string_buffer(512)
+    ok = f(why, 512)
+    return bool(ok), why.value.decode()
+
+
+def available_providers():
+    """the providers the engine was built with: ["cpu"] or ["cpu", "cuda"]"""
+    f = lib().ox_available_providers
+    f.restype, f.argtypes = ctypes.c_char_p, []
+    return f().decode().split(",")
+
+
 def nchwc_block():
     """the channels per block of the CPU's channel-blocked kernels (16 with
     AVX-512, 8 with AVX2), 0 where the layout pass leaves graphs alone"""

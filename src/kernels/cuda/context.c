@@ -175,7 +175,8 @@ probe_device(int device_id, char *why, size_t why_len)
 		(void) cudaGetLastError();
 		return false;
 	}
-	return true;
+	/* last: a machine without a device never pays for opening them */
+	return ox_cuda_libs_load(why, why_len);
 }
 
 static ox_cuda_ctx *
@@ -188,6 +189,16 @@ ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st)
 	{
 		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate the CUDA context");
 		return NULL;
+	}
+	{
+		char		why[512];
+
+		if (!ox_cuda_libs_load(why, sizeof(why)))
+		{
+			ox_fail(st, OX_UNSUPPORTED, "%s", why);
+			free(cx);
+			return NULL;
+		}
 	}
 	cx->device = device_id;
 	cx->limit = memory_limit;

@@ -18,6 +18,10 @@
 #include <cuda_runtime_api.h>
 #include <cublas_v2.h>
 #include <cudnn.h>
+#ifndef __CUDACC__
+/* the host C calls cuBLAS and cuDNN through the pointers loaded at first use */
+#include "kernels/cuda/cuda_libs.h"
+#endif
 
 #ifdef __cplusplus
 extern "C"

@@ -26,6 +26,9 @@ typedef struct ox_cuda_ctx ox_cuda_ctx;
 /* whether device_id can be used; on false a sentence in why */
 bool		ox_cuda_probe(int device_id, char *why, size_t why_len);
 
+/* opens cuBLAS and cuDNN once per process (libs.c); on false a sentence in why */
+bool		ox_cuda_libs_load(char *why, size_t why_len);
+
 /* per-session device context: stream, cuBLAS/cuDNN handles, memory arena */
 ox_cuda_ctx *ox_cuda_ctx_create(int device_id, size_t memory_limit, bool fp16, ox_status *st);
 void		ox_cuda_ctx_free(ox_cuda_ctx *c);
