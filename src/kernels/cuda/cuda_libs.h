@@ -67,12 +67,6 @@ typedef struct ox_cuda_lib_table
 /* filled by ox_cuda_libs_load(); read only after it returned true */
 extern ox_cuda_lib_table ox_cuda_lib;
 
-/*
- * ox_cuda_libs_load (cuda_provider.h) opens cuBLAS and cuDNN of the major
- * versions the provider was built with, once per process: later calls
- * return the first call's answer.  Thread-safe.
- */
-
 /* the library file names it opens, for messages and tests */
 const char *ox_cuda_cublas_soname(void);
 const char *ox_cuda_cudnn_soname(void);

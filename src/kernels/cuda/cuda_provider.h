@@ -26,7 +26,11 @@ typedef struct ox_cuda_ctx ox_cuda_ctx;
 /* whether device_id can be used; on false a sentence in why */
 bool		ox_cuda_probe(int device_id, char *why, size_t why_len);
 
-/* opens cuBLAS and cuDNN once per process (libs.c); on false a sentence in why */
+/*
+ * Opens cuBLAS and cuDNN of the major versions the provider was built with
+ * (libs.c), once per process: later calls return the first call's answer.
+ * Thread-safe.  On false a sentence in why.
+ */
 bool		ox_cuda_libs_load(char *why, size_t why_len);
 
 /* per-session device context: stream, cuBLAS/cuDNN handles, memory arena */
