@@ -182,9 +182,11 @@ check(int mode, int threads, bool ta, bool tb, int64_t M, int64_t N, int64_t K, 
 /*
  * One- and two-row products alternate the direction in which they stream B
  * from one call to the next on the same B (sgemm.c, zigzag_next) when B is
- * smaller than L2, and stream larger B one row at a time; a row of A that is
- * not 64-byte aligned (a_off floats past an aligned address) is copied
- * first.  Repeated calls must give bit-identical results, each element
+ * smaller than L2, and op(B) = B^T up to several MB (531 x 784 here, larger
+ * than L2: its columns in slices of 16 from the top down, the dot products
+ * four rows at a time and the tail's one row at a time at the same columns
+ * in both directions); a row of A that is not 64-byte aligned (a_off floats
+ * past an aligned address) is copied first.  Repeated calls must give bit-identical results, each element
  * finished once per call, and match check()'s reference on the first.
  */
 static int

@@ -590,26 +590,32 @@ typedef struct gemv_job
  * of L2.  Read in the same order at every call, each line is evicted just
  * before it is needed again, so every call reads all of B from L3.  Read in
  * the opposite order at every other call, a call starts on the lines the
- * previous one read last, still in L2 -- if B is smaller than L2 and little
- * else was read in between (an earlier host measured 86 us in one
- * direction and 41 us alternating for 2.7 MB).  A B as large as L2 or
- * larger gains nothing so: on an AMD EPYC Zen 4 (1 MB L2) the MLP's two
- * layers read forward, one row at a time, made a call 0.92x the time of
- * alternating directions four rows at a time (interleaved A/B), as close
- * to a plain stream from L3 as a microbenchmark gets (27 us for 2.7 MB).
- * So B from ZIGZAG_MIN_FLOATS up to L2's size alternates; larger B goes
- * forward.  It goes four rows at a time while it fits in L3 -- it was read
- * a row at a time from L2's size on, until a later Zen 4 host timed the
- * forward order alone: four rows made the MLP's call 0.85-0.87x the time
- * (interleaved A/B, 1 and 2 threads), and a microbenchmark of B in L3
- * [512, 784] 17.5 us against 22, [1000, 1280] 58 against 68 (the zigzag
- * was what lost before).  From ONE_STREAM_MIN_FLOATS on it goes one row
- * at a time: one address sequence, which memory feeds faster than four
- * rows a few KB apart (a 5 MB B from DRAM 200 us against 273; a 64 MB one
- * the same on the later host).  The direction is kept per B, in a small
- * table of the calling thread keyed by B's address; a stale entry only
- * flips a direction, which is correct either way.  Smaller B always goes
- * forward, in the larger blocks.
+ * previous one read last, still in L2 (an earlier host measured 86 us in
+ * one direction and 41 us alternating for 2.7 MB).
+ *
+ * So B from ZIGZAG_MIN_FLOATS up to L2's size alternates, and so does a
+ * larger op(B) = B^T (the dot products, a Linear layer's weights) until
+ * ONE_STREAM_MIN_FLOATS: what is left of it in L2 is the previous call's
+ * last rows, which a reversed call reads first.  The Zen 4 host (1 MB L2),
+ * interleaved A/B of the engine alone, quiet machine, one thread: the MLP's
+ * call 1.05x the rate of reading its 784-512 layer forward every time, a
+ * [600, 784] layer 1.10x, [1280, 1000] 1.06x, [2000, 800] 1.03x; at two
+ * threads 1.00-1.05x.  (A session before had judged alternation a loss
+ * above L2's size, from a comparison with a row at a time in one direction
+ * that changed two things at once.)  The sums of rows (B as [K, N]) keep
+ * to L2's size: reversed they go in slices of 16 columns, a cache line of
+ * each row, which from L3 is slower than the forward blocks ([784, 600]
+ * and [1000, 1280] alternating: 0.79x and 0.77x the rate).  It goes four
+ * rows at a time while it fits in L3: four rows made the MLP's call
+ * 0.85-0.87x the time of one (interleaved A/B, 1 and 2 threads), and a
+ * microbenchmark of B in L3 [512, 784] 17.5 us against 22, [1000, 1280]
+ * 58 against 68.  From ONE_STREAM_MIN_FLOATS on it goes one row at a time,
+ * forward: one address sequence, which memory feeds faster than four rows
+ * a few KB apart (a 5 MB B from DRAM 200 us against 273; a 64 MB one the
+ * same on the later host).  The direction is kept per B, in a small table
+ * of the calling thread keyed by B's address; a stale entry only flips a
+ * direction, which is correct either way.  Smaller B always goes forward,
+ * in the larger blocks.
  */
 #define ZIGZAG_SLOTS 16
 #define ZIGZAG_MIN_FLOATS (128 * 1024)	/* 512 KB */
@@ -888,7 +894,8 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.c = C + m * ldc;
 		j.avx512 = isa == &ox_sgemm_isa_avx512;
 		/* a B well inside L2 stays there whatever the order */
-		j.reverse = N * K >= ZIGZAG_MIN_FLOATS && N * K < l2_floats() && zigzag_next(B);
+		j.reverse = N * K >= ZIGZAG_MIN_FLOATS &&
+			(N * K < l2_floats() || (trans_b && N * K < ONE_STREAM_MIN_FLOATS)) && zigzag_next(B);
 		j.one_stream = N * K >= ONE_STREAM_MIN_FLOATS;
 		j.ks = NULL;
 		j.nk = K;
