@@ -793,33 +793,57 @@ def write_misses(res, L):
                                  rn["ort"]["cpu_median"] / r1["ort"]["cpu_median"], rn["ratio_wall"]))
             L.append("")
         elif w["kind"] == "weights":
-            rows = [r for r in res["rows"] if r["model"] == name and r["batch"] == 1 and r["threads"] == 1
-                    and r.get("ox")]
-            per_call = rows[0]["ox"]["cpu_median"] if rows else None
-            goal = rows[0]["ort"]["cpu_median"] * target_for(name, 1) if rows else None
-            st = w.get("stream")
-            read = w.get("read_bytes", w["weight_bytes"])
-            L.append("**%s** at batch 1 is bound by reading its weights: a call makes one multiply-add per "
-                     "weight it reads, all of the first layer's and, of each later layer's, the rows that "
-                     "the ReLU before it does not zero (a zero input skips its row of weights): %.2f of the "
-                     "%.1f MB for the benchmark's input, more than one core's L2 (%s), so most come from L3 "
-                     "at every call (each call reads the first layer in the opposite direction from the "
-                     "call before, starting on the part of it still in L2); onnx_pg's %s per call reads them at %.0f GB/s, and the target (%s, "
-                     "%.1f x onnxruntime's time) would take %.0f GB/s.%s A call this short runs on one thread "
-                     "at 2 threads too (waking a sleeping worker would cost more than it shares), so its CPU "
-                     "time there is its 1-thread time, against onnxruntime's two threads' CPU time (read the "
-                     "wall ratio there too)." % (
-                         name, read / 1e6, w["weight_bytes"] / 1e6,
-                         "%.1f MB" % (w["l2_bytes"] / 2**20) if w.get("l2_bytes") else "unknown",
-                         fmt_t(per_call) if per_call else "?",
-                         read / per_call / 1e9 if per_call else float("nan"),
-                         fmt_t(goal) if goal else "?", target_for(name, 1),
-                         read / goal / 1e9 if goal else float("nan"),
-                         (" A plain read of as many bytes, over and over on one core with nothing else to do "
-                          "(`bench/stream.c`), runs at %.0f GB/s on this machine: %s a pass, %.2f x "
-                          "onnxruntime's time." % (st[1], fmt_t(st[0]), st[0] / rows[0]["ort"]["cpu_median"]))
-                         if st and rows else ""))
+            write_weights_reason(res, name, w, L)
             L.append("")
+
+
+def write_weights_reason(res, name, w, L):
+    """Why a small dense network at batch 1 misses: the bytes of weights a call reads, against
+    the rate one core reads them at; and at more threads, where onnxruntime's CPU time per
+    call falls below what one core needs for them, what a second core would take."""
+    by_t = {r["threads"]: r for r in res["rows"] if r["model"] == name and r["batch"] == 1
+            and r.get("ox") and r.get("ort")}
+    r1 = by_t.get(1)
+    per_call = r1["ox"]["cpu_median"] if r1 else None
+    goal = r1["ort"]["cpu_median"] * target_for(name, 1) if r1 else None
+    st = w.get("stream")
+    read = w.get("read_bytes", w["weight_bytes"])
+    L.append("**%s** at batch 1 is bound by reading its weights: a call makes one multiply-add per "
+             "weight it reads, all of the first layer's and, of each later layer's, the rows that "
+             "the ReLU before it does not zero (a zero input skips its row of weights): %.2f of the "
+             "%.1f MB for the benchmark's input, more than one core's L2 (%s), so part of them comes "
+             "from L3 at every call (each call reads the first layer in the opposite direction from "
+             "the call before, starting on the part of it still in L2); at 1 thread onnx_pg's %s per "
+             "call reads them at %.0f GB/s, and the target there (%s, %.1f x onnxruntime's time) "
+             "would take %.0f GB/s.%s" % (
+                 name, read / 1e6, w["weight_bytes"] / 1e6,
+                 "%.1f MB" % (w["l2_bytes"] / 2**20) if w.get("l2_bytes") else "unknown",
+                 fmt_t(per_call) if per_call else "?",
+                 read / per_call / 1e9 if per_call else float("nan"),
+                 fmt_t(goal) if goal else "?", target_for(name, 1),
+                 read / goal / 1e9 if goal else float("nan"),
+                 (" A plain read of as many bytes, over and over on one core with nothing else to do "
+                  "(`bench/stream.c`), runs at %.0f GB/s on this machine: %s a pass, %.2f x "
+                  "onnxruntime's 1-thread time." % (st[1], fmt_t(st[0]), st[0] / r1["ort"]["cpu_median"]))
+                 if st and r1 else ""))
+    for t in sorted(by_t):
+        rt = by_t[t]
+        if t == 1 or rt.get("ratio") is None or rt["ratio"] <= target_for(name, 1):
+            continue
+        ort_cpu, ort_wall = rt["ort"]["cpu_median"], rt["ort"]["median"]
+        L.append("")
+        L.append("At %d threads a call this short runs on one thread (the pool's workers sleep between "
+                 "runs, as a backend's must, and waking one costs more than it shares), so onnx_pg's CPU "
+                 "time there is its 1-thread time (%s), against onnxruntime's %s of CPU time on %d threads "
+                 "(%s wall; its 1-thread call took %s). onnxruntime's workers spin between calls, so "
+                 "each of its threads keeps its share of the weights in its own core's L2 from call to "
+                 "call. The target there, %s of CPU time, is %s a plain read of the weights on one core "
+                 "(above); only the other cores' L2 could hold the rest, and their threads would have to "
+                 "be awake for every call." % (
+                     t, fmt_t(rt["ox"]["cpu_median"]), fmt_t(ort_cpu), t, fmt_t(ort_wall),
+                     fmt_t(r1["ort"]["cpu_median"]) if r1 else "?",
+                     fmt_t(ort_cpu * target_for(name, 1)),
+                     ("below" if st and ort_cpu * target_for(name, 1) < st[0] else "not below")))
 
 
 def write_svg(rows, path):
