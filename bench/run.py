@@ -804,8 +804,9 @@ def write_weights_reason(res, name, w, L):
     by_t = {r["threads"]: r for r in res["rows"] if r["model"] == name and r["batch"] == 1
             and r.get("ox") and r.get("ort")}
     r1 = by_t.get(1)
+    target = target_for(name, 1)
     per_call = r1["ox"]["cpu_median"] if r1 else None
-    goal = r1["ort"]["cpu_median"] * target_for(name, 1) if r1 else None
+    goal = r1["ort"]["cpu_median"] * target if r1 else None
     st = w.get("stream")
     read = w.get("read_bytes", w["weight_bytes"])
     L.append("**%s** at batch 1 is bound by reading its weights: a call makes one multiply-add per "
@@ -820,31 +821,29 @@ def write_weights_reason(res, name, w, L):
                  "%.1f MB" % (w["l2_bytes"] / 2**20) if w.get("l2_bytes") else "unknown",
                  fmt_t(per_call) if per_call else "?",
                  read / per_call / 1e9 if per_call else float("nan"),
-                 fmt_t(goal) if goal else "?", target_for(name, 1),
+                 fmt_t(goal) if goal else "?", target,
                  read / goal / 1e9 if goal else float("nan"),
                  (" A plain read of as many bytes, over and over on one core with nothing else to do "
                   "(`bench/stream.c`), runs at %.0f GB/s on this machine: %s a pass, %.2f x "
                   "onnxruntime's 1-thread time." % (st[1], fmt_t(st[0]), st[0] / r1["ort"]["cpu_median"]))
                  if st and r1 else ""))
-    for t in sorted(by_t):
-        rt = by_t[t]
-        if t == 1 or rt.get("ratio") is None or rt["ratio"] <= target_for(name, 1):
+    for rt in sorted(unmet_rows(by_t.values()), key=lambda r: r["threads"]):
+        if rt["threads"] == 1:
             continue
-        ort_cpu, ort_wall = rt["ort"]["cpu_median"], rt["ort"]["median"]
+        goal_t = rt["ort"]["cpu_median"] * target
         L.append("")
         L.append("At %d threads a call this short runs on one thread (the pool's workers sleep between "
                  "runs, as a backend's must, and waking one costs more than it shares), so onnx_pg's CPU "
                  "time there is its 1-thread time (%s), against onnxruntime's %s of CPU time on %d threads "
                  "(%s wall; its 1-thread call took %s). onnxruntime's workers spin between calls, so "
                  "each of its threads keeps its share of the weights in its own core's L2 from call to "
-                 "call. The target there, %s of CPU time, is %s a plain read of the weights on one core "
-                 "(above); only the other cores' L2 could hold the rest, and their threads would have to "
-                 "be awake for every call." % (
-                     t, fmt_t(rt["ox"]["cpu_median"]), fmt_t(ort_cpu), t, fmt_t(ort_wall),
-                     fmt_t(r1["ort"]["cpu_median"]) if r1 else "?",
-                     fmt_t(ort_cpu * target_for(name, 1)),
-                     ("below" if st and ort_cpu * target_for(name, 1) < st[0] else "not below")))
-
+                 "call. The target there is %s of CPU time%s." % (
+                     rt["threads"], fmt_t(rt["ox"]["cpu_median"]), fmt_t(rt["ort"]["cpu_median"]),
+                     rt["threads"], fmt_t(rt["ort"]["median"]),
+                     fmt_t(r1["ort"]["cpu_median"]) if r1 else "?", fmt_t(goal_t),
+                     (", below a plain read of the weights on one core (above): only the other cores' "
+                      "L2 could hold the rest, and their threads would have to be awake for every call")
+                     if st and goal_t < st[0] else ""))
 
 def write_svg(rows, path):
     """Horizontal bars of log2(onnx_pg / onnxruntime) per model/batch, one bar per thread count."""
