@@ -148,6 +148,10 @@ CONV_CASES = [
     # one block of tiles on 2 threads: its groups shared out (ResNet-50's 3x3 layers at 14x14)
     (1, 256, 256, 14, 14, 3, 1, [1, 1, 1, 1], 1, True, True, "Relu"),     # 4 groups in 2 tasks
     (1, 32, 160, 8, 8, 3, 1, [1, 1, 1, 1], 1, True, False, None),         # 3 groups (the last of 2 blocks) in 2
+    # planes of 784 pixels and more on 2 threads: tasks a chunk of pixels after another, in every group
+    (2, 32, 96, 30, 30, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),       # two groups of 3 blocks, two images
+    (1, 24, 80, 60, 58, 3, 2, [1, 1, 1, 1], 1, True, False, "Clip"),      # 3x3/2 into 30x29: groups of 3 and 2
+    (1, 256, 72, 28, 28, 1, 1, [0, 0, 0, 0], 1, True, True, None),        # chunked input blocks, 5 output blocks
 ]
 
 
@@ -487,7 +491,10 @@ def test_pass_depthwise_network(h, threads):
                                   (1, 96, 7, 29, 3, 1, [0, 0, 0, 0], 1, True, False, "Relu"),
                                   # interiors of 7 and 31 pixels: a group of 8 must stop short of the edge
                                   (1, 16, 6, 9, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu"),
-                                  (1, 48, 5, 33, 3, 1, [1, 1, 1, 1], 1, False, False, None)])
+                                  (1, 48, 5, 33, 3, 1, [1, 1, 1, 1], 1, False, False, None),
+                                  # 784 output pixels and more on 2 threads: tasks a row after another
+                                  (2, 40, 30, 29, 3, 1, [1, 1, 1, 1], 1, True, True, "Clip"),
+                                  (1, 48, 60, 57, 3, 2, [1, 1, 1, 1], 1, True, False, "Relu")])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_blocked_depthwise_matches_conv(case, threads):
     n, c, h, w, k, stride, pads, dilation, bias, z, act = case

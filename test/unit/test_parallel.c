@@ -12,7 +12,8 @@
  *	  every signal (a server's handlers run in its own thread).  A run's
  *	  start wakes the sleeping workers.  A canceled loop
  *	  of long tasks stops after a bounded amount of work, whatever the
- *	  loop's length (parallel.c: the caller times its chunks).
+ *	  loop's length (parallel.c: the caller times its chunks).  Each
+ *	  thread starts on its own share of the loop.
  */
 #include "kernels/kernel.h"
 
@@ -311,6 +312,66 @@ check_run_start_wakes(void)
 	return check(2, 1000, 1, false);
 }
 
+/* ---- shares ---- */
+
+typedef struct first_job
+{
+	pthread_t	caller;
+	int64_t		caller_first;	/* the first index of the caller's first range, or -1 */
+	int64_t		worker_first;	/* the same for the workers */
+} first_job;
+
+static void
+note_first(void *arg, int64_t begin, int64_t end)
+{
+	first_job  *j = arg;
+	int64_t    *first = pthread_equal(pthread_self(), j->caller) ? &j->caller_first : &j->worker_first;
+	int64_t		none = -1;
+	struct timespec nap = {0, 20 * 1000};
+
+	__atomic_compare_exchange_n(first, &none, begin, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+	for (int64_t i = begin; i < end; i++)
+		nanosleep(&nap, NULL);
+}
+
+/*
+ * Each thread claims from its own share of the loop first (parallel.c):
+ * the caller from index 0, the worker of a 2-thread loop from the middle,
+ * so that consecutive loops cut alike give a thread the same part of the
+ * data.  Guided claims from one ticket gave the worker its first range
+ * just past the caller's (an eighth of the loop).  A thread that is late
+ * (descheduled) finds its share begun by the other: one try of several
+ * must show it.
+ */
+static int
+check_shares(void)
+{
+	ox_kernel_ctx ctx;
+	first_job	j;
+	bool		caller_ok = false,
+				worker_ok = false;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = 2;
+	ox_parallel_run_begin();
+	for (int try = 0; try < 10 && !(caller_ok && worker_ok); try++)
+	{
+		j.caller = pthread_self();
+		j.caller_first = j.worker_first = -1;
+		ox_parallel_for(&ctx, 200, 1, note_first, &j);
+		caller_ok |= j.caller_first == 0;
+		worker_ok |= j.worker_first == 100;
+	}
+	ox_parallel_run_end();
+	if (!caller_ok || !worker_ok)
+	{
+		printf("FAIL shares: the caller's first range began at %lld (0 expected), a worker's at %lld (100)\n",
+			   (long long) j.caller_first, (long long) j.worker_first);
+		return 1;
+	}
+	return 0;
+}
+
 /* ---- cancellation ---- */
 
 /*
@@ -414,6 +475,10 @@ main(void)
 					passed++;
 			}
 	if (check_spares())
+		failed++;
+	else
+		passed++;
+	if (check_shares())
 		failed++;
 	else
 		passed++;

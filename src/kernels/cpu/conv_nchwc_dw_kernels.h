@@ -60,6 +60,7 @@ typedef struct dw_job
 				span_hi;		/* outputs the groups cover: [ow_lo, ow_hi) and the cut ends */
 	nv_keep_t	keep_first,		/* none: output span_lo lacks its first tap (3x3) */
 				keep_last;		/* none: output span_hi - 1 lacks its last tap (3x3) */
+	bool		rows_first;		/* tasks (image, row, block), else (image, block, row) */
 } dw_job;
 
 /*
@@ -251,7 +252,7 @@ dw_edge(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb,
 	dw_finish(j, e, acc, off);
 }
 
-/* rows (image, block, output row) in [begin, end) */
+/* rows (image, block, output row), or (image, output row, block), in [begin, end) */
 __attribute__((target(NCHWC_TARGET)))
 static void
 dw_task(void *arg, int64_t begin, int64_t end)
@@ -271,8 +272,8 @@ dw_task(void *arg, int64_t begin, int64_t end)
 	 * epilogue's set-up once per task and plane: a row of 7 outputs is
 	 * about 60 multiply-adds)
 	 */
-	int64_t		oy = begin % oh,
-				plane = begin / oh,
+	int64_t		oy = j->rows_first ? begin / s->cb % oh : begin % oh,
+				plane = j->rows_first ? begin / (s->cb * oh) * s->cb + begin % s->cb : begin / oh,
 				b = plane % s->cb;
 	dw_epilogue e;
 
@@ -309,7 +310,23 @@ dw_task(void *arg, int64_t begin, int64_t end)
 		}
 		for (int64_t ox = j->span_hi; ox < ow; ox++)
 			dw_edge(j, &e, xp, wb, iy, ky0, ky1, ox, row + ox);
-		if (++oy == oh)
+		if (j->rows_first)
+		{
+			/* the next block of the row, or the first of the next row */
+			plane++;
+			if (++b == s->cb)
+			{
+				b = 0;
+				plane -= s->cb;
+				if (++oy == oh)
+				{
+					oy = 0;
+					plane += s->cb;
+				}
+			}
+			dw_epilogue_init(&e, j, b);
+		}
+		else if (++oy == oh)
 		{
 			oy = 0;
 			plane++;
@@ -380,6 +397,8 @@ NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
 	nn_valid_range(cs.g.out[AW], cs.g.s[AW], -cs.g.pb[AW], cs.g.in[AW] - (s->kw - 1) * cs.g.d[AW],
 				   &j.ow_lo, &j.ow_hi);
 	dw_span_ends(&j, s->kw, &cs.g);
+	/* as the convolutions that write its input: by rows on large planes (conv_run) */
+	j.rows_first = ctx->nthreads > 1 && cs.g.out[AH] * cs.g.out[AW] >= LARGE_PLANE;
 	ox_parallel_for(ctx, x->dims[0] * s->cb * cs.g.out[AH], 1, dw_task, &j);
 	nn_nchwc_bias_done(&s->bias, bias);
 	return OX_OK;
