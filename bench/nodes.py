@@ -3,6 +3,7 @@
 against onnxruntime's own profiler, on the same model, input and thread count.
 
     python3 bench/nodes.py resnet50 [--threads 1] [--runs 25] [--nodes]
+    python3 bench/nodes.py /tmp/tail.onnx     # any ONNX file, for example a network's last layers
 
 bench/layers.py times single-node models, which makes onnxruntime look slower than it
 is inside a network: each of its single-node NCHWc models pays the NCHW <-> NCHWc
@@ -95,7 +96,9 @@ def compare(model_name, threads=1, batch=1, runs=25):
     """both engines node by node on a bench model: {"categories": [(category, nodes,
     onnxruntime ms, onnx_pg ms)] largest loss first, "nodes": [(category, onnxruntime ms,
     onnx_pg ms, name)], "missing": [names onnxruntime has no time for]}"""
-    model_bytes = open(R.model_path(model_name), "rb").read()
+    # a path to any ONNX file (a part of a network cut out with onnx.utils.extract_model), or a bench model
+    path = model_name if model_name.endswith(".onnx") else R.model_path(model_name)
+    model_bytes = open(path, "rb").read()
     model = onnx.load_from_string(model_bytes)
     feeds = R.make_inputs(R.ort_session(model_bytes, 1), model_name, batch)
 
@@ -126,7 +129,8 @@ def compare(model_name, threads=1, batch=1, runs=25):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("model", help="a model of bench/run.py (resnet50, mobilenet_v2, encoder, mlp)")
+    ap.add_argument("model", help="a model of bench/run.py (resnet50, mobilenet_v2, encoder, mlp), "
+                    "or the path of an .onnx file (float inputs of its declared shapes)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--runs", type=int, default=25)
