@@ -14,7 +14,7 @@ mlp, iris_rf; --batch), the layer names of bench/layers.py and the PyTorch model
 bench/zoo_models.py as zoo:NAME (zoo:tinytf), and one MatMul by a constant as
 matmul:MxKxN (a [--batch, M, K] feed), and one Transpose as transpose:DIMS:PERM
 (transpose:64x512x16:0,2,1,3, a [--batch, 64, 512, 16] feed), and any ONNX file as
-file:PATH (float inputs of its declared shapes).  Prints per case and
+file:PATH (inputs of its declared shapes, as bench/run.py makes them).  Prints per case and
 build the minimum and median time per run (process CPU time, or wall time with
 --wall) and the median of the per-block ratios to the first build, which is the
 figure to read.  Each build keeps its own thread-local variables (initial-exec TLS,
@@ -105,15 +105,9 @@ def case_model(name, batch):
     if name.startswith("file:"):
         # any ONNX file ("file:/tmp/tail.onnx": a part of a network cut out with
         # onnx.utils.extract_model, whose weights come from L3 as they do in the whole
-        # network), its inputs random floats of their declared shapes, a symbolic first
-        # dimension taken as --batch
+        # network), its inputs made as for a bench model (the first dimension --batch)
         mb = open(name[5:], "rb").read()
-        rng = np.random.default_rng(0)
-        feeds = {}
-        for inp in R.ort_session(mb, 1).get_inputs():
-            shape = [d if isinstance(d, int) else batch for d in inp.shape]
-            feeds[inp.name] = rng.standard_normal(shape).astype(np.float32)
-        return mb, feeds
+        return mb, R.make_inputs(R.ort_session(mb, 1), name, batch)
     if name.startswith("matmul:"):
         # one MatMul of a [batch, M, K] feed by a constant [K, N] ("matmul:64x128x384"): the
         # projections of a transformer's layers

@@ -564,8 +564,12 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 		return;
 	}
 	/* a share for each thread there is (the pool may have fewer workers than asked) */
-	if (threads > __atomic_load_n(&p->n_threads, __ATOMIC_ACQUIRE) + 1)
-		threads = __atomic_load_n(&p->n_threads, __ATOMIC_ACQUIRE) + 1;
+	{
+		int			have = __atomic_load_n(&p->n_threads, __ATOMIC_ACQUIRE) + 1;
+
+		if (threads > have)
+			threads = have;
+	}
 	/* a few chunks per thread balance uneven work */
 	max_chunk = (n + threads * 4 - 1) / (threads * 4);
 	/* ... and a polled loop has enough of them that a cancel waits little */
@@ -603,16 +607,18 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	if (!claim_shares(p, 0, threads, gen, n, min_chunk, fn, arg, polled ? &poll : NULL))
 	{
 		/* canceled: nobody claims another chunk, running ones finish */
+		int64_t		start = 0;
+
 		claimed = 0;
 		for (int k = 0; k < threads; k++)
 		{
-			int64_t		start = share_start(n, threads, min_chunk, k),
-						stop = share_start(n, threads, min_chunk, k + 1);
+			int64_t		stop = share_start(n, threads, min_chunk, k + 1);
 			uint64_t	t = __atomic_exchange_n(&p->job.share[k].ticket, ((uint64_t) gen << 32) | (uint64_t) stop,
 												__ATOMIC_ACQ_REL);
 			int64_t		next = (int64_t) (uint32_t) t;
 
 			claimed += (next < stop ? next : stop) - start;
+			start = stop;
 		}
 	}
 	/* the workers' last chunks: spin while a run is hot, for a while, then sleep */

@@ -549,6 +549,13 @@ static const tile_fn tiles[3][MAX_NOB][TILE_PX] = {TILE_KIND(tile_), TILE_KIND(n
 static const tile_fn tiles_fma_bcast[3][TILE_PX] = {TILE_ROW(etile_, 2), TILE_ROW(entile_, 2), TILE_ROW(estile_, 2)};
 #endif
 
+/* the group of unsplit task t, in the job's order of tasks (pixels_first or by groups) */
+static inline int64_t
+task_group(const conv_job *j, int64_t t)
+{
+	return j->pixels_first ? t % j->s->og : (t / (j->chunks * j->row_groups)) % j->s->og;
+}
+
 /*
  * The weights the pass after this one reads first (the task's next chunk
  * of input blocks, or the first of the next task's group when that is
@@ -573,7 +580,7 @@ next_weights(const conv_job *j, int64_t t, int64_t end, int64_t g, int64_t icb1,
 	{
 		if (t + 1 >= end)
 			return;
-		ng = j->pixels_first ? (t + 1) % s->og : ((t + 1) / (j->chunks * j->row_groups)) % s->og;
+		ng = task_group(j, t + 1);
 		if (ng == g && j->ic_chunk >= s->cb)
 			return;				/* the same weights, still in cache */
 		from = 0;
@@ -620,16 +627,16 @@ conv_task(void *arg, int64_t begin, int64_t end)
 		}
 		else if (j->pixels_first)
 		{
-			g = t % s->og;
+			g = task_group(j, t);
 			chunk = (t / s->og) % j->chunks;
 			rg = (t / (s->og * j->chunks)) % j->row_groups;
 			n = t / (s->og * j->chunks * j->row_groups);
 		}
 		else
 		{
+			g = task_group(j, t);
 			chunk = t % j->chunks;
 			rg = (t / j->chunks) % j->row_groups;
-			g = (t / (j->chunks * j->row_groups)) % s->og;
 			n = t / (j->chunks * j->row_groups * s->og);
 		}
 		nob = group_blocks(s, g);
