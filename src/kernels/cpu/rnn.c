@@ -25,6 +25,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/fused_act.h"
 #include "kernels/cpu/sgemm.h"
+#include "kernels/cpu/tensor_ops.h"
 
 #include <cblas.h>
 #include <limits.h>
@@ -105,6 +106,9 @@ typedef struct rnn_state
 	bool		linear_before_reset;
 	bool		input_forget;
 	rnn_act		act[2][RNN_MAX_ACTS];	/* per direction: f (, g (, h)) */
+	/* a small constant float R as [hidden, gates * hidden] per direction (rnn_r_kmajor) */
+	float	   *r_kmajor;
+	const void *r_src;			/* the constant it was made from */
 } rnn_state;
 
 /* sizes of one run */
@@ -555,6 +559,48 @@ rnn_parse_activations(ox_prepare_ctx *pc, rnn_state *s, int n_acts)
 	return OX_OK;
 }
 
+/*
+ * One sequence (batch 1) multiplies H_{t-1} by R^T at every step: a
+ * matrix-vector product over R, 256 KB for an LSTM of hidden size 128,
+ * read from L2 each step.  As dot products over R's rows each of the 512
+ * sums ends in a horizontal add; summing the rows of R^T ([hidden,
+ * gates * hidden], ox_sgemm_row_sums) keeps every sum in its own vector
+ * lane.  That copy, made here for a constant float R of at most
+ * RNN_KMAJOR_MAX_FLOATS per direction (where its rows stay in L2; beyond,
+ * the two forms read at the same rate): R of [512, 128] from L2 in 0.86x
+ * the time, on the Intel host.  The sums run over k in order, as the
+ * packed GEMM's micro-kernel does for several sequences.
+ */
+#define RNN_KMAJOR_MAX_FLOATS (64 * 1024)
+
+static ox_code
+rnn_r_kmajor(ox_prepare_ctx *pc, rnn_state *s)
+{
+	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 2 && pc->node->inputs[2] >= 0 &&
+							   pc->node->inputs[2] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, 2) : NULL;
+	const ox_tensor *r = def ? def->init : NULL;
+	int64_t		nd,
+				gh,
+				hs;
+
+	if (!r || r->dtype != OX_FLOAT || r->rank != 3 || !r->data)
+		return OX_OK;
+	nd = r->dims[0];
+	gh = r->dims[1];
+	hs = r->dims[2];
+	/* a malformed R is the run's to report */
+	if (nd != s->num_dir || hs < 1 || gh != s->n_gates * hs || gh * hs > RNN_KMAJOR_MAX_FLOATS)
+		return OX_OK;
+	s->r_kmajor = ox_aligned_alloc(sizeof(float) * (size_t) (nd * gh * hs));
+	if (!s->r_kmajor)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: could not allocate a copy of R", s->op);
+	for (int64_t dir = 0; dir < nd; dir++)
+		oxt_transpose_f32(s->r_kmajor + dir * gh * hs, (const float *) r->data + dir * gh * hs, hs, gh, hs);
+	s->r_src = r->data;
+	return OX_OK;
+}
+
 static ox_code
 rnn_prepare_cell(ox_prepare_ctx *pc, rnn_cell cell)
 {
@@ -628,6 +674,11 @@ rnn_prepare_cell(ox_prepare_ctx *pc, rnn_cell cell)
 	if (!copy)
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: out of memory for kernel state", s.op);
 	*copy = s;
+	if (rnn_r_kmajor(pc, copy) != OX_OK)
+	{
+		free(copy);
+		return pc->st->code;
+	}
 	pc->state = copy;
 	return OX_OK;
 }
@@ -653,6 +704,10 @@ lstm_prepare(ox_prepare_ctx *pc)
 static void
 rnn_free(void *state)
 {
+	rnn_state  *s = state;
+
+	if (s)
+		ox_aligned_free(s->r_kmajor);
 	free(state);
 }
 
@@ -713,6 +768,7 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 	int64_t		rcols = gru_split ? 2 * hs : gh;
 	void	   *r_packed = NULL;	/* this direction's R, packed (float) */
 	void	   *rh_packed = NULL;	/* GRU, linear_before_reset = 0: its h block */
+	const ox_sgemm_epilogue no_epilogue = {0};
 	char	   *xp;
 	char	   *gates;
 	char	   *h;
@@ -751,6 +807,7 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 		const char *r = (const char *) io->r + (size_t) (dir * gh * hs) * esz;
 		const char *b = io->b ? (const char *) io->b + (size_t) (dir * 2 * gh) * esz : NULL;
 		rnn_step	st;
+		const float *rk;
 		int64_t		xp_t0 = 0;	/* time of xp's first rows (chunks) */
 
 		for (int64_t bi = 0; bi < d->batch; bi++)
@@ -784,6 +841,10 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 			if (gru_split)
 				rh_packed = ops->pack_nt(hs, hs, r + (size_t) (2 * hs * hs) * esz, hs, &pst);
 		}
+
+		/* one sequence over a constant R: the rows of its [hidden, gates * hidden] copy summed */
+		rk = s->r_kmajor && io->r == s->r_src && esz == sizeof(float) && d->batch == 1 ?
+			s->r_kmajor + dir * gh * hs : NULL;
 
 		memset(&st, 0, sizeof(st));
 		st.s = s;
@@ -841,7 +902,8 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 
 			if (r_packed)
 				ops->gemm_packed(d->batch, h, hs, r_packed, gates, gh);
-			else
+			else if (!rk || !ox_sgemm_row_sums(ctx, rcols, hs, (const float *) h, rk, gh, &no_epilogue,
+											   (float *) gates))
 				ops->gemm_nt(d->batch, rcols, hs, h, hs, r, hs, gates, gh);
 			switch (s->cell)
 			{
@@ -856,7 +918,8 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 						ops->gru_reset(&st);
 						if (rh_packed)
 							ops->gemm_packed(d->batch, rh, hs, rh_packed, gates + (size_t) (2 * hs) * esz, gh);
-						else
+						else if (!rk || !ox_sgemm_row_sums(ctx, hs, hs, (const float *) rh, rk + 2 * hs, gh,
+														   &no_epilogue, (float *) gates + 2 * hs))
 							ops->gemm_nt(d->batch, hs, hs, rh, hs, r + (size_t) (2 * hs * hs) * esz, hs,
 										 gates + (size_t) (2 * hs) * esz, gh);
 						ops->gru_update(&st);
