@@ -76,35 +76,41 @@ def test_rnn_chunked_projection(op, lbr, direction, lens):
 
 @pytest.mark.parametrize("op,lbr", [("RNN", 0), ("GRU", 0), ("GRU", 1), ("LSTM", 0)])
 @pytest.mark.parametrize("hidden", [24, 128])
-def test_rnn_one_sequence_same_bits_as_in_a_batch(op, lbr, hidden):
-    """One sequence over a constant R sums the rows of R^T's copy (rnn.c, rnn_r_kmajor) in the
-    order the packed GEMM of three and more sequences does: alone it gives the bits it gets inside
-    a batch (a row-wise SQL call and an automatically batched one agree).  Hidden 128 is LSTM's
+def test_rnn_one_sequence_same_bits_in_any_batch(op, lbr, hidden):
+    """A sequence gets the same bits alone as inside batches of 2, 3 and 20 (a row-wise SQL call
+    and an automatically batched one agree): one sequence over a constant R sums the rows of R^T's
+    copy (rnn.c, rnn_r_kmajor) in the order the micro-kernel of the SGEMM, over R packed once at
+    session creation, sums them for two and more (rnn_pack_constants).  Hidden 128 is LSTM's
     largest R of the copy's bound (4 x 128 x 128 floats)."""
     model = rnn_model(op, hidden, 5, "bidirectional", lbr, False).SerializeToString()
     x1 = np.random.default_rng(3).standard_normal((7, 1, 5)).astype(np.float32)
-    x3 = np.repeat(x1, 3, axis=1)
     for threads in (1, 2):
         s = Session(model, threads=threads)
-        alone, batched = s.run({"X": x1}), s.run({"X": x3})
-        np.testing.assert_array_equal(alone[0][:, :, 0], batched[0][:, :, 1], err_msg=f"Y, {threads} threads")
-        np.testing.assert_array_equal(alone[1][:, 0], batched[1][:, 1], err_msg=f"Y_h, {threads} threads")
+        alone = s.run({"X": x1})
+        for batch in (2, 3, 20):
+            got = s.run({"X": np.repeat(x1, batch, axis=1)})
+            what = f"batch {batch}, {threads} threads"
+            np.testing.assert_array_equal(alone[0][:, :, 0], got[0][:, :, batch - 1], err_msg="Y, " + what)
+            np.testing.assert_array_equal(alone[1][:, 0], got[1][:, batch - 1], err_msg="Y_h, " + what)
 
 
 @pytest.mark.parametrize("op,lbr", [("GRU", 0), ("LSTM", 0)])
-@pytest.mark.parametrize("case", ["R fed", "R past the bound"])
-def test_rnn_one_sequence_other_r(op, lbr, case):
-    """The dot products over R stay for an R fed at run time (no copy of it can be made ahead)
-    and for one past the copy's bound (LSTM hidden 136: 73,984 floats a direction)."""
+@pytest.mark.parametrize("case", ["R fed", "W fed", "R past the bound"])
+@pytest.mark.parametrize("batch", [1, 2])
+def test_rnn_weights_not_prepared(op, lbr, case, batch):
+    """Weights fed at run time have no copies made ahead: the products take them as they come
+    (R's dot products for one and two sequences, the SGEMM for W); an R past the row-sum copy's
+    bound (LSTM hidden 136: 73,984 floats a direction) keeps the dot products for one sequence."""
     hidden = 136 if case == "R past the bound" else 24
     model = rnn_model(op, hidden, 5, "forward", lbr, False)
     rng = np.random.default_rng(5)
-    feeds = {"X": rng.standard_normal((6, 1, 5)).astype(np.float32)}
-    if case == "R fed":
-        r = next(i for i in model.graph.initializer if i.name == "R")
-        feeds["R"] = numpy_helper.to_array(r)
-        model.graph.initializer.remove(r)
-        model.graph.input.append(helper.make_tensor_value_info("R", TensorProto.FLOAT, list(feeds["R"].shape)))
+    feeds = {"X": rng.standard_normal((6, batch, 5)).astype(np.float32)}
+    if case.endswith("fed"):
+        name = case[0]
+        t = next(i for i in model.graph.initializer if i.name == name)
+        feeds[name] = numpy_helper.to_array(t)
+        model.graph.initializer.remove(t)
+        model.graph.input.append(helper.make_tensor_value_info(name, TensorProto.FLOAT, list(feeds[name].shape)))
     want = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)
     got = Session(model.SerializeToString()).run(feeds)
     for g, w, name in zip(got, want, ("Y", "Y_h")):

@@ -108,7 +108,12 @@ typedef struct rnn_state
 	rnn_act		act[2][RNN_MAX_ACTS];	/* per direction: f (, g (, h)) */
 	/* a small constant float R as [hidden, gates * hidden] per direction (rnn_r_kmajor) */
 	float	   *r_kmajor;
-	const void *r_src;			/* the constant it was made from */
+	const void *r_src;			/* the constant R those copies were made from */
+	/* constant float W and R packed for the SGEMM per direction (rnn_pack_constants), or NULL */
+	ox_sgemm_packed *w_packed[2];
+	ox_sgemm_packed *r_packed[2];	/* R's first rcols rows (rnn_compute) */
+	ox_sgemm_packed *rh_packed[2];	/* GRU, linear_before_reset = 0: R's h block */
+	const void *w_src;			/* the constant W */
 } rnn_state;
 
 /* sizes of one run */
@@ -499,6 +504,23 @@ RNN_DEFINE_TYPED(f64, double, exp, expm1, log1p, tanh, fabs, cblas_dgemm, sigmoi
 
 /* ---- attributes ---------------------------------------------------------- */
 
+static void
+rnn_free(void *state)
+{
+	rnn_state  *s = state;
+
+	if (!s)
+		return;
+	ox_aligned_free(s->r_kmajor);
+	for (int dir = 0; dir < 2; dir++)
+	{
+		ox_sgemm_packed_free(s->w_packed[dir]);
+		ox_sgemm_packed_free(s->r_packed[dir]);
+		ox_sgemm_packed_free(s->rh_packed[dir]);
+	}
+	free(s);
+}
+
 static const char *
 rnn_op_name(rnn_cell cell)
 {
@@ -573,31 +595,83 @@ rnn_parse_activations(ox_prepare_ctx *pc, rnn_state *s, int n_acts)
  */
 #define RNN_KMAJOR_MAX_FLOATS (64 * 1024)
 
-static ox_code
-rnn_r_kmajor(ox_prepare_ctx *pc, rnn_state *s)
+/* input i of the node when it is a constant float tensor of rank 3, else NULL */
+static const ox_tensor *
+rnn_constant_input(const ox_prepare_ctx *pc, int i)
 {
-	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 2 && pc->node->inputs[2] >= 0 &&
-							   pc->node->inputs[2] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, pc->node, 2) : NULL;
-	const ox_tensor *r = def ? def->init : NULL;
-	int64_t		nd,
-				gh,
-				hs;
+	const ox_value_def *def = (pc->graph && pc->node->n_inputs > i && pc->node->inputs[i] >= 0 &&
+							   pc->node->inputs[i] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, i) : NULL;
+	const ox_tensor *t = def ? def->init : NULL;
 
-	if (!r || r->dtype != OX_FLOAT || r->rank != 3 || !r->data)
-		return OX_OK;
-	nd = r->dims[0];
-	gh = r->dims[1];
-	hs = r->dims[2];
-	/* a malformed R is the run's to report */
-	if (nd != s->num_dir || hs < 1 || gh != s->n_gates * hs || gh * hs > RNN_KMAJOR_MAX_FLOATS)
+	return t && t->dtype == OX_FLOAT && t->rank == 3 && t->data && ox_tensor_numel(t) > 0 ? t : NULL;
+}
+
+static ox_code
+rnn_r_kmajor(ox_prepare_ctx *pc, rnn_state *s, const ox_tensor *r)
+{
+	int64_t		nd = r->dims[0],
+				gh = r->dims[1],
+				hs = r->dims[2];
+
+	if (gh * hs > RNN_KMAJOR_MAX_FLOATS)
 		return OX_OK;
 	s->r_kmajor = ox_aligned_alloc(sizeof(float) * (size_t) (nd * gh * hs));
 	if (!s->r_kmajor)
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: could not allocate a copy of R", s->op);
 	for (int64_t dir = 0; dir < nd; dir++)
 		oxt_transpose_f32(s->r_kmajor + dir * gh * hs, (const float *) r->data + dir * gh * hs, hs, gh, hs);
-	s->r_src = r->data;
+	return OX_OK;
+}
+
+/*
+ * Constant float W and R packed for the SGEMM once, not by every run: the
+ * input projection's W (the zoo LSTM at batch 1 packed it in 2% of its
+ * run), and R for two sequences and more (rnn_compute packed it per run
+ * and direction from three on, and two streamed it as dot products: now
+ * every batch size of two and more takes the same micro-kernel, and one
+ * sequence the row sums in its order, so a sequence gets the same bits
+ * whatever it is batched with).  NULL packs (no kernels of ours on this
+ * machine) leave the run's own products.
+ */
+static ox_code
+rnn_pack_constants(ox_prepare_ctx *pc, rnn_state *s)
+{
+	const ox_tensor *w = rnn_constant_input(pc, 1);
+	const ox_tensor *r = rnn_constant_input(pc, 2);
+	bool		gru_split = s->cell == RNN_CELL_GRU && !s->linear_before_reset;
+
+	/* a malformed W or R is the run's to report */
+	if (w && w->dims[0] == s->num_dir && w->dims[1] % s->n_gates == 0 && w->dims[1] > 0 && w->dims[2] > 0)
+	{
+		for (int dir = 0; dir < s->num_dir; dir++)
+		{
+			s->w_packed[dir] = ox_sgemm_pack_b(true, w->dims[2], w->dims[1],
+											   (const float *) w->data + dir * w->dims[1] * w->dims[2],
+											   w->dims[2], pc->st);
+			if (pc->st->code != OX_OK)
+				return pc->st->code;
+		}
+		s->w_src = w->data;
+	}
+	if (r && r->dims[0] == s->num_dir && r->dims[2] > 0 && r->dims[1] == s->n_gates * r->dims[2])
+	{
+		int64_t		gh = r->dims[1],
+					hs = r->dims[2];
+
+		for (int dir = 0; dir < s->num_dir; dir++)
+		{
+			const float *rd = (const float *) r->data + dir * gh * hs;
+
+			s->r_packed[dir] = ox_sgemm_pack_b(true, hs, gru_split ? 2 * hs : gh, rd, hs, pc->st);
+			if (gru_split && pc->st->code == OX_OK)
+				s->rh_packed[dir] = ox_sgemm_pack_b(true, hs, hs, rd + 2 * hs * hs, hs, pc->st);
+			if (pc->st->code != OX_OK)
+				return pc->st->code;
+		}
+		OX_TRY(rnn_r_kmajor(pc, s, r));
+		s->r_src = r->data;
+	}
 	return OX_OK;
 }
 
@@ -674,9 +748,9 @@ rnn_prepare_cell(ox_prepare_ctx *pc, rnn_cell cell)
 	if (!copy)
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "%s: out of memory for kernel state", s.op);
 	*copy = s;
-	if (rnn_r_kmajor(pc, copy) != OX_OK)
+	if (rnn_pack_constants(pc, copy) != OX_OK)
 	{
-		free(copy);
+		rnn_free(copy);
 		return pc->st->code;
 	}
 	pc->state = copy;
@@ -701,15 +775,7 @@ lstm_prepare(ox_prepare_ctx *pc)
 	return rnn_prepare_cell(pc, RNN_CELL_LSTM);
 }
 
-static void
-rnn_free(void *state)
-{
-	rnn_state  *s = state;
 
-	if (s)
-		ox_aligned_free(s->r_kmajor);
-	free(state);
-}
 
 /* ---- the driver ------------------------------------------------------------ */
 
@@ -808,6 +874,10 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 		const char *b = io->b ? (const char *) io->b + (size_t) (dir * 2 * gh) * esz : NULL;
 		rnn_step	st;
 		const float *rk;
+		const ox_sgemm_packed *r_use,	/* R's packed copy this direction multiplies by, or NULL */
+				   *rh_use,
+				   *w_use;
+		bool		r_const;
 		int64_t		xp_t0 = 0;	/* time of xp's first rows (chunks) */
 
 		for (int64_t bi = 0; bi < d->batch; bi++)
@@ -832,19 +902,26 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 		ox_sgemm_packed_free(r_packed);
 		ox_sgemm_packed_free(rh_packed);
 		r_packed = rh_packed = NULL;
-		if (ops->pack_nt && d->batch > 2 && hs > 0)
+		r_use = rh_use = NULL;
+		r_const = io->r == s->r_src && esz == sizeof(float);
+		if (r_const && d->batch > 1 && s->r_packed[dir])
+		{
+			r_use = s->r_packed[dir];
+			rh_use = s->rh_packed[dir];
+		}
+		else if (ops->pack_nt && d->batch > 2 && hs > 0)
 		{
 			ox_status	pst;
 
 			ox_status_clear(&pst);
-			r_packed = ops->pack_nt(rcols, hs, r, hs, &pst);
+			r_use = r_packed = ops->pack_nt(rcols, hs, r, hs, &pst);
 			if (gru_split)
-				rh_packed = ops->pack_nt(hs, hs, r + (size_t) (2 * hs * hs) * esz, hs, &pst);
+				rh_use = rh_packed = ops->pack_nt(hs, hs, r + (size_t) (2 * hs * hs) * esz, hs, &pst);
 		}
+		w_use = io->w == s->w_src && esz == sizeof(float) ? s->w_packed[dir] : NULL;
 
 		/* one sequence over a constant R: the rows of its [hidden, gates * hidden] copy summed */
-		rk = s->r_kmajor && io->r == s->r_src && esz == sizeof(float) && d->batch == 1 ?
-			s->r_kmajor + dir * gh * hs : NULL;
+		rk = s->r_kmajor && r_const && d->batch == 1 ? s->r_kmajor + dir * gh * hs : NULL;
 
 		memset(&st, 0, sizeof(st));
 		st.s = s;
@@ -876,8 +953,17 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 				int64_t		rows_n = chunk == d->seq ? nrows : n * d->batch;
 
 				xp_t0 = chunk == d->seq ? 0 : (backward ? d->seq - step - n : step);
-				ops->gemm_nt(rows_n, gh, d->input, (const char *) io->x + (size_t) (xp_t0 * d->batch * d->input) * esz,
-							 d->input, w, d->input, xp, gh);
+				const char *xrows = (const char *) io->x + (size_t) (xp_t0 * d->batch * d->input) * esz;
+
+				if (w_use)
+				{
+					rc = ox_sgemm_packed_b(ctx, false, rows_n, 1.0f, (const float *) xrows, d->input, w_use,
+										   0.0f, (float *) xp, gh);
+					if (rc != OX_OK)
+						goto done;
+				}
+				else
+					ops->gemm_nt(rows_n, gh, d->input, xrows, d->input, w, d->input, xp, gh);
 				/* Rb of the GRU h gate sits inside the reset product when lbr = 1 */
 				if (b)
 					ops->fold_bias(xp, rows_n, gh, b, b + (size_t) gh * esz,
@@ -900,8 +986,8 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 			if (st.n_rows == 0)
 				break;
 
-			if (r_packed)
-				ops->gemm_packed(d->batch, h, hs, r_packed, gates, gh);
+			if (r_use)
+				ops->gemm_packed(d->batch, h, hs, r_use, gates, gh);
 			else if (!rk || !ox_sgemm_row_sums(ctx, rcols, hs, (const float *) h, rk, gh, &no_epilogue,
 											   (float *) gates))
 				ops->gemm_nt(d->batch, rcols, hs, h, hs, r, hs, gates, gh);
@@ -916,8 +1002,8 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 					else
 					{
 						ops->gru_reset(&st);
-						if (rh_packed)
-							ops->gemm_packed(d->batch, rh, hs, rh_packed, gates + (size_t) (2 * hs) * esz, gh);
+						if (rh_use)
+							ops->gemm_packed(d->batch, rh, hs, rh_use, gates + (size_t) (2 * hs) * esz, gh);
 						else if (!rk || !ox_sgemm_row_sums(ctx, hs, hs, (const float *) rh, rk + 2 * hs, gh,
 														   &no_epilogue, (float *) gates + 2 * hs))
 							ops->gemm_nt(d->batch, hs, hs, rh, hs, r + (size_t) (2 * hs * hs) * esz, hs,
