@@ -702,6 +702,24 @@ test_transforms(void)
 	kt_expect_f32(0, 1, DIMS(3), F32(0, 1, 2), 1e-6);
 	kt_end();
 
+	/* rows of features: one offset per feature and no scale, then one offset and a scale each */
+	kt_begin("Scaler", ML, 1);
+	kt_attr_floats("offset", 2, F32(1, -2));
+	kt_input_f32(2, DIMS(3, 2), F32(1, 2, 3, 4, -5, 0.5f));
+	RUN(1);
+	kt.label = "Scaler offsets, no scale, three rows";
+	kt_expect_f32(0, 2, DIMS(3, 2), F32(0, 4, 2, 6, -6, 2.5f), 1e-6);
+	kt_end();
+
+	kt_begin("Scaler", ML, 1);
+	kt_attr_floats("offset", 1, F32(1));
+	kt_attr_floats("scale", 3, F32(2, -1, 0.5f));
+	kt_input_f32(2, DIMS(2, 3), F32(1, 2, 3, 4, 5, 7));
+	RUN(1);
+	kt.label = "Scaler one offset, a scale per feature";
+	kt_expect_f32(0, 2, DIMS(2, 3), F32(0, -1, 1, 6, -4, 3), 1e-6);
+	kt_end();
+
 	kt_begin("Scaler", ML, 1);
 	kt_attr_floats("offset", 2, F32(1, 2));
 	kt_input_f32(2, DIMS(1, 3), F32(1, 2, 3));
@@ -716,6 +734,14 @@ test_transforms(void)
 	RUN(1);
 	kt.label = "Normalizer L2 (zero row untouched)";
 	kt_expect_f32(0, 2, DIMS(2, 2), F32(0.6f, 0.8f, 0, 0), 1e-6);
+	kt_end();
+
+	kt_begin("Normalizer", ML, 1);
+	kt_attr_string("norm", "L1");
+	kt_input_f32(2, DIMS(2, 3), F32(1, -2, 1, 0.5f, 0.25f, 0.25f));
+	RUN(1);
+	kt.label = "Normalizer L1 float rows";
+	kt_expect_f32(0, 2, DIMS(2, 3), F32(0.25f, -0.5f, 0.25f, 0.5f, 0.25f, 0.25f), 1e-6);
 	kt_end();
 
 	kt_begin("Normalizer", ML, 1);
