@@ -802,6 +802,25 @@ test_transforms(void)
 	kt_expect_i64(0, 2, DIMS(2, 2), I64(9, 5, 3, 9));
 	kt_end();
 
+	/* a value that is not NaN replaced feature by feature, in double and int32 */
+	kt_begin("Imputer", ML, 1);
+	kt_attr_floats("imputed_value_floats", 2, F32(7, -7));
+	kt_attr_float("replaced_value_float", 0.0f);
+	kt_input(OX_DOUBLE, 2, DIMS(3, 2), F64(0, 1.5, 2.5, 0, 0, 0));
+	RUN(1);
+	kt.label = "Imputer zeros per feature, double";
+	kt_expect_values(0, OX_DOUBLE, 2, DIMS(3, 2), F64(7, 1.5, 2.5, -7, 7, -7), 0);
+	kt_end();
+
+	kt_begin("Imputer", ML, 1);
+	kt_attr_ints("imputed_value_int64s", 3, I64(10, 20, 30));
+	kt_attr_int("replaced_value_int64", 4);
+	kt_input(OX_INT32, 2, DIMS(2, 3), KEEP(int32_t, 4, 1, 4, 2, 4, 3));
+	RUN(1);
+	kt.label = "Imputer per feature, int32";
+	kt_expect_values(0, OX_INT32, 2, DIMS(2, 3), KEEP(int32_t, 10, 1, 30, 2, 20, 3), 0);
+	kt_end();
+
 	kt_begin("Imputer", ML, 1);
 	kt_attr_floats("imputed_value_floats", 2, F32(1, 2));
 	kt_input_f32(2, DIMS(1, 3), F32(0, 0, 0));
@@ -980,6 +999,15 @@ test_features(void)
 	RUN(1);
 	kt.label = "FeatureVectorizer pads and concatenates";
 	kt_expect_f32(0, 2, DIMS(2, 6), F32(1, 2, 5, 6, 0, 9.5f, 3, 4, 7, 8, 0, 10.5f), 0);
+	kt_end();
+
+	kt_begin("FeatureVectorizer", ML, 1);
+	kt_attr_ints("inputdimensions", 2, I64(2, 1));
+	kt_input_f32(2, DIMS(2, 3), F32(1, 2, 3, 4, 5, 6));
+	kt_input_f32(2, DIMS(2, 1), F32(7, 8));
+	RUN(1);
+	kt.label = "FeatureVectorizer float rows wider than their dimension";
+	kt_expect_f32(0, 2, DIMS(2, 3), F32(1, 2, 7, 4, 5, 8), 0);
 	kt_end();
 
 	kt_begin("FeatureVectorizer", ML, 1);

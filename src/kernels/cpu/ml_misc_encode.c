@@ -855,9 +855,13 @@ ml_feature_vectorizer_run(ox_kernel_ctx *ctx)
 		int64_t		per_row = rows > 0 ? ox_tensor_numel(x) / rows : 0;
 		int64_t		take = per_row < dimsattr[i] ? per_row : dimsattr[i];
 
-		for (int64_t r = 0; r < rows; r++)
-			for (int64_t k = 0; k < take; k++)
-				yd[r * total + off + k] = (float) ox_tensor_get_double(x, r * per_row + k);
+		if (x->dtype == OX_FLOAT && take > 0)	/* float columns copied, not a call per value */
+			for (int64_t r = 0; r < rows; r++)
+				memcpy(yd + r * total + off, (const float *) x->data + r * per_row, sizeof(float) * (size_t) take);
+		else
+			for (int64_t r = 0; r < rows; r++)
+				for (int64_t k = 0; k < take; k++)
+					yd[r * total + off + k] = (float) ox_tensor_get_double(x, r * per_row + k);
 		off += dimsattr[i];
 	}
 	return OX_OK;
