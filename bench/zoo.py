@@ -198,15 +198,16 @@ def fmt_time(s):
 
 
 WHY_SLOWER = (
-    "the rows near 1.0 are the LSTM and the 2-layer TransformerEncoder at batch 64, where both engines "
-    "spend most of the run in the same dense products. The LSTM's per-step product (64 x 128 by 128 x 512) "
-    "runs at about 100 GFLOP/s and its gate math (sigmoid and tanh of 33,000 values a step, in AVX-512 "
-    "lanes) takes a sixth of the run; at batch 1 it reads its 256 KB of recurrent weights from L2 at every "
-    "one of its 50 steps, bound by the core's L2 bandwidth like onnxruntime's. The TransformerEncoder "
-    "(PyTorch 1.13's export: attention through Slice, Transpose and batched MatMul rather than the fused "
-    "pattern the BERT-shaped encoder of performance.md uses, in onnxruntime too) spends four fifths of its "
-    "time in MatMul at about 100 GFLOP/s. A row near 1.0 moves by a few percent between runs on this "
-    "shared machine.")
+    "the rows near 1.0 are the LSTM and the 2-layer TransformerEncoder at batch 64 and the single decision "
+    "tree at batch 1000. The LSTM at batch 64 spends most of its run in the per-step product (64 x 128 by "
+    "128 x 512, R packed once per session) and about a fifth in its gate math (sigmoid and tanh of 41,000 "
+    "values a step, in AVX-512 lanes), as onnxruntime does; at batch 1 each step sums the rows of a "
+    "[128, 512] copy of R^T from L2 (rnn.c, rnn_r_kmajor). The TransformerEncoder (PyTorch 1.13's export: "
+    "attention through Slice, Transpose and batched MatMul rather than the fused pattern the BERT-shaped "
+    "encoder of performance.md uses, in onnxruntime too) spends four fifths of its time in MatMul at about "
+    "100 GFLOP/s. The decision tree (one tree of depth 12, three classes) walks 16 rows a vector and spends "
+    "as long again per row summing the leaf and finishing it (argmax, probabilities, label): about 36 ns a "
+    "row in both engines. A row near 1.0 moves by a few percent between runs on this shared machine.")
 
 
 def write_markdown(path, rows, notes):
