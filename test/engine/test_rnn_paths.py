@@ -115,3 +115,30 @@ def test_rnn_weights_not_prepared(op, lbr, case, batch):
     got = Session(model.SerializeToString()).run(feeds)
     for g, w, name in zip(got, want, ("Y", "Y_h")):
         np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=name)
+
+
+@pytest.mark.parametrize("peepholes", [False, True])
+@pytest.mark.parametrize("batch", [1, 3])
+def test_lstm_clip_and_peepholes(peepholes, batch):
+    """LSTM with clip, with and without peepholes (the o gate reads the new cell), one sequence
+    (row sums over R^T's copy) and three (the packed R), against onnxruntime; the clip cuts most of
+    the gate sums here."""
+    hidden, inputs, seq = 16, 5, 6
+    rng = np.random.default_rng(23)
+    inits = [numpy_helper.from_array(rng.standard_normal((1, 4 * hidden, inputs)).astype(np.float32), "W"),
+             numpy_helper.from_array(rng.standard_normal((1, 4 * hidden, hidden)).astype(np.float32), "R"),
+             numpy_helper.from_array((0.5 * rng.standard_normal((1, 8 * hidden))).astype(np.float32), "B")]
+    ins = ["X", "W", "R", "B", "", "", ""]
+    if peepholes:
+        inits.append(numpy_helper.from_array(rng.standard_normal((1, 3 * hidden)).astype(np.float32), "P"))
+        ins.append("P")
+    node = helper.make_node("LSTM", ins, ["Y", "Y_h", "Y_c"], hidden_size=hidden, clip=0.5)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("X", TensorProto.FLOAT, ["T", "N", inputs])],
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("Y", "Y_h", "Y_c")],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8).SerializeToString()
+    feeds = {"X": rng.standard_normal((seq, batch, inputs)).astype(np.float32)}
+    want = ort.InferenceSession(model, providers=["CPUExecutionProvider"]).run(None, feeds)
+    got = Session(model).run(feeds)
+    for g, w, name in zip(got, want, ("Y", "Y_h", "Y_c")):
+        np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL, err_msg=name)
