@@ -52,6 +52,19 @@ typedef struct ox_prepare_ctx
 	int			nthreads;
 } ox_prepare_ctx;
 
+/*
+ * The constant (initializer) behind the node's input i, or NULL: absent,
+ * computed, or a bare node without its graph (test harnesses run those)
+ */
+static inline const ox_tensor *
+ox_prepare_constant(const ox_prepare_ctx *pc, int input)
+{
+	const ox_value_def *def = pc->graph && input >= 0 && input < pc->node->n_inputs &&
+		pc->node->inputs[input] < pc->graph->n_values ? ox_node_input_def(pc->graph, pc->node, input) : NULL;
+
+	return def ? def->init : NULL;
+}
+
 static inline void
 ox_prepare_releasable(ox_prepare_ctx *pc, int input)
 {

@@ -170,17 +170,6 @@ typedef struct nn_packed_weight
 	const void *src;
 } nn_packed_weight;
 
-/* the constant behind input i, or NULL (test harnesses run bare nodes: the id is checked) */
-static const ox_tensor *
-constant_input(const ox_prepare_ctx *pc, int input)
-{
-	const ox_value_def *def = (pc->graph && pc->node->n_inputs > input &&
-							   pc->node->inputs[input] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, pc->node, input) : NULL;
-
-	return def ? def->init : NULL;
-}
-
 /*
  * Pack a constant 2-D float B if this machine has our GEMM kernels.  Not a
  * B of one column (a regression head): the GEMM takes a dot product per
@@ -190,7 +179,7 @@ constant_input(const ox_prepare_ctx *pc, int input)
 static ox_code
 pack_constant_b(ox_prepare_ctx *pc, int input, bool trans_b, nn_packed_weight *w)
 {
-	const ox_tensor *b = constant_input(pc, input);
+	const ox_tensor *b = ox_prepare_constant(pc, input);
 
 	if (!b || b->dtype != OX_FLOAT || b->rank != 2 || ox_tensor_numel(b) <= 0 ||
 		b->dims[trans_b ? 0 : 1] == 1)
@@ -250,7 +239,7 @@ offer_release(ox_prepare_ctx *pc, const nn_packed_weight *w, int64_t rows)
 static bool
 constant_b_finite(const ox_prepare_ctx *pc, int input)
 {
-	const ox_tensor *b = constant_input(pc, input);
+	const ox_tensor *b = ox_prepare_constant(pc, input);
 	int64_t		n = b ? ox_tensor_numel(b) : 0;
 
 	if (!b || b->dtype != OX_FLOAT || n <= 0 || !b->data)
@@ -316,7 +305,7 @@ gemm_prepare(ox_prepare_ctx *pc)
 	int64_t		ta = ox_attr_int(node, "transA", 0);
 	int64_t		tb = ox_attr_int(node, "transB", 0);
 	int64_t		bc = ox_attr_int(node, "broadcast", 0);
-	const ox_value_def *bdef;
+	const ox_tensor *bconst;	/* the constant B, or NULL */
 	int64_t		rows;
 
 	if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
@@ -333,10 +322,8 @@ gemm_prepare(ox_prepare_ctx *pc)
 	s->trans_b = tb == 1;
 	s->alpha = ox_attr_float(node, "alpha", 1.0f);
 	s->beta = ox_attr_float(node, "beta", 1.0f);
-	/* the value id is checked against the graph: test harnesses run bare nodes */
-	bdef = (pc->graph && node->n_inputs > 1 && node->inputs[1] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, node, 1) : NULL;
-	s->b_is_constant = bdef && bdef->init;
+	bconst = ox_prepare_constant(pc, 1);
+	s->b_is_constant = bconst != NULL;
 	pc->state = s;
 	if (strcmp(node->op_type, "FusedGemm") == 0)
 		OX_TRY(nn_activation_parse(node, &s->act, pc->st));
@@ -350,10 +337,10 @@ gemm_prepare(ox_prepare_ctx *pc)
 	 * (the 512 x 10 head of issue 4's MLP: 252 in a chain), where the dot
 	 * products of B's few rows run side by side.
 	 */
-	if (s->b_finite && s->trans_b && !s->trans_a && rows <= 2 && bdef->init->rank == 2 &&
-		bdef->init->dims[0] >= 16)
+	if (s->b_finite && s->trans_b && !s->trans_a && rows <= 2 && bconst->rank == 2 &&
+		bconst->dims[0] >= 16)
 	{
-		const ox_tensor *b = bdef->init;
+		const ox_tensor *b = bconst;
 		int64_t		n = b->dims[0],
 					k = b->dims[1];
 

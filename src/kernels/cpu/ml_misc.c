@@ -492,8 +492,8 @@ imputer_run(ox_kernel_ctx *ctx)
 	 */
 	{
 		int64_t		vs = nv == 1 ? 0 : 1;
-		bool		nan_rep = isnan(ox_attr_float(node, "replaced_value_float", 0.0f));
 		double		frep = ox_attr_float(node, "replaced_value_float", 0.0f);
+		bool		nan_rep = isnan(frep);
 		int64_t		irep = ox_attr_int(node, "replaced_value_int64", 0);
 
 #define IMPUTE_ROWS(T, HIT, VAL) \

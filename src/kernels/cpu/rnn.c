@@ -599,10 +599,7 @@ rnn_parse_activations(ox_prepare_ctx *pc, rnn_state *s, int n_acts)
 static const ox_tensor *
 rnn_constant_input(const ox_prepare_ctx *pc, int i)
 {
-	const ox_value_def *def = (pc->graph && pc->node->n_inputs > i && pc->node->inputs[i] >= 0 &&
-							   pc->node->inputs[i] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, pc->node, i) : NULL;
-	const ox_tensor *t = def ? def->init : NULL;
+	const ox_tensor *t = ox_prepare_constant(pc, i);
 
 	return t && t->dtype == OX_FLOAT && t->rank == 3 && t->data && ox_tensor_numel(t) > 0 ? t : NULL;
 }
@@ -774,8 +771,6 @@ lstm_prepare(ox_prepare_ctx *pc)
 {
 	return rnn_prepare_cell(pc, RNN_CELL_LSTM);
 }
-
-
 
 /* ---- the driver ------------------------------------------------------------ */
 
