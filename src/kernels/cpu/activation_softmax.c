@@ -16,12 +16,11 @@
  *
  * float32 rows (Softmax and LogSoftmax over the last axis: attention
  * scores) take an AVX-512 path where the machine has it: the exp of
- * ox_fast_expf sixteen lanes at a time, with the power of two applied by
- * vscalefps, and the sum accumulated in double as in the portable path.
+ * ox_fast_expf sixteen lanes at a time (vmath_avx512.h), and the sum
+ * accumulated in double as in the portable path.
  */
 #include "kernels/cpu/elementwise.h"
-
-#include <immintrin.h>
+#include "kernels/cpu/vmath_avx512.h"
 
 typedef enum sm_kind
 {
@@ -215,35 +214,6 @@ SM_IMPL(f64, double, exp)
 
 /* ---- float32 rows, AVX-512 ---------------------------------------------- */
 
-/* exp(x) as ox_fast_expf computes it (Cephes polynomial), sixteen lanes */
-__attribute__((target("avx512f,fma")))
-static inline __m512
-sm_exp_avx512(__m512 x)
-{
-	__m512		xc = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(88.75f));
-	__m512		k = _mm512_roundscale_ps(_mm512_mul_ps(xc, _mm512_set1_ps(1.44269504088896341f)),
-										 _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-	__m512		r = _mm512_fnmadd_ps(k, _mm512_set1_ps(0.693359375f), xc);
-	__m512		p = _mm512_set1_ps(1.9875691500e-4f);
-
-	r = _mm512_fnmadd_ps(k, _mm512_set1_ps(-2.12194440e-4f), r);
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-	p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
-	p = _mm512_fmadd_ps(_mm512_mul_ps(p, r), r, r);
-	p = _mm512_add_ps(p, _mm512_set1_ps(1.0f));
-	/* p * 2^k, to 0 below the subnormals and +inf above the range */
-	p = _mm512_scalef_ps(p, k);
-	p = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(-104.0f), _CMP_LT_OQ), p,
-							 _mm512_setzero_ps());
-	p = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, _mm512_set1_ps(88.75f), _CMP_GT_OQ), p,
-							 _mm512_set1_ps(INFINITY));
-	/* NaN stays NaN */
-	return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), p, x);
-}
-
 /* the sum of sixteen floats, added into two double accumulators */
 __attribute__((target("avx512f,fma")))
 static inline void
@@ -281,14 +251,14 @@ softmax_rows_f32_avx512(const sm_job *j, int64_t begin, int64_t end)
 		vm = _mm512_set1_ps(m);
 		for (i = 0; i < body; i += 16)
 		{
-			__m512		e = sm_exp_avx512(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+			__m512		e = ox_exp16(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
 
 			_mm512_storeu_ps(y + i, e);
 			sm_sum_pd(e, &s_lo, &s_hi);
 		}
 		if (tail)
 		{
-			__m512		e = sm_exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, x + i), vm));
+			__m512		e = ox_exp16(_mm512_sub_ps(_mm512_maskz_loadu_ps(tail, x + i), vm));
 
 			e = _mm512_maskz_mov_ps(tail, e);
 			_mm512_mask_storeu_ps(y + i, tail, e);
@@ -317,25 +287,12 @@ softmax_rows_f32_avx512(const sm_job *j, int64_t begin, int64_t end)
 	}
 }
 
-static bool
-sm_have_avx512(void)
-{
-	static int	known = -1;
-
-	if (known < 0)
-	{
-		__builtin_cpu_init();
-		known = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-	}
-	return known;
-}
-
 static void
 sm_range_f32(void *arg, int64_t begin, int64_t end)
 {
 	const sm_job *j = arg;
 
-	if (j->inner == 1 && j->kind != SM_HARD && sm_have_avx512())
+	if (j->inner == 1 && j->kind != SM_HARD && ox_have_avx512_fma())
 		softmax_rows_f32_avx512(j, begin, end);
 	else if (j->inner == 1)
 		ox_act_softmax_rows_f32(j, begin, end);

@@ -19,23 +19,9 @@
 #include "kernels/cpu/attention_contrib.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/nn.h"
-
-#include <immintrin.h>
+#include "kernels/cpu/vmath_avx512.h"
 
 #define GELU_SQRT1_2 0.70710678118654752f
-
-static bool
-have_avx512(void)
-{
-	static int	known = -1;
-
-	if (known < 0)
-	{
-		__builtin_cpu_init();
-		known = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-	}
-	return known;
-}
 
 /* mean and 1 / sqrt(variance + eps) of a row, two passes (mean 0 for rms) */
 static void
@@ -153,7 +139,7 @@ gelu_f32_portable(const float *x, const float *bias, float *y, int64_t n)
 void
 nn_gelu_f32(const float *x, const float *bias, float *y, int64_t n)
 {
-	if (have_avx512())
+	if (ox_have_avx512_fma())
 		gelu_f32_avx512(x, bias, y, n);
 	else
 		gelu_f32_portable(x, bias, y, n);
@@ -292,7 +278,7 @@ ln_row_f32_portable(const nn_ln_row *r, float *mean_out, float *inv_out)
 void
 nn_layer_norm_row_f32(const nn_ln_row *r, float *mean_out, float *inv_out)
 {
-	if (have_avx512() && r->n > 0)
+	if (ox_have_avx512_fma() && r->n > 0)
 		ln_row_f32_avx512(r, mean_out, inv_out);
 	else
 		ln_row_f32_portable(r, mean_out, inv_out);

