@@ -31,7 +31,7 @@ probabilities (binary and multiclass), linear and poly SVCs, rbf and sigmoid
 SVRs, MinMaxScaler + Normalizer + Binarizer, MLPClassifier,
 KNeighborsClassifier, a Pipeline with a ColumnTransformer over four named
 inputs (two strings; SimpleImputer, StandardScaler, OneHotEncoder), string
-class labels (forest and linear), XGBoost and LightGBM classifiers and
+class labels (forest, single tree and linear), a DecisionTreeRegressor, XGBoost and LightGBM classifiers and
 regressors.
 
 Needs scikit-learn and skl2onnx (skipped without them, saying so), and
@@ -67,6 +67,7 @@ from sklearn.neural_network import MLPClassifier  # noqa: E402
 from sklearn.pipeline import Pipeline, make_pipeline  # noqa: E402
 from sklearn.preprocessing import OneHotEncoder, StandardScaler  # noqa: E402
 from sklearn.svm import SVC, SVR  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402  (a scikit-learn dependency)
 
 RTOL = 1e-5
@@ -512,6 +513,23 @@ def _():
     names = np.array(["setosa", "versicolor", "virginica"])[y]
     m = RandomForestClassifier(n_estimators=15, max_depth=4, random_state=0).fit(X, names)
     return skl(m, X, "string_labels_random_forest"), {"input": eval_rows(X)}
+
+
+@zoo("decision_tree_string_labels")
+def _():
+    """A single tree: each leaf's row is finished once when the session is
+    made (ml_tree.c, build_leaf_table), string labels included."""
+    X, y = dataset("iris")
+    names = np.array(["setosa", "versicolor", "virginica"])[y]
+    m = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, names)
+    return skl(m, X, "decision_tree_string_labels"), {"input": eval_rows(X)}
+
+
+@zoo("decision_tree_regressor")
+def _():
+    X, y = dataset("diabetes")
+    m = DecisionTreeRegressor(max_depth=8, random_state=0).fit(X, y)
+    return skl(m, X, "decision_tree_regressor"), {"input": eval_rows(X)}
 
 
 @zoo("string_labels_logistic_regression")

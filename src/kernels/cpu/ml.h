@@ -331,6 +331,13 @@ typedef struct ml_tree_ensemble
 	bool		v5;
 	/* the branch-free walk for float rows, or NULL when it does not apply */
 	ml_tree_fast *fast;
+	/*
+	 * A single tree (a decision tree): each leaf's finished row, by node
+	 * index, made at prepare by the float path's own code; NULL otherwise
+	 * (or when too large).  z_width scores a node, and its label.
+	 */
+	double	   *leaf_z;
+	struct ml_label *leaf_label;
 } ml_tree_ensemble;
 
 /* ml_tree_build.c */

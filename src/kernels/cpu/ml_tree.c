@@ -445,6 +445,18 @@ store_label(const ml_tree_job *job, int64_t row, ml_label lab)
 	}
 }
 
+/* a single tree's row: the finished scores and label of the leaf it reached */
+static inline void
+store_leaf_row(const ml_tree_job *job, int64_t row, const ml_tree_node *leaf)
+{
+	const ml_tree_ensemble *e = job->e;
+	int64_t		node = leaf - e->nodes;
+
+	store_row(job, row, e->leaf_z + node * job->z_width);
+	if (e->classifier)
+		store_label(job, row, e->leaf_label[node]);
+}
+
 /* the leaf's first weight in the accumulation type (single-target path) */
 static inline float
 leaf_w1_f(const ml_tree_ensemble *e, const ml_tree_node *leaf)
@@ -463,7 +475,7 @@ leaf_w1_d(const ml_tree_ensemble *e, const ml_tree_node *leaf)
  * Rows [begin, end) of one input type.  TT is the accumulation type, SUF
  * the aggregation helpers' suffix.
  */
-#define ML_DEFINE_ROWS(NAME, IT, TT, SUF, WALK, W1) \
+#define ML_DEFINE_ROWS(NAME, IT, TT, SUF, WALK, W1, TABLE) \
 static void \
 NAME(void *arg, int64_t begin, int64_t end) \
 { \
@@ -499,6 +511,11 @@ NAME(void *arg, int64_t begin, int64_t end) \
 		const IT   *x = (const IT *) job->x + row * job->stride; \
 		ml_label	lab = {0, true}; \
 \
+		if (TABLE && e->leaf_z) \
+		{ \
+			store_leaf_row(job, row, WALK(e, e->roots[0], x)); \
+			continue; \
+		} \
 		if (n == 1) \
 		{ \
 			acc[0] = 0; \
@@ -530,11 +547,11 @@ NAME(void *arg, int64_t begin, int64_t end) \
 }
 
 
-ML_DEFINE_ROWS(rows_f32, float, float, f, walk_f32, leaf_w1_f)
-ML_DEFINE_ROWS(rows_f64, double, double, d, walk_f64, leaf_w1_d)
-ML_DEFINE_ROWS(rows_i64, int64_t, float, f, walk_i64, leaf_w1_f)
-ML_DEFINE_ROWS(rows_i32, int32_t, float, f, walk_i32, leaf_w1_f)
-ML_DEFINE_ROWS(rows_f16, uint16_t, float, f, walk_f16, leaf_w1_f)
+ML_DEFINE_ROWS(rows_f32, float, float, f, walk_f32, leaf_w1_f, true)
+ML_DEFINE_ROWS(rows_f64, double, double, d, walk_f64, leaf_w1_d, false)
+ML_DEFINE_ROWS(rows_i64, int64_t, float, f, walk_i64, leaf_w1_f, true)
+ML_DEFINE_ROWS(rows_i32, int32_t, float, f, walk_i32, leaf_w1_f, true)
+ML_DEFINE_ROWS(rows_f16, uint16_t, float, f, walk_f16, leaf_w1_f, true)
 
 /* a float row's sums (acc, has) finalized and stored as rows_f32 does; z and tmp: scratch */
 static inline void
@@ -628,7 +645,7 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 	void	   *heap = NULL;
 	void	   *leaf_heap = NULL;
 
-	if (end - begin > 1 && ml_tree_fast_has_batch_sums(f))
+	if (end - begin > 1 && ml_tree_fast_has_batch_sums(f) && !e->leaf_z)
 	{
 		rows_batch_sums_f32(job, begin, end);
 		return;
@@ -668,6 +685,12 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 			continue;
 		}
 		ml_tree_fast_walk(f, xb, job->stride, nr, leaves);
+		if (e->leaf_z)
+		{
+			for (int64_t r = 0; r < nr; r++)
+				store_leaf_row(job, row0 + r, &e->nodes[leaves[r]]);
+			continue;
+		}
 		for (int64_t r = 0; r < nr; r++)
 		{
 			const int32_t *lf = leaves + r * nt;
@@ -708,6 +731,72 @@ rows_fast_f32(void *arg, int64_t begin, int64_t end)
 
 /* ---------------- kernel entry points ---------------- */
 
+/* leaf tables above this many scores are not made (4 MB of doubles) */
+#define ML_LEAF_TABLE_MAX_SCORES ((int64_t) 1 << 19)
+
+/*
+ * A single tree's rows depend on nothing but the leaf they reach: finish
+ * every leaf once here, with the float rows' own steps (the sum from 0,
+ * finalize_*_f), and a row is then a walk and a copy.  A decision tree
+ * spent two thirds of its run finishing rows (argmax, probabilities,
+ * label).  Double input sums in double and keeps its own path.
+ */
+static ox_code
+build_leaf_table(ml_tree_ensemble *e, ox_status *st)
+{
+	int64_t		n = e->n_targets;
+	int64_t		zn = n < 2 ? 2 : n;
+	float	   *acc;
+	uint8_t    *has;
+	double	   *z;
+	float	   *tmp;
+
+	if (e->n_trees != 1 || n < 1 || n > ML_LEAF_TABLE_MAX_SCORES ||
+		(int64_t) e->n_nodes * n > ML_LEAF_TABLE_MAX_SCORES)
+		return OX_OK;
+	e->leaf_z = calloc((size_t) e->n_nodes * (size_t) n, sizeof(double));
+	e->leaf_label = calloc((size_t) e->n_nodes, sizeof(ml_label));
+	acc = malloc((size_t) zn * (sizeof(float) * 2 + sizeof(double) + 1));
+	if (!e->leaf_z || !e->leaf_label || !acc)
+	{
+		free(acc);
+		return ox_fail(st, OX_OUT_OF_MEMORY, "tree ensemble: could not allocate the scores of %d nodes",
+					   e->n_nodes);
+	}
+	z = (double *) (acc + zn);
+	tmp = (float *) (z + zn);
+	has = (uint8_t *) (tmp + zn);
+	for (int32_t i = 0; i < e->n_nodes; i++)
+	{
+		const ml_tree_node *leaf = &e->nodes[i];
+		ml_label	lab = {0, true};
+
+		if (leaf->mode != ML_LEAF)
+			continue;
+		if (n == 1)
+		{
+			acc[0] = 0;
+			has[0] = 0;
+			add_leaf1_f(e, leaf_w1_f(e, leaf), leaf->false_next, acc, has);
+		}
+		else
+		{
+			memset(acc, 0, sizeof(float) * (size_t) n);
+			memset(has, 0, (size_t) n);
+			add_leaf_f(e, leaf, acc, has);
+		}
+		z[0] = z[1] = 0;
+		if (e->classifier)
+			finalize_classifier_f(e, acc, has, z, tmp, &lab);
+		else
+			finalize_regression_f(e, acc, has, z, tmp);
+		memcpy(e->leaf_z + (int64_t) i * n, z, sizeof(double) * (size_t) n);
+		e->leaf_label[i] = lab;
+	}
+	free(acc);
+	return OX_OK;
+}
+
 static ox_code
 tree_prepare_common(ox_prepare_ctx *pc, int kind)
 {
@@ -720,7 +809,8 @@ tree_prepare_common(ox_prepare_ctx *pc, int kind)
 		rc = ml_tree_build_v5(pc->node, e, pc->st);
 	else
 		rc = ml_tree_build_legacy(pc->node, kind == 1, e, pc->st);
-	if (rc == OX_OK && (rc = ml_tree_fast_build(e, pc->st)) != OX_OK)
+	if (rc == OX_OK && ((rc = ml_tree_fast_build(e, pc->st)) != OX_OK ||
+						(rc = build_leaf_table(e, pc->st)) != OX_OK))
 		ml_tree_free(e);
 	if (rc != OX_OK)
 	{

@@ -75,6 +75,8 @@ ml_tree_free(ml_tree_ensemble *e)
 	free(e->labels_str);
 	free(e->labels_len);
 	ml_tree_fast_free(e->fast);
+	free(e->leaf_z);
+	free(e->leaf_label);
 	memset(e, 0, sizeof(*e));
 }
 
