@@ -365,11 +365,11 @@ static double
 ulps(float got, double want)
 {
 	double		a = fabs(want);
-	double		ulp = a < 0x1p-126 ? 0x1p-149 : ldexp(1.0, ilogb(a) - 23);
 
+	/* before ilogb, which answers INT_MIN for NaN */
 	if (isnan(want) || isinf(want))
 		return (isnan(got) && isnan(want)) || got == want ? 0 : INFINITY;
-	return fabs(got - want) / ulp;
+	return fabs(got - want) / (a < 0x1p-126 ? 0x1p-149 : ldexp(1.0, ilogb(a) - 23));
 }
 
 typedef float (*fast_fn) (float x);

@@ -756,15 +756,16 @@ build_leaf_table(ml_tree_ensemble *e, ox_status *st)
 		return OX_OK;
 	e->leaf_z = calloc((size_t) e->n_nodes * (size_t) n, sizeof(double));
 	e->leaf_label = calloc((size_t) e->n_nodes, sizeof(ml_label));
-	acc = malloc((size_t) zn * (sizeof(float) * 2 + sizeof(double) + 1));
-	if (!e->leaf_z || !e->leaf_label || !acc)
+	/* doubles first: the floats after them stay aligned whatever zn is */
+	z = malloc((size_t) zn * (sizeof(double) + sizeof(float) * 2 + 1));
+	if (!e->leaf_z || !e->leaf_label || !z)
 	{
-		free(acc);
+		free(z);
 		return ox_fail(st, OX_OUT_OF_MEMORY, "tree ensemble: could not allocate the scores of %d nodes",
 					   e->n_nodes);
 	}
-	z = (double *) (acc + zn);
-	tmp = (float *) (z + zn);
+	acc = (float *) (z + zn);
+	tmp = acc + zn;
 	has = (uint8_t *) (tmp + zn);
 	for (int32_t i = 0; i < e->n_nodes; i++)
 	{
@@ -793,7 +794,7 @@ build_leaf_table(ml_tree_ensemble *e, ox_status *st)
 		memcpy(e->leaf_z + (int64_t) i * n, z, sizeof(double) * (size_t) n);
 		e->leaf_label[i] = lab;
 	}
-	free(acc);
+	free(z);
 	return OX_OK;
 }
 
