@@ -838,6 +838,7 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 	int64_t    *rows;
 	int64_t    *xrows;
 	int64_t    *trows;
+	float	   *bias;			/* float with W packed: Wb + Rb, the projection's epilogue */
 	int64_t		chunk = rnn_projection_steps(s, d, io, d->batch * gh * (int64_t) esz);
 	ox_code		rc = OX_OK;
 
@@ -848,7 +849,8 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 	/* calloc: rows outside their sequence still enter the second GRU product */
 	rh = ox_workspace_calloc((size_t) (d->batch * hs) + 1, esz, ctx->st, "RNN");
 	rows = ox_workspace_alloc(sizeof(int64_t) * (size_t) (3 * d->batch + 1), ctx->st, "RNN");
-	if (!xp || !gates || !h || !c || !rh || !rows)
+	bias = io->b && esz == sizeof(float) ? ox_workspace_alloc(sizeof(float) * (size_t) gh, ctx->st, "RNN") : NULL;
+	if (!xp || !gates || !h || !c || !rh || !rows || (io->b && esz == sizeof(float) && !bias))
 	{
 		rc = ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: out of memory for %lld x %lld workspace",
 					 s->op, (long long) nrows, (long long) gh);
@@ -950,19 +952,37 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 				xp_t0 = chunk == d->seq ? 0 : (backward ? d->seq - step - n : step);
 				const char *xrows = (const char *) io->x + (size_t) (xp_t0 * d->batch * d->input) * esz;
 
+				/* Rb of the GRU h gate sits inside the reset product when lbr = 1 */
+				int64_t		rb_cols = s->cell == RNN_CELL_GRU && s->linear_before_reset ? 2 * hs : gh;
+
 				if (w_use)
 				{
-					rc = ox_sgemm_packed_b(ctx, false, rows_n, 1.0f, (const float *) xrows, d->input, w_use,
-										   0.0f, (float *) xp, gh);
+					/*
+					 * Wb + Rb added in the micro-kernel's registers: the
+					 * same sums as fold_bias (the two biases first), without
+					 * a second pass over xp, which for a whole sequence is
+					 * megabytes
+					 */
+					ox_sgemm_epilogue epi = {0};
+
+					if (b)
+					{
+						/* 0 + (Wb + Rb): exactly the sum fold_bias adds */
+						memset(bias, 0, sizeof(float) * (size_t) gh);
+						ops->fold_bias(bias, 1, gh, b, b + (size_t) gh * esz, rb_cols);
+						epi.bias = bias;
+					}
+					rc = ox_sgemm_packed_b_ex(ctx, false, rows_n, 1.0f, (const float *) xrows, d->input, w_use,
+											  0.0f, (float *) xp, gh, &epi);
 					if (rc != OX_OK)
 						goto done;
 				}
 				else
+				{
 					ops->gemm_nt(rows_n, gh, d->input, xrows, d->input, w, d->input, xp, gh);
-				/* Rb of the GRU h gate sits inside the reset product when lbr = 1 */
-				if (b)
-					ops->fold_bias(xp, rows_n, gh, b, b + (size_t) gh * esz,
-								   s->cell == RNN_CELL_GRU && s->linear_before_reset ? 2 * hs : gh);
+					if (b)
+						ops->fold_bias(xp, rows_n, gh, b, b + (size_t) gh * esz, rb_cols);
+				}
 			}
 			st.n_rows = 0;
 			for (int64_t bi = 0; bi < d->batch; bi++)
@@ -1055,6 +1075,7 @@ done:
 	free(c);
 	free(rh);
 	free(rows);
+	free(bias);
 	return rc;
 }
 
