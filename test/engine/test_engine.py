@@ -335,7 +335,7 @@ def _matmul_add_model(bias_shape, bias_first=False, x_shape=("N", 30), bias_cons
     inits = [numpy_helper.from_array(rng.standard_normal((30, 16)).astype(np.float32), "w"),
              numpy_helper.from_array(rng.standard_normal((16, 3)).astype(np.float32), "w2"),
              numpy_helper.from_array(rng.standard_normal((1, 3)).astype(np.float32), "b2")]
-    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape))]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(x_shape) if x_shape else None)]
     if bias_const:
         inits.append(numpy_helper.from_array(rng.standard_normal(bias_shape).astype(np.float32), "b"))
     else:
@@ -365,17 +365,52 @@ def test_matmul_add_becomes_gemm(bias_shape, bias_first):
     np.testing.assert_allclose(ort_run(saved, {"x": x})[0], ort_run(model, {"x": x})[0], rtol=RTOL, atol=ATOL)
 
 
-@pytest.mark.parametrize("case", ["batched_a", "bias_input", "bias_matrix", "mm_output"])
+@pytest.mark.parametrize("x_shape", [(2, 4, 30), ("N", 4, 30), ("B", "N", 30), (2, 3, 4, 30), None])
+def test_matmul_add_batched_becomes_gemm(x_shape):
+    """A of rank 3 and more (PyTorch's Linear on [batch, tokens, features]) with a matrix B:
+    Reshape to rows, Gemm (FusedGemm with the Relu), Reshape back; the shape after it is a
+    constant when A's leading dimensions are known but for one, else Shape(A) at run time (two
+    unknown, or no shape at all).  Same outputs at every level, and in onnxruntime running the
+    saved graph."""
+    model = _matmul_add_model((16,), x_shape=x_shape if x_shape else None)
+    lead = [d if isinstance(d, int) else 3 for d in (x_shape or (2, 5, 30))[:-1]]
+    for scale in (1, 2):
+        dims = [lead[0] * scale] + lead[1:] if x_shape is None or isinstance(x_shape[0], str) else lead
+        x = np.random.default_rng(scale).standard_normal(dims + [30]).astype(np.float32)
+        check_all_levels(model, {"x": x})
+    saved = onnx.load_from_string(Session(model, opt_level=2).save())
+    ops = [n.op_type for n in saved.graph.node]
+    assert "FusedGemm" in ops and "Add" not in ops and "Relu" not in ops and "MatMul" not in ops, ops
+    dynamic = x_shape is None or sum(isinstance(d, str) for d in x_shape) > 1
+    assert ("Shape" in ops) == dynamic, ops
+    np.testing.assert_allclose(ort_run(saved, {"x": x})[0], ort_run(model, {"x": x})[0], rtol=RTOL, atol=ATOL)
+
+
+def test_matmul_add_batched_left_to_transformer_fusions():
+    """A batched MatMul + Add whose sum goes on to another Add (a residual: SkipLayerNormalization
+    takes the bias) stays MatMul and Add."""
+    rng = np.random.default_rng(3)
+    inits = [numpy_helper.from_array(rng.standard_normal((30, 30)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal(30).astype(np.float32), "b")]
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["a"]),
+             helper.make_node("Add", ["a", "x"], ["y"])]
+    model = make_model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 4, 30])],
+                       [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)
+    check_all_levels(model, {"x": rng.standard_normal((2, 4, 30)).astype(np.float32)})
+    ops = [n.op_type for n in onnx.load_from_string(Session(model, opt_level=2).save()).graph.node]
+    assert ops == ["MatMul", "Add", "Add"], ops
+
+
+@pytest.mark.parametrize("case", ["bias_input", "bias_matrix", "mm_output"])
 def test_matmul_add_left_alone(case):
-    """No Gemm where it would not compute the same: A of rank 3 (MatMul broadcasts batches), a bias
-    that is a graph input or a full matrix, a MatMul output used elsewhere."""
-    kw = {"batched_a": dict(bias_shape=(16,), x_shape=("B", "N", 30)),
-          "bias_input": dict(bias_shape=(16,), bias_const=False),
+    """No Gemm where it would not compute the same: a bias that is a graph input or a full matrix,
+    a MatMul output used elsewhere."""
+    kw = {"bias_input": dict(bias_shape=(16,), bias_const=False),
           "bias_matrix": dict(bias_shape=(4, 16)),
           "mm_output": dict(bias_shape=(16,), mm_also_output=True)}[case]
     model = _matmul_add_model(**kw)
     rng = np.random.default_rng(8)
-    x = rng.standard_normal((2, 4, 30) if case == "batched_a" else (4, 30)).astype(np.float32)
+    x = rng.standard_normal((4, 30)).astype(np.float32)
     feeds = {"x": x}
     if case == "bias_input":
         feeds["b"] = rng.standard_normal(16).astype(np.float32)
