@@ -285,6 +285,34 @@ ox_clampf(float x, float lo, float hi)
 	return y > hi ? hi : y;
 }
 
+/* 1.5 * 2^23: added to a float below 2^22 in magnitude, rounds it to an integer */
+#define OX_EXP_MAGIC 12582912.0f
+
+/*
+ * ox_fast_expf's core for xc in [-104, 88.75]: e^xc = p * 2^n, with p the
+ * polynomial of the reduced argument, returned, and n in the bits of *t
+ * (ox_f32_bits(*t) - ox_f32_bits(OX_EXP_MAGIC)).
+ */
+static inline float
+ox_exp_reduced(float xc, float *t)
+{
+	float		k;
+	float		r;
+	float		p;
+
+	*t = xc * 1.44269504088896341f + OX_EXP_MAGIC;
+	k = *t - OX_EXP_MAGIC;
+	r = xc - k * 0.693359375f;
+	r = r - k * -2.12194440e-4f;
+	p = 1.9875691500e-4f;
+	p = p * r + 1.3981999507e-3f;
+	p = p * r + 8.3334519073e-3f;
+	p = p * r + 4.1665795894e-2f;
+	p = p * r + 1.6666665459e-1f;
+	p = p * r + 5.0000001201e-1f;
+	return p * r * r + r + 1.0f;
+}
+
 /*
  * exp(x) for float, branch-free: Cody-Waite reduction by ln 2 and a degree
  * 6 polynomial (Cephes expf), about 1 ulp on the normal range.  2^n is
@@ -294,23 +322,11 @@ ox_clampf(float x, float lo, float hi)
 static inline float
 ox_fast_expf(float x)
 {
-	const float magic = 12582912.0f;	/* 1.5 * 2^23: rounds to an integer */
-	float		xc = ox_clampf(x, -104.0f, 88.75f);
-	float		t = xc * 1.44269504088896341f + magic;
-	float		k = t - magic;
-	int32_t		n = ox_f32_bits(t) - ox_f32_bits(magic);
-	float		r = xc - k * 0.693359375f;
-	float		p;
+	float		t;
+	float		p = ox_exp_reduced(ox_clampf(x, -104.0f, 88.75f), &t);
+	int32_t		n = ox_f32_bits(t) - ox_f32_bits(OX_EXP_MAGIC);
 	int32_t		n1;
 
-	r = r - k * -2.12194440e-4f;
-	p = 1.9875691500e-4f;
-	p = p * r + 1.3981999507e-3f;
-	p = p * r + 8.3334519073e-3f;
-	p = p * r + 4.1665795894e-2f;
-	p = p * r + 1.6666665459e-1f;
-	p = p * r + 5.0000001201e-1f;
-	p = p * r * r + r + 1.0f;
 	/* exponent fields built in unsigned arithmetic: for a NaN x, n is junk */
 	n1 = n >> 1;
 	p = p * ox_f32_from_bits((int32_t) ((uint32_t) (n1 + 127) << 23))
@@ -334,27 +350,15 @@ ox_fast_expf(float x)
 static inline float
 ox_fast_sigmoidf(float x)
 {
-	const float magic = 12582912.0f;	/* 1.5 * 2^23: rounds to an integer */
 	float		a = -fabsf(x);
-	float		ac = a < -104.0f ? -104.0f : a;
-	float		t = ac * 1.44269504088896341f + magic;
-	float		k = t - magic;
-	float		r = ac - k * 0.693359375f;
-	float		p;
+	float		t;
+	float		p = ox_exp_reduced(a < -104.0f ? -104.0f : a, &t);
 	float		e;
 	float		s;
 
-	r = r - k * -2.12194440e-4f;
-	p = 1.9875691500e-4f;
-	p = p * r + 1.3981999507e-3f;
-	p = p * r + 8.3334519073e-3f;
-	p = p * r + 4.1665795894e-2f;
-	p = p * r + 1.6666665459e-1f;
-	p = p * r + 5.0000001201e-1f;
-	p = p * r * r + r + 1.0f;
 	/* the bits of 2^(n+64): n + 64 + 127 in the exponent field */
-	e = p * ox_f32_from_bits((int32_t) (((uint32_t) ox_f32_bits(t) - (uint32_t) ox_f32_bits(magic) + 191u) << 23))
-		* 0x1p-64f;
+	e = p * ox_f32_from_bits((int32_t) (((uint32_t) ox_f32_bits(t) - (uint32_t) ox_f32_bits(OX_EXP_MAGIC) + 191u)
+										<< 23)) * 0x1p-64f;
 	s = 1.0f / (1.0f + e);
 	return x >= 0.0f ? s : e * s;
 }

@@ -121,26 +121,29 @@ unknown_rows(const ox_value_def *v)
 	return t->kind == OX_TYPE_TENSOR && t->elem == OX_FLOAT && (t->rank < 0 || t->rank >= 3);
 }
 
-/* a new value of type int64 [n] (n < 0: unknown) */
+/* a new value of a tensor type: elem [dims[0], ..., dims[rank - 1]] (-1: unknown) */
 static int
-new_vector_value(ox_pass_ctx *pc, ox_graph *g, int64_t n, ox_status *st)
+new_typed_value(ox_pass_ctx *pc, ox_graph *g, ox_dtype elem, int rank, const int64_t *dims, ox_status *st)
 {
-	int			v = ox_graph_add_value(g, ox_model_unique_name(pc->model, "matmul_rows_shape"), st);
+	int			v = ox_graph_add_value(g, ox_model_unique_name(pc->model, "matmul_rows"), st);
 	ox_dim	   *d;
 
 	if (v < 0)
 		return -1;
-	d = ox_arena_alloc(&pc->model->arena, sizeof(ox_dim));
+	d = ox_arena_alloc(&pc->model->arena, sizeof(ox_dim) * (size_t) rank);
 	if (!d)
 	{
 		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a value's type");
 		return -1;
 	}
-	d[0].value = n;
-	d[0].param = NULL;
+	for (int i = 0; i < rank; i++)
+	{
+		d[i].value = dims[i];
+		d[i].param = NULL;
+	}
 	g->values[v].type.kind = OX_TYPE_TENSOR;
-	g->values[v].type.elem = OX_INT64;
-	g->values[v].type.rank = 1;
+	g->values[v].type.elem = elem;
+	g->values[v].type.rank = rank;
 	g->values[v].type.dims = d;
 	return v;
 }
@@ -149,26 +152,14 @@ new_vector_value(ox_pass_ctx *pc, ox_graph *g, int64_t n, ox_status *st)
 static int
 new_matrix_value(ox_pass_ctx *pc, ox_graph *g, int64_t rows, int64_t cols, ox_status *st)
 {
-	int			v = ox_graph_add_value(g, ox_model_unique_name(pc->model, "matmul_rows"), st);
-	ox_dim	   *d;
+	return new_typed_value(pc, g, OX_FLOAT, 2, (int64_t[]) {rows, cols}, st);
+}
 
-	if (v < 0)
-		return -1;
-	d = ox_arena_alloc(&pc->model->arena, sizeof(ox_dim) * 2);
-	if (!d)
-	{
-		ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate a value's type");
-		return -1;
-	}
-	d[0].value = rows;
-	d[0].param = NULL;
-	d[1].value = cols;
-	d[1].param = NULL;
-	g->values[v].type.kind = OX_TYPE_TENSOR;
-	g->values[v].type.elem = OX_FLOAT;
-	g->values[v].type.rank = 2;
-	g->values[v].type.dims = d;
-	return v;
+/* a new value of type int64 [n] (n < 0: unknown) */
+static int
+new_vector_value(ox_pass_ctx *pc, ox_graph *g, int64_t n, ox_status *st)
+{
+	return new_typed_value(pc, g, OX_INT64, 1, &n, st);
 }
 
 /* a new int64 constant [n] holding vals (a Reshape's shape) */
