@@ -112,10 +112,6 @@ tanh_rows_f32_avx512(float *y, const float *x, int64_t n)
 	OX_VMATH16_LOOP(ox_tanh16, y, x, n);
 }
 
-/*
- * The exported names are plain functions: clang 14 (the fuzz and sanitizer
- * builds) emits no symbol under a target_clones function's own name
- */
 static void
 sigmoid_rows_f32(float *y, const float *x, int64_t n)
 {
@@ -134,6 +130,10 @@ tanh_rows_f32(float *y, const float *x, int64_t n)
 		act_tanh_rows_f32(y, x, n);
 }
 
+/*
+ * The exported names are plain functions: clang 14 (the fuzz and sanitizer
+ * builds) emits no symbol under a target_clones function's own name
+ */
 void
 ox_sigmoid_inplace_f32(float *x, int64_t n)
 {

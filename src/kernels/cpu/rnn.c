@@ -839,6 +839,8 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 	int64_t    *xrows;
 	int64_t    *trows;
 	float	   *bias;			/* float with W packed: Wb + Rb, the projection's epilogue */
+	/* Rb of the GRU h gate sits inside the reset product when lbr = 1 */
+	int64_t		rb_cols = s->cell == RNN_CELL_GRU && s->linear_before_reset ? 2 * hs : gh;
 	int64_t		chunk = rnn_projection_steps(s, d, io, d->batch * gh * (int64_t) esz);
 	ox_code		rc = OX_OK;
 
@@ -916,6 +918,17 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 				rh_use = rh_packed = ops->pack_nt(hs, hs, r + (size_t) (2 * hs * hs) * esz, hs, &pst);
 		}
 		w_use = io->w == s->w_src && esz == sizeof(float) ? s->w_packed[dir] : NULL;
+		if (w_use && b)
+		{
+			/*
+			 * Wb + Rb for the projection's epilogue, added in the
+			 * micro-kernel's registers instead of a second pass over xp
+			 * (megabytes for a whole sequence): 0 + (Wb + Rb), exactly
+			 * the sum fold_bias adds
+			 */
+			memset(bias, 0, sizeof(float) * (size_t) gh);
+			ops->fold_bias(bias, 1, gh, b, b + (size_t) gh * esz, rb_cols);
+		}
 
 		/* one sequence over a constant R: the rows of its [hidden, gates * hidden] copy summed */
 		rk = s->r_kmajor && r_const && d->batch == 1 ? s->r_kmajor + dir * gh * hs : NULL;
@@ -952,26 +965,10 @@ rnn_compute(ox_kernel_ctx *ctx, const rnn_state *s, const rnn_dims *d, const rnn
 				xp_t0 = chunk == d->seq ? 0 : (backward ? d->seq - step - n : step);
 				const char *xrows = (const char *) io->x + (size_t) (xp_t0 * d->batch * d->input) * esz;
 
-				/* Rb of the GRU h gate sits inside the reset product when lbr = 1 */
-				int64_t		rb_cols = s->cell == RNN_CELL_GRU && s->linear_before_reset ? 2 * hs : gh;
-
 				if (w_use)
 				{
-					/*
-					 * Wb + Rb added in the micro-kernel's registers: the
-					 * same sums as fold_bias (the two biases first), without
-					 * a second pass over xp, which for a whole sequence is
-					 * megabytes
-					 */
-					ox_sgemm_epilogue epi = {0};
+					ox_sgemm_epilogue epi = {.bias = b ? bias : NULL};
 
-					if (b)
-					{
-						/* 0 + (Wb + Rb): exactly the sum fold_bias adds */
-						memset(bias, 0, sizeof(float) * (size_t) gh);
-						ops->fold_bias(bias, 1, gh, b, b + (size_t) gh * esz, rb_cols);
-						epi.bias = bias;
-					}
 					rc = ox_sgemm_packed_b_ex(ctx, false, rows_n, 1.0f, (const float *) xrows, d->input, w_use,
 											  0.0f, (float *) xp, gh, &epi);
 					if (rc != OX_OK)

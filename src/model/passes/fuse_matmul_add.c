@@ -166,18 +166,12 @@ new_vector_value(ox_pass_ctx *pc, ox_graph *g, int64_t n, ox_status *st)
 static int
 new_shape(ox_pass_ctx *pc, ox_graph *g, const int64_t *vals, int n, ox_status *st)
 {
-	ox_tensor  *t = ox_model_new_tensor(pc->model, st);
 	int64_t		dims[1] = {n};
-	int			v;
+	void	   *data;
+	int			v = ox_pass_new_init(pc, g, "matmul_rows_shape", OX_INT64, 1, dims, &data, st);
 
-	if (!t || ox_tensor_alloc_zero(t, OX_INT64, 1, dims, st) != OX_OK)
-		return -1;
-	memcpy(t->data, vals, sizeof(int64_t) * (size_t) n);
-	v = ox_graph_add_value(g, ox_model_unique_name(pc->model, "matmul_rows_shape"), st);
-	if (v < 0)
-		return -1;
-	g->values[v].init = t;
-	ox_type_from_tensor(pc->model, &g->values[v].type, t);
+	if (v >= 0)
+		memcpy(data, vals, sizeof(int64_t) * (size_t) n);
 	return v;
 }
 
@@ -185,9 +179,9 @@ new_shape(ox_pass_ctx *pc, ox_graph *g, const int64_t *vals, int n, ox_status *s
  * MatMul(A, B) + bias with A of rank r >= 3 and B a matrix (PyTorch's
  * Linear on [batch, tokens, features] exports this; onnxruntime's
  * MatMulAddFusion does the same): Reshape(A, [-1, K]) -> Gemm(., B, bias)
- * -> Reshape(., A's leading dimensions + [N]), and an activation FusedGemm
- * takes that consumes the sum alone goes into the Gemm too (the Reshape
- * after it would keep fuse_activation from seeing it).  The rows of A are
+ * -> Reshape(., A's leading dimensions + [N]); an activation that alone
+ * consumes the sum runs on the rows before that Reshape, where
+ * fuse_activation folds it into the Gemm as for any other.  The rows of A are
  * the rows of the 2-D product either way, so the sums are the ones MatMul
  * and Add made.  A Reshape takes its input's buffer when that input dies
  * there (the one after the Gemm always does), else copies it: one pass over
@@ -202,6 +196,7 @@ rewrite_batched(ox_pass_ctx *pc, ox_graph *g, int k, int add, int act, int bias,
 	int64_t		shape2[OX_MAX_RANK];
 	int			a = g->nodes[k].inputs[0];
 	int			out = act >= 0 ? g->nodes[act].outputs[0] : g->nodes[add].outputs[0];
+	int			gemm_out;
 	int			s1,
 				s2,
 				rows_in,
@@ -212,6 +207,10 @@ rewrite_batched(ox_pass_ctx *pc, ox_graph *g, int k, int add, int act, int bias,
 
 	if ((s1 = new_shape(pc, g, shape1, 2, st)) < 0 || (rows_in = new_matrix_value(pc, g, m, kk, st)) < 0 ||
 		(rows_out = new_matrix_value(pc, g, m, n, st)) < 0)
+		return st->code;
+	/* with an activation: Gemm -> activation -> Reshape, the activation on rows */
+	gemm_out = rows_out;
+	if (act >= 0 && (gemm_out = new_matrix_value(pc, g, m, n, st)) < 0)
 		return st->code;
 	if (n_lead >= 0)
 	{
@@ -263,29 +262,18 @@ rewrite_batched(ox_pass_ctx *pc, ox_graph *g, int k, int add, int act, int bias,
 	g->nodes[k].n_inputs = 3;
 	g->nodes[k].op_type = "Gemm";
 	g->nodes[k].fused_from = "MatMul+Add";
-	g->nodes[k].outputs[0] = rows_out;
+	g->nodes[k].outputs[0] = gemm_out;
 	g->nodes[add].dead = true;
 	if (act >= 0)
 	{
-		const char *name;
-		float		params[2];
-		int			np;
-
-		if (!ox_pass_activation_of(g, &g->nodes[act], &name, params, &np))
-			return ox_fail(st, OX_INTERNAL, "MatMul+Add: the activation changed");
-		OX_TRY(ox_pass_import_domain(pc->model, OX_FUSED_DOMAIN, st));
-		OX_TRY(ox_pass_add_activation_attrs(pc->model, &g->nodes[k], name, params, np, true, st));
-		g->nodes[k].op_type = "FusedGemm";
-		g->nodes[k].domain = OX_FUSED_DOMAIN;
-		g->nodes[k].opset = 1;
-		g->nodes[k].fused_from = "MatMul+Add+activation";
-		g->nodes[act].dead = true;
+		g->nodes[act].inputs[0] = gemm_out;
+		g->nodes[act].outputs[0] = rows_out;
 	}
 	pc->changes++;
 	return OX_OK;
 }
 
-/* the activation node FusedGemm can take that alone consumes v (not an output), or -1 */
+/* the activation node (as FusedGemm takes) that alone consumes v (not an output), or -1 */
 static int
 fusable_activation(const ox_graph *g, int v)
 {

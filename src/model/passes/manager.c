@@ -157,6 +157,24 @@ ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domai
 	return (int) (n - g->nodes);
 }
 
+int
+ox_pass_new_init(ox_pass_ctx *pc, ox_graph *g, const char *prefix, ox_dtype dt, int rank,
+				 const int64_t *dims, void **data, ox_status *st)
+{
+	ox_tensor  *t = ox_model_new_tensor(pc->model, st);
+	int			id;
+
+	if (!t || ox_tensor_alloc_zero(t, dt, rank, dims, st) != OX_OK)
+		return -1;
+	id = ox_graph_add_value(g, ox_model_unique_name(pc->model, prefix), st);
+	if (id < 0)
+		return -1;
+	g->values[id].init = t;
+	ox_type_from_tensor(pc->model, &g->values[id].type, t);
+	*data = t->data;
+	return id;
+}
+
 ox_code
 ox_pass_set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr *copy, int n_copy,
 				  const ox_attr *extra, int n_extra, ox_status *st)

@@ -92,6 +92,13 @@ int			ox_graph_sole_consumer(const ox_graph *g, int v);
 int			ox_pass_add_node(ox_pass_ctx *pc, ox_graph *g, const char *op, const char *domain,
 							 const char *name, const int *in, int n_in, const int *out, int n_out,
 							 const char *fused_from, ox_status *st);
+/*
+ * A new constant (initializer) of dt and shape, zeroed, named prefix plus a
+ * number; returns its value id with *data its bytes to fill, or -1 with st
+ * set
+ */
+int			ox_pass_new_init(ox_pass_ctx *pc, ox_graph *g, const char *prefix, ox_dtype dt, int rank,
+							 const int64_t *dims, void **data, ox_status *st);
 /* make sure the model imports domain (at version 1 when it does not), so that a saved model says so */
 ox_code		ox_pass_import_domain(ox_model *m, const char *domain, ox_status *st);
 

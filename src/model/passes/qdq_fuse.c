@@ -192,24 +192,6 @@ const_q8(const ox_graph *g, int v, int rank)
 
 /* ---- building ------------------------------------------------------------------ */
 
-static int
-new_init(ox_pass_ctx *pc, ox_graph *g, const char *prefix, ox_dtype dt, int rank,
-		 const int64_t *dims, void **data, ox_status *st)
-{
-	ox_tensor  *t = ox_model_new_tensor(pc->model, st);
-	int			id;
-
-	if (!t || ox_tensor_alloc_zero(t, dt, rank, dims, st) != OX_OK)
-		return -1;
-	id = ox_graph_add_value(g, ox_model_unique_name(pc->model, prefix), st);
-	if (id < 0)
-		return -1;
-	g->values[id].init = t;
-	ox_type_from_tensor(pc->model, &g->values[id].type, t);
-	*data = t->data;
-	return id;
-}
-
 /* the zero point input, or a new scalar 0 of the given type when absent */
 static int
 zp_or_zero(ox_pass_ctx *pc, ox_graph *g, const qp *p, ox_status *st)
@@ -218,7 +200,7 @@ zp_or_zero(ox_pass_ctx *pc, ox_graph *g, const qp *p, ox_status *st)
 
 	if (p->zp >= 0)
 		return p->zp;
-	return new_init(pc, g, "qdq_zero_point", p->dt, 0, NULL, &d, st);
+	return ox_pass_new_init(pc, g, "qdq_zero_point", p->dt, 0, NULL, &d, st);
 }
 
 /* a new node; returns its index (node pointers taken before are invalid) */
@@ -254,7 +236,7 @@ requantize_bias(ox_pass_ctx *pc, ox_graph *g, int bias, const qp *x, const qp *w
 			return -2;
 		if ((n != 1 && n != n_out) || bq->rank > 1)
 			return -2;
-		id = new_init(pc, g, "qdq_bias", OX_INT32, 1, &n_out, &d, st);
+		id = ox_pass_new_init(pc, g, "qdq_bias", OX_INT32, 1, &n_out, &d, st);
 		if (id < 0)
 			return -1;
 		for (int64_t c = 0; c < n_out; c++)
@@ -272,7 +254,7 @@ requantize_bias(ox_pass_ctx *pc, ox_graph *g, int bias, const qp *x, const qp *w
 		(ox_tensor_numel(bf) != 1 && ox_tensor_numel(bf) != n_out))
 		return -2;
 	n = ox_tensor_numel(bf);
-	id = new_init(pc, g, "qdq_bias", OX_INT32, 1, &n_out, &d, st);
+	id = ox_pass_new_init(pc, g, "qdq_bias", OX_INT32, 1, &n_out, &d, st);
 	if (id < 0)
 		return -1;
 	for (int64_t c = 0; c < n_out; c++)
