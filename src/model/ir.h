@@ -240,5 +240,14 @@ const char *ox_type_str(const ox_type *t, char *buf, size_t len);
  * (kernels/cpu/conv_nchwc.c, made by passes/layout_nchwc.c).
  */
 #define OX_NCHWC_DOMAIN "onnx_pg.nchwc"
+/*
+ * The domain of the engine-private fused operators that only sessions
+ * which run their graph get (kernels/cpu/transformer_sdpa.c, made by
+ * passes/fuse_attention.c).  Every engine-private domain starts with
+ * OX_PRIVATE_DOMAIN_PREFIX: no other runtime runs them, so a graph that
+ * holds one is not saved.
+ */
+#define OX_PRIVATE_FUSED_DOMAIN "onnx_pg.fused"
+#define OX_PRIVATE_DOMAIN_PREFIX "onnx_pg."
 
 #endif							/* OX_IR_H */

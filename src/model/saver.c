@@ -419,11 +419,12 @@ ox_model_save(const ox_model *m, void **bytes, size_t *len, ox_status *st)
 		{
 			const ox_node *n = &m->graphs[gi]->nodes[k];
 
-			if (!n->dead && strcmp(n->domain, OX_NCHWC_DOMAIN) == 0)
+			if (!n->dead && strncmp(n->domain, OX_PRIVATE_DOMAIN_PREFIX, strlen(OX_PRIVATE_DOMAIN_PREFIX)) == 0)
 				return ox_fail(st, OX_UNSUPPORTED,
-							   "the graph holds the engine-private operator %s.%s (the channel-blocked layout "
-							   "of level 3); optimize it with portable_graph set to save it",
-							   n->domain, n->op_type);
+							   "the graph holds the engine-private operator %s.%s (%s); optimize it with "
+							   "portable_graph set to save it", n->domain, n->op_type,
+							   strcmp(n->domain, OX_NCHWC_DOMAIN) == 0 ? "the channel-blocked layout of level 3" :
+							   "a fusion for sessions that run the graph");
 		}
 	/* ... nor one whose session freed a constant after packing it */
 	for (int gi = 0; gi < m->n_graphs; gi++)

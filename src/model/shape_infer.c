@@ -472,6 +472,17 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 						out.d[infer_at] = dim_known(total / known);
 				}
 			}
+			else
+			{
+				/* a shape computed at run time still has a known length: the output's rank */
+				from_type(&b, in_type(g, n, 1));
+				if (b.rank == 1 && b.d[0].value >= 0 && b.d[0].value <= OX_MAX_RANK)
+				{
+					out.rank = (int) b.d[0].value;
+					for (int i = 0; i < out.rank; i++)
+						out.d[i] = dim_unknown();
+				}
+			}
 			set_out(m, g, n, 0, e0, &out);
 			return;
 		}
@@ -547,10 +558,37 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 			set_out(m, g, n, 0, e0, &out);
 			return;
 		}
+		if (is(n, "Slice") && n->opset >= 10 && a.rank >= 0)
+		{
+			/* the rank stays; an axis that axes does not name keeps its size */
+			int64_t		axes[OX_MAX_RANK];
+			int			na = n->n_inputs > 3 ? const_ints(g, n, 3, NULL, axes, OX_MAX_RANK) : 0;
+
+			out = a;
+			for (int i = 0; i < a.rank; i++)
+			{
+				bool		sliced = na < 0 || n->n_inputs <= 3 || n->inputs[3] < 0;
+
+				for (int j = 0; j < na && !sliced; j++)
+					sliced = axes[j] == i || axes[j] + a.rank == i;
+				if (sliced)
+					out.d[i] = dim_unknown();
+			}
+			set_out(m, g, n, 0, e0, &out);
+			return;
+		}
 		if (is(n, "Shape") && a.rank >= 0)
 		{
+			/* opset 15's start and end pick axes [start, end), clamped, negatives from the end */
+			int64_t		start = ox_attr_int(n, "start", 0),
+						end = ox_attr_int(n, "end", a.rank);
+
+			start = start < 0 ? start + a.rank : start;
+			end = end < 0 ? end + a.rank : end;
+			start = start < 0 ? 0 : start > a.rank ? a.rank : start;
+			end = end < 0 ? 0 : end > a.rank ? a.rank : end;
 			out.rank = 1;
-			out.d[0] = dim_known(a.rank);
+			out.d[0] = dim_known(end > start ? end - start : 0);
 			set_out(m, g, n, 0, OX_INT64, &out);
 			return;
 		}

@@ -236,6 +236,7 @@ ox_session_create(ox_model *m, const ox_session_options *opts, ox_status *st)
 		pc.abort_arg = s->opts.abort_arg;
 		pc.cpu_layout = strstr(s->providers, "cuda") == NULL;
 		pc.nchwc_block = s->opts.portable_graph ? 0 : ox_kernels_nchwc_block();
+		pc.private_ops = pc.cpu_layout && !s->opts.portable_graph;
 		if (ox_optimize(&pc, s->opts.opt_level, st) != OX_OK)
 			goto fail;
 	}

@@ -116,6 +116,14 @@ def force_fma_bcast(on):
     return bool(f(-1 if on is None else int(bool(on))))
 
 
+def force_sdpa_portable(on):
+    """ScaledDotProductAttention's portable C (True) or what the CPU runs
+    (False); returns the choice before"""
+    f = lib().transformer_sdpa_force_portable
+    f.restype, f.argtypes = ctypes.c_int, [ctypes.c_int]
+    return bool(f(int(bool(on))))
+
+
 class Session:
     def __init__(self, model_bytes, opt_level=3, threads=1, providers=None, cuda_device_id=0,
                  cuda_memory_limit=0, cuda_fp16=False, no_fallback=False, portable=False,

@@ -681,5 +681,7 @@ done:
 const ox_kernel_def ox_kernels_transformer[] = {
 	{"", "Attention", 23, attn_prepare, attn_run, attn_free},
 	{"", "RotaryEmbedding", 23, transformer_rotary_prepare, transformer_rotary_run, transformer_rotary_free},
+	{OX_PRIVATE_FUSED_DOMAIN, "ScaledDotProductAttention", 1, transformer_sdpa_prepare, transformer_sdpa_run,
+	transformer_sdpa_free, .tensor_outputs = true},
 };
 const int	ox_kernels_transformer_count = OX_KERNEL_COUNT(ox_kernels_transformer);

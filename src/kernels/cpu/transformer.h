@@ -17,4 +17,11 @@ ox_code		transformer_rotary_prepare(ox_prepare_ctx *pc);
 ox_code		transformer_rotary_run(ox_kernel_ctx *ctx);
 void		transformer_rotary_free(void *state);
 
+/* transformer_sdpa.c: onnx_pg.fused ScaledDotProductAttention (passes/fuse_attention.c) */
+ox_code		transformer_sdpa_prepare(ox_prepare_ctx *pc);
+ox_code		transformer_sdpa_run(ox_kernel_ctx *ctx);
+void		transformer_sdpa_free(void *state);
+/* tests: 1 runs the portable code on every machine, 0 what the CPU has, -1 asks; returns the setting before */
+int			transformer_sdpa_force_portable(int on);
+
 #endif							/* OX_KERNELS_CPU_TRANSFORMER_H */

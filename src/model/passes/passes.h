@@ -39,6 +39,11 @@ typedef struct ox_pass_ctx
 	 * of this many channels (8 or 16); 0 when it may not.
 	 */
 	int			nchwc_block;
+	/*
+	 * The session executes the graph on the CPU (it is not saved): fusions
+	 * may use the engine-private operators of OX_PRIVATE_FUSED_DOMAIN.
+	 */
+	bool		private_ops;
 } ox_pass_ctx;
 
 /* true, with st set to OX_CANCELED, when the optimization is to stop */
@@ -75,6 +80,7 @@ ox_code		ox_pass_qdq_fuse(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_matmul_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_fuse_attention(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nhwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
