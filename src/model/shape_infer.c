@@ -558,6 +558,28 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 			set_out(m, g, n, 0, e0, &out);
 			return;
 		}
+		if (is(n, "ConstantOfShape"))
+		{
+			/* the shape input's values are the dims; its length alone is the rank */
+			const ox_attr *v = ox_node_attr(n, "value");
+			int64_t		shape[OX_MAX_RANK];
+			int			r = const_ints(g, n, 0, NULL, shape, OX_MAX_RANK);
+
+			if (r >= 0)
+			{
+				out.rank = r;
+				for (int i = 0; i < r; i++)
+					out.d[i] = shape[i] >= 0 ? dim_known(shape[i]) : dim_unknown();
+			}
+			else if (a.rank == 1 && a.d[0].value >= 0 && a.d[0].value <= OX_MAX_RANK)
+			{
+				out.rank = (int) a.d[0].value;
+				for (int i = 0; i < out.rank; i++)
+					out.d[i] = dim_unknown();
+			}
+			set_out(m, g, n, 0, v && v->type == OX_ATTR_TENSOR && v->t ? v->t->dtype : OX_FLOAT, &out);
+			return;
+		}
 		if (is(n, "Slice") && n->opset >= 10 && a.rank >= 0)
 		{
 			/* the rank stays; an axis that axes does not name keeps its size */

@@ -4,7 +4,7 @@
 # 10 s of work, and seconds of session creation: weight packing), a Loop
 # with a trip count of 10^12, and one long kernel each (a Pad of 17 million
 # rows, and the big_*.onnx models: ConstantOfShape, Range, Expand, Tile,
-# Gather, Concat, Resize, Add, MatMul, Softmax, Transpose of hundreds of
+# Gather, Concat, Resize, Add, MatMul, Softmax, Transpose and fused attention of hundreds of
 # millions of elements asked for by a two-number input).
 #
 # The engine polls the abort callback between nodes, between optimizer
@@ -103,7 +103,7 @@ my @kernels = (
 	[ 'gather', 6, '20000, 20000' ], [ 'concat', 12, '20000, 10000' ],
 	[ 'resize', 6, '20000, 20000' ], [ 'add', 12, '20000, 20000' ],
 	[ 'matmul', 18, '6000, 4000' ], [ 'softmax', 2, '20000, 20000' ],
-	[ 'transpose', 6, '20000, 20000' ]);
+	[ 'transpose', 6, '20000, 20000' ], [ 'attention', 6, '30000, 256' ]);
 my %kernel_late;
 for my $k (@kernels)
 {

@@ -172,6 +172,13 @@ def big_kernels():
     # Softmax over the last axis
     big("big_softmax", [h.make_node("ConstantOfShape", ["S"], ["a"], value=one),
                         h.make_node("Softmax", ["a"], ["B"], axis=-1)])
+    # Attention over S0 queries and keys of width S1 (ones): softmax(Q Q^T) Q, one
+    # fused ScaledDotProductAttention (S0 * S0 * S1 * 2 multiply-adds)
+    big("big_attention", [h.make_node("ConstantOfShape", ["S"], ["a"], value=one),
+                          h.make_node("Transpose", ["a"], ["at"], perm=[1, 0]),
+                          h.make_node("MatMul", ["a", "at"], ["s"]),
+                          h.make_node("Softmax", ["s"], ["p"], axis=-1),
+                          h.make_node("MatMul", ["p", "a"], ["B"])])
     # Transpose of S1 x S0, so that B is S
     big("big_transpose", [h.make_node("Slice", ["S", "s0", "s1"], ["rows"]),
                           h.make_node("Slice", ["S", "s1", "s2"], ["cols"]),

@@ -33,6 +33,7 @@
 #define SDPA_MAX_RANK 8
 #define SDPA_ROWS 8				/* query rows per step */
 #define SDPA_LANES 16			/* packed tiles' rows are padded to this */
+#define SDPA_TASK_WORK 134217728.0	/* multiply-adds a task: a few ms */
 
 typedef struct sdpa_state
 {
@@ -71,6 +72,7 @@ typedef struct sdpa_job
 	int64_t		tasks;
 	int64_t		slots;
 	int64_t		slot_floats;
+	int64_t		poll_work;		/* a task's multiply-adds / 64, at most OX_POLL_WORK */
 	float		alpha;
 	bool		avx512;
 	float	   *scratch;
@@ -541,7 +543,7 @@ sdpa_slots(void *arg, int64_t begin, int64_t end)
 		for (int64_t t = first; t < last; t++)
 		{
 			/* the run's thread polls the cancel callback (workers: always false) */
-			if (ox_kernel_poll(j->ctx, j->row_chunk * j->tk * (j->d + j->dv) / 64 + 1))
+			if (ox_kernel_poll(j->ctx, j->poll_work))
 				return;
 			sdpa_task(j, t, ws, &packed);
 		}
@@ -648,9 +650,23 @@ transformer_sdpa_run(ox_kernel_ctx *ctx)
 		j.chunks = want < j.tq / 64 ? want : j.tq / 64;
 	}
 	j.row_chunk = (j.tq + j.chunks - 1) / j.chunks;
+	{
+		/* and at most SDPA_TASK_WORK multiply-adds a task: cancels are polled between tasks */
+		double		per_row = (double) j.tk * (double) (j.d + j.dv) + 1;
+		int64_t		cap = per_row * SDPA_ROWS >= SDPA_TASK_WORK ? SDPA_ROWS :
+			(int64_t) (SDPA_TASK_WORK / per_row) / SDPA_ROWS * SDPA_ROWS;
+
+		if (j.row_chunk > cap)
+			j.row_chunk = cap;
+	}
 	j.chunks = (j.tq + j.row_chunk - 1) / j.row_chunk;
 	j.tasks = j.groups * j.chunks;
 	j.slots = threads > 1 ? (2 * threads < j.tasks ? 2 * threads : j.tasks) : 1;
+	{
+		double		work = (double) j.row_chunk * (double) j.tk * (double) (j.d + j.dv) / 64 + 1;
+
+		j.poll_work = work < OX_POLL_WORK ? (int64_t) work : OX_POLL_WORK;
+	}
 	j.slot_floats = j.d * j.ldk + j.tk * j.ldv + SDPA_ROWS * (j.d + j.ldk + j.ldv);	/* V' packed or not */
 	j.scratch = ox_workspace_aligned((size_t) (j.slots * j.slot_floats) * sizeof(float), ctx->st,
 									 "ScaledDotProductAttention");
