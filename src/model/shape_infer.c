@@ -558,6 +558,47 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 			set_out(m, g, n, 0, e0, &out);
 			return;
 		}
+		if (is(n, "Expand") && a.rank >= 0)
+		{
+			/* broadcast of the input with the shape input's values: a dim other than 1 stays */
+			int64_t		shape[OX_MAX_RANK];
+			int			r = const_ints(g, n, 1, NULL, shape, OX_MAX_RANK);
+
+			from_type(&b, in_type(g, n, 1));
+			if (r < 0 && b.rank == 1 && b.d[0].value >= 0 && b.d[0].value <= OX_MAX_RANK)
+			{
+				r = (int) b.d[0].value;
+				for (int i = 0; i < r; i++)
+					shape[i] = -1;
+			}
+			if (r >= 0)
+			{
+				out.rank = r > a.rank ? r : a.rank;
+				for (int i = 0; i < out.rank; i++)
+				{
+					int			ia = i - (out.rank - a.rank),
+								is = i - (out.rank - r);
+					ox_dim		da = ia >= 0 ? a.d[ia] : dim_known(1);
+					int64_t		vs = is >= 0 ? shape[is] : 1;
+
+					if (da.value >= 0 && da.value != 1)
+						out.d[i] = da;	/* the shape's value is 1 or the same */
+					else if (da.value == 1 && vs >= 0)
+						out.d[i] = dim_known(vs);
+					else
+						out.d[i] = dim_unknown();
+				}
+			}
+			set_out(m, g, n, 0, e0, &out);
+			return;
+		}
+		if (is(n, "Range"))
+		{
+			out.rank = 1;
+			out.d[0] = dim_unknown();
+			set_out(m, g, n, 0, e0, &out);
+			return;
+		}
 		if (is(n, "ConstantOfShape"))
 		{
 			/* the shape input's values are the dims; its length alone is the rank */

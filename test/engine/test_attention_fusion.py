@@ -83,9 +83,10 @@ def check(model, feeds, fused, want=None):
     return want
 
 
-def bert_attention(batch, seq, heads, width, scale_form="div"):
+def bert_attention(batch, seq, heads, width, scale_form="div", mask=None):
     """q, k, v [batch, seq, heads * width] split into heads as a hand-written
-    BERT layer does, scaled after the product (Div) or on Q (Mul)"""
+    BERT layer does, scaled after the product (Div) or on Q (Mul); mask: the
+    shape of an input m added to the scores (Hugging Face's [batch, 1, 1, seq])"""
     d = heads * width
     shape = numpy_helper.from_array(np.array([batch, seq, heads, width], np.int64), "hshape")
     back = numpy_helper.from_array(np.array([batch, seq, d], np.int64), "oshape")
@@ -98,11 +99,13 @@ def bert_attention(batch, seq, heads, width, scale_form="div"):
         nodes += [helper.make_node("MatMul", ["qt", "kt"], ["s0"]), helper.make_node("Div", ["s0", "c"], ["s"])]
     else:
         nodes += [helper.make_node("Div", ["qt", "c"], ["qs"]), helper.make_node("MatMul", ["qs", "kt"], ["s"])]
-    nodes += [helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+    if mask is not None:
+        nodes += [helper.make_node("Add", ["m", "s"], ["sm"])]
+    nodes += [helper.make_node("Softmax", ["sm" if mask is not None else "s"], ["p"], axis=-1),
               helper.make_node("MatMul", ["p", "vt"], ["o"]),
               helper.make_node("Transpose", ["o"], ["ot"], perm=[0, 2, 1, 3]),
               helper.make_node("Reshape", ["ot", "oshape"], ["y"])]
-    ins = [tensor(x, [batch, seq, d]) for x in ("q", "k", "v")]
+    ins = [tensor(x, [batch, seq, d]) for x in ("q", "k", "v")] + ([tensor("m", mask)] if mask is not None else [])
     return model_of(nodes, ins, [tensor("y", [batch, seq, d])], [shape, back, c])
 
 
@@ -119,6 +122,54 @@ def test_bert_heads(kernel_code, shape, scale_form):
     check(model, feeds_of(model), fused=1)
     s = Session(model, opt_level=2)
     assert ops_of(s)["Transpose"] == 0 and ops_of(s)["Softmax"] == 0, ops_of(s)
+
+
+@pytest.mark.parametrize("mask", [lambda b, s, h: [b, 1, 1, s], lambda b, s, h: [b, h, s, s],
+                                  lambda b, s, h: [s, s], lambda b, s, h: [s]])
+def test_bert_heads_with_a_mask(kernel_code, mask):
+    """an additive mask (padding, causal) broadcast into the scores"""
+    batch, seq, heads, width = 2, 19, 3, 16
+    shape = mask(batch, seq, heads)
+    model = bert_attention(batch, seq, heads, width, mask=shape)
+    feeds = feeds_of(model)
+    rng = np.random.default_rng(5)
+    feeds["m"] = np.where(rng.random(shape) < 0.3, -10000.0, 0.0).astype(np.float32)
+    check(model, feeds, fused=1)
+
+
+def masked(qs, ks, ms, vs, axis=-1, mask_first=False):
+    nodes = [helper.make_node("MatMul", ["q", "k"], ["s"]),
+             helper.make_node("Add", ["m", "s"] if mask_first else ["s", "m"], ["sm"]),
+             helper.make_node("Softmax", ["sm"], ["p"], axis=axis), helper.make_node("MatMul", ["p", "v"], ["y"])]
+    return model_of(nodes, [tensor("q", qs), tensor("k", ks), tensor("m", ms), tensor("v", vs)], [tensor("y", None)])
+
+
+@pytest.mark.parametrize("qs,ks,ms,vs", [
+    ([2, 1, 4], [2, 4, 6], [2, 5, 6], [2, 6, 3]),        # the mask's rows widen one query row
+    ([2, 3, 4], [2, 4, 1], [2, 3, 7], [2, 7, 5]),        # the mask's columns widen one key
+    ([3, 4], [4, 5], [2, 3, 3, 5], [5, 6]),              # the mask adds batch axes
+    ([2, 3, 5, 4], [2, 3, 4, 5], [3, 1, 5], [1, 3, 5, 2]),
+])
+def test_masks_broadcast_as_add_does(kernel_code, qs, ks, ms, vs):
+    """the fused kernel broadcasts the mask with the scores and Q', K', V' exactly
+    as Add and the second MatMul do, even where the mask widens the scores"""
+    for first in (False, True):
+        model = masked(qs, ks, ms, vs, mask_first=first)
+        check(model, feeds_of(model), fused=1)
+
+
+def test_causal_mask_and_positive_axes():
+    # a causal mask, -inf above the diagonal
+    model = masked([2, 6, 4], [2, 4, 6], [6, 6], [2, 6, 3])
+    feeds = feeds_of(model)
+    feeds["m"] = np.triu(np.full((6, 6), -np.inf, np.float32), 1)
+    check(model, feeds, fused=1)
+    # axis 2 is the last axis of the scores [2, 6, 6]
+    model = masked([2, 6, 4], [2, 4, 6], [6, 6], [2, 6, 3], axis=2)
+    check(model, feeds_of(model), fused=1)
+    # a rank-4 mask makes the scores rank 4: axis 2 is not the last there
+    model = masked([2, 6, 4], [2, 4, 6], [3, 1, 6, 6], [2, 6, 3], axis=2)
+    check(model, feeds_of(model), fused=0)
 
 
 def torch_mha_attention(seq, batch, heads, width):

@@ -279,6 +279,60 @@ def test_shape_inference_agrees_with_onnx(name):
     assert checked >= 1
 
 
+def test_shape_inference_through_computed_shapes():
+    """Reshape to a shape computed at run time has that shape's length as its rank;
+    Slice keeps its input's rank and the sizes of the axes it does not slice;
+    Shape honours start and end; ConstantOfShape and Expand take the rank of
+    their shape input; Range is 1-D.  Each also agrees with onnx's own inference
+    wherever both know an axis (passes rely on these: attention fusion)."""
+    i64 = lambda n, v: numpy_helper.from_array(np.array(v, np.int64), n)
+    nodes = [helper.make_node("Shape", ["x"], ["sh"]),
+             helper.make_node("Shape", ["x"], ["sh1"], start=1),
+             helper.make_node("Shape", ["x"], ["sh2"], start=-1),
+             helper.make_node("Shape", ["x"], ["sh3"], start=1, end=-1),
+             helper.make_node("Reshape", ["x", "sh"], ["re"]),
+             helper.make_node("Gather", ["sh", "zero"], ["n"], axis=0),
+             helper.make_node("Unsqueeze", ["n", "zero1"], ["n1"]),
+             helper.make_node("Concat", ["n1", "m1"], ["sh4"], axis=0),
+             helper.make_node("Reshape", ["x", "sh4"], ["re2"]),
+             helper.make_node("Slice", ["x", "one1", "three1", "one1"], ["sl"]),
+             helper.make_node("Slice", ["x", "one1", "sh2", "one1"], ["sl2"]),
+             helper.make_node("Slice", ["x", "one1", "sh2"], ["sl3"]),
+             helper.make_node("ConstantOfShape", ["s"], ["cs"]),
+             helper.make_node("ConstantOfShape", ["c23"], ["cs2"],
+                              value=helper.make_tensor("v", TensorProto.INT64, [1], [7])),
+             helper.make_node("Expand", ["row", "s"], ["ex"]),
+             helper.make_node("Range", ["n", "n", "n"], ["rg"])]
+    inits = [i64("zero", 0), i64("zero1", [0]), i64("m1", [-1]), i64("one1", [1]), i64("three1", [3]),
+             i64("c23", [2, 3]), numpy_helper.from_array(np.ones((1, 8), np.float32), "row")]
+    outs = ["sh1", "sh2", "sh3", "re", "re2", "sl", "sl2", "sl3", "cs", "cs2", "ex", "rg"]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 6, 8]),
+                                           helper.make_tensor_value_info("s", TensorProto.INT64, [2])],
+                              [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None) for o in outs],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    s = Session(model.SerializeToString(), opt_level=0)
+    want = {"sh1": "tensor(int64)[2]", "sh2": "tensor(int64)[1]", "sh3": "tensor(int64)[1]",
+            "re": "tensor(float)[?, ?, ?]", "re2": "tensor(float)[?, ?]", "sl": "tensor(float)[N, ?, 8]",
+            "sl2": "tensor(float)[N, ?, 8]", "sl3": "tensor(float)[?, ?, ?]", "cs": "tensor(float)[?, ?]",
+            "cs2": "tensor(int64)[2, 3]", "ex": "tensor(float)[?, 8]", "rg": "tensor(int64)[?]"}
+    for name, t in want.items():
+        assert s.type_of(name) == t, f"{name}: {s.type_of(name)}, expected {t}"
+    theirs = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    compared = 0
+    for vi in list(theirs.graph.value_info) + list(theirs.graph.output):
+        if vi.name not in want or not vi.type.tensor_type.HasField("shape"):
+            continue
+        compared += 1
+        dims = vi.type.tensor_type.shape.dim
+        ours = want[vi.name].split("[")[1].rstrip("]").split(", ")
+        assert len(dims) == len(ours), f"{vi.name}: onnx has rank {len(dims)}"
+        for d, o in zip(dims, ours):
+            if o != "?" and d.HasField("dim_value"):
+                assert str(d.dim_value) == o, f"{vi.name}: onnx {dims}, ours {ours}"
+    assert compared >= 8, compared
+
+
 @pytest.mark.parametrize("act", ["Relu", "Clip6", "LeakyRelu", "Sigmoid", "Tanh", "HardSigmoid"])
 def test_activation_fusion_same_outputs(act):
     """Conv/Gemm followed by an activation fuse into FusedConv/FusedGemm at level 2+."""

@@ -233,6 +233,8 @@ def test_network_encoders_saved_models_load_in_onnxruntime(name):
     assert_close(ort_run(Session(data, opt_level=3, portable=True).save(), feeds), want,
                  f"{name} saved optimized, in onnxruntime")
     assert op_counts(s)[MS + ":SkipLayerNormalization"] >= 2
+    # both layers' attention, its padding mask included, is one fused node each
+    assert op_counts(s)[SDPA] == 2 and op_counts(s)["Softmax"] == 0, op_counts(s)
 
 
 def test_no_fusion_where_an_intermediate_is_needed():

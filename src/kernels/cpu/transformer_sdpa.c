@@ -4,13 +4,16 @@
  *	  that passes/fuse_attention.c makes of attention's MatMul -> Softmax ->
  *	  MatMul together with the Transposes around it:
  *
- *		Y = transpose(softmax(alpha * Q' K', last axis) V', perm_y)
+ *		Y = transpose(softmax(alpha * Q' K' + M, last axis) V', perm_y)
  *		Q' = transpose(Q, perm_q)	[..., Tq, d]
  *		K' = transpose(K, perm_k)	[..., d, Tk]
  *		V' = transpose(V, perm_v)	[..., Tk, dv]
  *
  *	  with the leading (batch) axes broadcast as MatMul broadcasts them.  An
- *	  absent perm is the identity.  float32 only: the pass fuses nothing else.
+ *	  absent perm is the identity.  M, the optional fourth input (an
+ *	  attention mask added to the scores), broadcasts into the scores
+ *	  [..., Tq, Tk] as Add does; its batch axes join the others'.  float32
+ *	  only: the pass fuses nothing else.
  *
  * Why: unfused, the scores [..., Tq, Tk] of every head are written by the
  * first product, read and written by the Softmax and read by the second,
@@ -57,6 +60,7 @@ typedef struct sdpa_job
 	sdpa_view	q,
 				k,
 				v,
+				m,				/* the mask, dims padded to the rank; m.data NULL: none */
 				y;				/* y: the logical [..., Tq, dv] result in Y's memory */
 	int			rank;
 	int64_t		bdims[SDPA_MAX_RANK];	/* broadcast batch axes */
@@ -154,6 +158,36 @@ sdpa_view_of(sdpa_view *v, const ox_tensor *t, const int *perm, int rank)
 
 		v->dims[i] = t->dims[a];
 		v->strides[i] = cs[a];
+	}
+}
+
+/* the mask t as a rank-r view, its dims padded with leading 1s */
+static void
+sdpa_mask_view(sdpa_view *v, const ox_tensor *t, int rank)
+{
+	int64_t		s = 1;
+
+	v->data = t->data;
+	for (int i = rank - 1; i >= 0; i--)
+	{
+		int			a = i - (rank - t->rank);
+
+		v->dims[i] = a >= 0 ? t->dims[a] : 1;
+		v->strides[i] = s;
+		s *= v->dims[i];
+	}
+}
+
+/* view v of rank r as one of rank to, with leading axes of 1 */
+static void
+sdpa_view_pad(sdpa_view *v, int r, int to)
+{
+	int			shift = to - r;
+
+	for (int i = to - 1; i >= 0; i--)
+	{
+		v->dims[i] = i >= shift ? v->dims[i - shift] : 1;
+		v->strides[i] = i >= shift ? v->strides[i - shift] : 0;
 	}
 }
 
@@ -301,6 +335,50 @@ sdpa_product_avx512(int rows, const float *a, int64_t lda, const float *b, int64
 			max[r] = _mm512_reduce_max_ps(vmax[r]);
 }
 
+/* ---- the mask ------------------------------------------------------------- */
+
+/* x[i] += b[i * bs] over n > 0 floats (bs 0: one value for the row); returns the max */
+static float
+sdpa_mask_row_portable(float *x, const float *b, int64_t bs, int64_t n)
+{
+	float		m = -INFINITY;
+
+	for (int64_t i = 0; i < n; i++)
+	{
+		x[i] += b[i * bs];
+		m = x[i] > m ? x[i] : m;
+	}
+	return m;
+}
+
+__attribute__((target("avx512f,fma")))
+static float
+sdpa_mask_row_avx512(float *x, const float *b, int64_t bs, int64_t n)
+{
+	const int64_t body = n - n % 16;
+	const __mmask16 tail = (__mmask16) ((1u << (n % 16)) - 1);
+	__m512		vm = _mm512_set1_ps(-INFINITY);
+	int64_t		i;
+
+	if (bs != 1)
+		return sdpa_mask_row_portable(x, b, bs, n);
+	for (i = 0; i < body; i += 16)
+	{
+		__m512		y = _mm512_add_ps(_mm512_loadu_ps(x + i), _mm512_loadu_ps(b + i));
+
+		_mm512_storeu_ps(x + i, y);
+		vm = _mm512_max_ps(y, vm);
+	}
+	if (tail)
+	{
+		__m512		y = _mm512_add_ps(_mm512_maskz_loadu_ps(tail, x + i), _mm512_maskz_loadu_ps(tail, b + i));
+
+		_mm512_mask_storeu_ps(x + i, tail, y);
+		vm = _mm512_mask_max_ps(vm, tail, y, vm);
+	}
+	return _mm512_reduce_max_ps(vm);
+}
+
 /* ---- softmax's exponentials ------------------------------------------------ */
 
 /* x := exp(x - m) over n > 0 floats; returns 1 / their sum */
@@ -433,7 +511,8 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 				dv = j->dv;
 	const float *q = j->q.data + sdpa_group_offset(j, &j->q, g);
 	float	   *y = (float *) j->y.data + sdpa_group_offset(j, &j->y, g);
-	const int64_t qs_t = j->q.strides[r - 2],
+	/* a single query row or key column broadcast against the mask's: stride 0 */
+	const int64_t qs_t = j->q.dims[r - 2] == 1 ? 0 : j->q.strides[r - 2],
 				qs_d = j->q.strides[r - 1],
 				ys_t = j->y.strides[r - 2],
 				ys_e = j->y.strides[r - 1];
@@ -453,6 +532,9 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 	const float *v;
 	int64_t		ldv;
 	float		alpha[SDPA_ROWS];
+	const float *mask = j->m.data ? j->m.data + sdpa_group_offset(j, &j->m, g) : NULL;
+	const int64_t ms_t = j->m.dims[r - 2] == 1 ? 0 : j->m.strides[r - 2],
+				ms_s = j->m.dims[r - 1] == 1 ? 0 : j->m.strides[r - 1];
 
 	if (tk == 0)
 	{
@@ -475,7 +557,7 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 	if (*packed_group != g)
 	{
 		sdpa_pack(kp, j->ldk, j->k.data + sdpa_group_offset(j, &j->k, g), d, tk,
-				  j->k.strides[r - 2], j->k.strides[r - 1], j->avx512);
+				  j->k.strides[r - 2], j->k.dims[r - 1] == 1 ? 0 : j->k.strides[r - 1], j->avx512);
 		if (!v_direct)
 			sdpa_pack(vp, j->ldv, j->v.data + sdpa_group_offset(j, &j->v, g), tk, dv,
 					  j->v.strides[r - 2], j->v.strides[r - 1], j->avx512);
@@ -503,14 +585,18 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 		}
 		if (j->avx512)
 		{
-			sdpa_product_avx512(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, max, tk);
+			sdpa_product_avx512(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, mask ? NULL : max, tk);
+			for (int i = 0; mask && i < rows; i++)
+				max[i] = sdpa_mask_row_avx512(sb + i * j->ldk, mask + (t + i) * ms_t, ms_s, tk);
 			for (int i = 0; i < rows; i++)
 				inv[i] = sdpa_exp_row_avx512(sb + i * j->ldk, tk, max[i]);
 			sdpa_product_avx512(rows, sb, j->ldk, v, ldv, tk, y_direct ? dv : j->ldv, out, ldo, inv, NULL, 0);
 		}
 		else
 		{
-			sdpa_product_portable(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, max, tk);
+			sdpa_product_portable(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, mask ? NULL : max, tk);
+			for (int i = 0; mask && i < rows; i++)
+				max[i] = sdpa_mask_row_portable(sb + i * j->ldk, mask + (t + i) * ms_t, ms_s, tk);
 			for (int i = 0; i < rows; i++)
 				inv[i] = sdpa_exp_row_portable(sb + i * j->ldk, tk, max[i]);
 			sdpa_product_portable(rows, sb, j->ldk, v, ldv, tk, y_direct ? dv : j->ldv, out, ldo, inv, NULL, 0);
@@ -594,11 +680,39 @@ transformer_sdpa_run(ox_kernel_ctx *ctx)
 						   name, i, in[i]->rank, r);
 		sdpa_view_of(views[i], in[i], s->has_perm[i] ? s->perm[i] : NULL, r);
 	}
+	if (ox_has_input(ctx, 3))
+	{
+		/* a mask of higher rank adds batch axes, as the Add it stands for does */
+		const ox_tensor *mt = ox_in_tensor(ctx, 3);
+		int			rr = mt && mt->rank > r ? mt->rank : r;
+
+		if (!mt || mt->dtype != OX_FLOAT || rr > SDPA_MAX_RANK)
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+						   "ScaledDotProductAttention \"%s\": the mask must be a float32 tensor of rank at most %d",
+						   name, SDPA_MAX_RANK);
+		if (rr > r && s->has_perm[3])
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+						   "ScaledDotProductAttention \"%s\": a mask of rank %d makes a result of rank %d, "
+						   "which perm_y (%d axes) does not transpose", name, mt->rank, rr, r);
+		for (int i = 0; i < 3; i++)
+			sdpa_view_pad(views[i], r, rr);
+		r = rr;
+		sdpa_mask_view(&j.m, mt, r);
+	}
+	else
+		for (int i = 0; i < r; i++)
+			j.m.dims[i] = 1;
 	j.rank = r;
+	/* the scores [..., tq, tk] are Q' K' broadcast with the mask's last two axes */
 	j.tq = j.q.dims[r - 2];
 	j.d = j.q.dims[r - 1];
 	j.tk = j.k.dims[r - 1];
 	j.dv = j.v.dims[r - 1];
+	if (!sdpa_broadcast(&j.tq, j.m.dims[r - 2]) || !sdpa_broadcast(&j.tk, j.m.dims[r - 1]))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "ScaledDotProductAttention \"%s\": a mask of [%lld, %lld] does not broadcast with scores of "
+					   "[%lld, %lld]", name, (long long) j.m.dims[r - 2], (long long) j.m.dims[r - 1],
+					   (long long) j.q.dims[r - 2], (long long) j.k.dims[r - 1]);
 	if (j.k.dims[r - 2] != j.d || j.v.dims[r - 2] != j.tk)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 					   "ScaledDotProductAttention \"%s\": queries of width %lld, keys [%lld, %lld] and values "
@@ -608,10 +722,12 @@ transformer_sdpa_run(ox_kernel_ctx *ctx)
 	for (int i = 0; i < r - 2; i++)
 	{
 		j.bdims[i] = j.q.dims[i];
-		if (!sdpa_broadcast(&j.bdims[i], j.k.dims[i]) || !sdpa_broadcast(&j.bdims[i], j.v.dims[i]))
+		if (!sdpa_broadcast(&j.bdims[i], j.k.dims[i]) || !sdpa_broadcast(&j.bdims[i], j.v.dims[i]) ||
+			!sdpa_broadcast(&j.bdims[i], j.m.dims[i]))
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-						   "ScaledDotProductAttention \"%s\": batch axis %d does not broadcast (%lld, %lld, %lld)",
-						   name, i, (long long) j.q.dims[i], (long long) j.k.dims[i], (long long) j.v.dims[i]);
+						   "ScaledDotProductAttention \"%s\": batch axis %d does not broadcast "
+						   "(%lld, %lld, %lld, mask %lld)", name, i, (long long) j.q.dims[i],
+						   (long long) j.k.dims[i], (long long) j.v.dims[i], (long long) j.m.dims[i]);
 		ldims[i] = j.bdims[i];
 		j.groups *= j.bdims[i];
 	}

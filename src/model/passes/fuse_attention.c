@@ -5,6 +5,7 @@
  *	  onnx_pg.fused ScaledDotProductAttention (kernels/cpu/transformer_sdpa.c):
  *
  *		S = MatMul(Q', K'), or FusedMatMul(Q', K') with alpha
+ *		S = Add(S, M), optionally: an attention mask
  *		P = Softmax(S) over the last axis
  *		O = MatMul(P, V')
  *
@@ -17,8 +18,8 @@
  *	  Only for sessions that run the graph on the CPU (pc->private_ops: no
  *	  other runtime has the operator), only float32, and only when Q', K'
  *	  and V' have one known rank from 2 to 8: the fused kernel then takes
- *	  every shape the three nodes took, broadcasting included, and fails
- *	  where they fail.
+ *	  every shape the nodes took, broadcasting included (a mask may widen
+ *	  the scores, as Add would), and fails where they fail.
  */
 #include "model/passes/passes.h"
 
@@ -72,14 +73,31 @@ product_alpha(const ox_node *n, float *alpha)
 	return isfinite(*alpha);
 }
 
-/* Softmax n normalizes its rank-r input over the last axis alone */
+/* Softmax n normalizes its rank-r input (r -1: unknown) over the last axis alone */
 static bool
 softmax_last_axis(const ox_node *n, int r)
 {
 	/* before opset 13 the input is coerced to 2-D at axis: the same only at r - 1 */
 	int64_t		axis = ox_attr_int(n, "axis", n->opset >= 13 ? -1 : 1);
 
-	return axis == -1 || axis == r - 1;
+	return axis == -1 || (r >= 0 && axis == r - 1);
+}
+
+/*
+ * m may be the mask: anything the scores can be added to, as the kernel
+ * broadcasts it with the scores and Q', K', V' exactly as Add and the
+ * second MatMul do; only a type that is known and not float32 (a model
+ * that fails anyway) or a rank the kernel does not take is left alone
+ */
+static bool
+mask_fits(const ox_graph *g, int m)
+{
+	const ox_type *t = &g->values[m].type;
+
+	if (t->kind == OX_TYPE_UNKNOWN)
+		return true;
+	return t->kind == OX_TYPE_TENSOR && (t->elem == OX_FLOAT || t->elem == OX_UNDEFINED) &&
+		t->rank <= SDPA_PASS_MAX_RANK;
 }
 
 /* the Transpose (an explicit perm over r axes) making v for node user alone, or NULL */
@@ -141,10 +159,13 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	ox_node    *sm = &g->nodes[k];
 	ox_node    *qk,
 			   *pv,
+			   *add = NULL,
 			   *tp[4] = {NULL, NULL, NULL, NULL};
 	ox_attr		attrs[5];
 	int			n_attrs = 0;
 	int			ops[3],
+				scores,
+				mask = -1,
 				qk_i,
 				pv_i,
 				r;
@@ -153,9 +174,32 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 
 	if (sm->n_inputs != 1 || sm->n_outputs != 1 || sm->inputs[0] < 0 || sm->outputs[0] < 0)
 		return OX_OK;
-	qk_i = g->values[sm->inputs[0]].producer;
-	if (qk_i < 0 || g->values[sm->inputs[0]].is_output || ox_graph_sole_consumer(g, sm->inputs[0]) != k)
+	scores = sm->inputs[0];
+	qk_i = g->values[scores].producer;
+	if (qk_i < 0 || g->values[scores].is_output || ox_graph_sole_consumer(g, scores) != k)
 		return OX_OK;
+	if (is_plain(&g->nodes[qk_i], "Add") && g->nodes[qk_i].n_inputs == 2 && g->nodes[qk_i].n_outputs == 1)
+	{
+		/* Add(S, M) or Add(M, S), S the product's and read by the Add alone */
+		add = &g->nodes[qk_i];
+		for (int i = 0; i < 2 && mask < 0; i++)
+		{
+			int			p,
+						sv = add->inputs[i];
+
+			if (sv < 0 || add->inputs[1 - i] < 0 || add->inputs[1 - i] == sv ||
+				(p = g->values[sv].producer) < 0 || g->values[sv].is_output ||
+				ox_graph_sole_consumer(g, sv) != qk_i)
+				continue;
+			if (!product_alpha(&g->nodes[p], &alpha))
+				continue;
+			mask = add->inputs[1 - i];
+			scores = sv;
+			qk_i = p;
+		}
+		if (mask < 0)
+			return OX_OK;
+	}
 	qk = &g->nodes[qk_i];
 	if (!product_alpha(qk, &alpha) || g->values[sm->outputs[0]].is_output ||
 		(pv_i = ox_graph_sole_consumer(g, sm->outputs[0])) < 0)
@@ -168,11 +212,17 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	ops[1] = qk->inputs[1];
 	ops[2] = pv->inputs[1];
 	r = rank_of(g, ops[0]);
-	if (r < 2 || r > SDPA_PASS_MAX_RANK || !softmax_last_axis(sm, r))
+	if (r < 2 || r > SDPA_PASS_MAX_RANK)
+		return OX_OK;
+	/* the scores' rank: a mask of unknown or higher rank may raise it (then only axis -1 is the last) */
+	if (!softmax_last_axis(sm, mask < 0 ? r : rank_of(g, mask) < 0 ? -1 :
+						   rank_of(g, mask) > r ? rank_of(g, mask) : r))
 		return OX_OK;
 	for (int i = 0; i < 3; i++)
 		if (rank_of(g, ops[i]) != r || !known_float(g, ops[i]))
 			return OX_OK;
+	if (mask >= 0 && !mask_fits(g, mask))
+		return OX_OK;
 
 	for (int i = 0; i < 3; i++)
 		tp[i] = own_transpose(g, ops[i], i < 2 ? qk_i : pv_i, r);
@@ -186,17 +236,18 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		if (tp[i])
 			OX_TRY(perm_attr(pc, &attrs[n_attrs++], perm_names[i], tp[i], st));
 	OX_TRY(ox_pass_import_domain(pc->model, OX_PRIVATE_FUSED_DOMAIN, st));
-	inputs = malloc(sizeof(int) * 3);
+	inputs = malloc(sizeof(int) * 4);
 	if (!inputs)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "could not rewrite node \"%s\"", pv->name);
 	for (int i = 0; i < 3; i++)
 		inputs[i] = tp[i] ? tp[i]->inputs[0] : ops[i];
+	inputs[3] = mask;
 	/* pv, the last of the three in order, becomes the fused node: its inputs all come before it */
 	OX_TRY(ox_pass_set_attrs(pc, g, pv_i, NULL, 0, attrs, n_attrs, st));
 	pv = &g->nodes[pv_i];
 	free(pv->inputs);
 	pv->inputs = inputs;
-	pv->n_inputs = 3;
+	pv->n_inputs = mask >= 0 ? 4 : 3;
 	pv->op_type = "ScaledDotProductAttention";
 	pv->domain = OX_PRIVATE_FUSED_DOMAIN;
 	pv->opset = 1;
@@ -211,6 +262,8 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		if (tp[i])
 			tp[i]->dead = true;
 	g->nodes[qk_i].dead = true;
+	if (add)
+		add->dead = true;
 	g->nodes[k].dead = true;
 	pc->changes++;
 	return OX_OK;
