@@ -79,6 +79,7 @@ typedef struct sdpa_job
 	int64_t		poll_work;		/* a task's multiply-adds / 64, at most OX_POLL_WORK */
 	float		alpha;
 	bool		avx512;
+	const struct sdpa_isa *isa;
 	float	   *scratch;
 } sdpa_job;
 
@@ -422,6 +423,18 @@ sdpa_exp_row_avx512(float *x, int64_t n, float m)
 	return 1.0f / _mm512_reduce_add_ps(vs);
 }
 
+/* the code a run takes: AVX-512 where the CPU has it, else the portable C */
+typedef struct sdpa_isa
+{
+	void		(*product) (int rows, const float *a, int64_t lda, const float *b, int64_t ldb, int64_t kk,
+							int64_t n, float *c, int64_t ldc, const float *scale, float *max, int64_t valid);
+	float		(*mask_row) (float *x, const float *b, int64_t bs, int64_t n);
+	float		(*exp_row) (float *x, int64_t n, float m);
+} sdpa_isa;
+
+static const sdpa_isa sdpa_isa_avx512 = {sdpa_product_avx512, sdpa_mask_row_avx512, sdpa_exp_row_avx512};
+static const sdpa_isa sdpa_isa_portable = {sdpa_product_portable, sdpa_mask_row_portable, sdpa_exp_row_portable};
+
 /* ---- one task: a group's packed K' (and V'), then its rows [t0, t1) -------- */
 
 /*
@@ -583,24 +596,12 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 			qa = qb;
 			lda = d;
 		}
-		if (j->avx512)
-		{
-			sdpa_product_avx512(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, mask ? NULL : max, tk);
-			for (int i = 0; mask && i < rows; i++)
-				max[i] = sdpa_mask_row_avx512(sb + i * j->ldk, mask + (t + i) * ms_t, ms_s, tk);
-			for (int i = 0; i < rows; i++)
-				inv[i] = sdpa_exp_row_avx512(sb + i * j->ldk, tk, max[i]);
-			sdpa_product_avx512(rows, sb, j->ldk, v, ldv, tk, y_direct ? dv : j->ldv, out, ldo, inv, NULL, 0);
-		}
-		else
-		{
-			sdpa_product_portable(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, mask ? NULL : max, tk);
-			for (int i = 0; mask && i < rows; i++)
-				max[i] = sdpa_mask_row_portable(sb + i * j->ldk, mask + (t + i) * ms_t, ms_s, tk);
-			for (int i = 0; i < rows; i++)
-				inv[i] = sdpa_exp_row_portable(sb + i * j->ldk, tk, max[i]);
-			sdpa_product_portable(rows, sb, j->ldk, v, ldv, tk, y_direct ? dv : j->ldv, out, ldo, inv, NULL, 0);
-		}
+		j->isa->product(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, mask ? NULL : max, tk);
+		for (int i = 0; mask && i < rows; i++)
+			max[i] = j->isa->mask_row(sb + i * j->ldk, mask + (t + i) * ms_t, ms_s, tk);
+		for (int i = 0; i < rows; i++)
+			inv[i] = j->isa->exp_row(sb + i * j->ldk, tk, max[i]);
+		j->isa->product(rows, sb, j->ldk, v, ldv, tk, y_direct ? dv : j->ldv, out, ldo, inv, NULL, 0);
 		if (!y_direct)
 			for (int i = 0; i < rows; i++)
 			{
@@ -754,6 +755,7 @@ transformer_sdpa_run(ox_kernel_ctx *ctx)
 	j.ctx = ctx;
 	j.alpha = s->alpha;
 	j.avx512 = ox_have_avx512_fma() && !sdpa_portable_forced;
+	j.isa = j.avx512 ? &sdpa_isa_avx512 : &sdpa_isa_portable;
 	j.ldk = sdpa_pad(j.tk);
 	j.ldv = sdpa_pad(j.dv);
 	threads = ctx->nthreads > 1 ? ctx->nthreads : 1;
