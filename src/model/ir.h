@@ -242,8 +242,8 @@ const char *ox_type_str(const ox_type *t, char *buf, size_t len);
 #define OX_NCHWC_DOMAIN "onnx_pg.nchwc"
 /*
  * The domain of the engine-private fused operators that only sessions
- * which run their graph get (kernels/cpu/transformer_sdpa.c, made by
- * passes/fuse_attention.c).  Every engine-private domain starts with
+ * which run their graph get (ScaledDotProductAttention and GatherReduce,
+ * made by passes/fuse_attention.c and passes/fuse_gather_reduce.c).  Every engine-private domain starts with
  * OX_PRIVATE_DOMAIN_PREFIX: no other runtime runs them, so a graph that
  * holds one is not saved.
  */

@@ -652,6 +652,7 @@ const ox_kernel_def ox_kernels_tensor[] = {
 	{"", "Trilu", 14, NULL, oxt_trilu_run, NULL},
 	{"", "ReverseSequence", 10, NULL, oxt_reverse_sequence_run, NULL},
 	{"", "Gather", 1, oxt_axis_prepare, oxt_gather_run, oxt_free_state},
+	{OX_PRIVATE_FUSED_DOMAIN, "GatherReduce", 1, NULL, oxt_gather_reduce_run, NULL, .tensor_outputs = true},
 	{"", "GatherElements", 11, NULL, oxt_gather_elements_run, NULL},
 	{"", "GatherND", 11, NULL, oxt_gather_nd_run, NULL},
 	{"", "Scatter", 9, NULL, oxt_scatter_elements_run, NULL},

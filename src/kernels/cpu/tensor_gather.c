@@ -7,6 +7,7 @@
  * Every index is range-checked (negative indices count from the end) before
  * any element is moved, so a bad index is an error, never a stray access.
  */
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/tensor_ops.h"
 
 #include <math.h>
@@ -142,6 +143,113 @@ oxt_gather_run(ox_kernel_ctx *ctx)
 			d += (size_t) inner * es;
 		}
 	return OX_OK;
+}
+
+/* ---------------------------------------------------------------------
+ * onnx_pg.fused GatherReduce (passes/fuse_gather_reduce.c): Gather of
+ * rows of a float32 [V, E] table by indices [..., L], then ReduceSum or
+ * ReduceMean (mean = 1) over the L axis (kept as 1 with keepdims = 1):
+ * an embedding bag.  Unfused, the [..., L, E] gathered rows are written
+ * out and read back; here each output row sums its L table rows as they
+ * are read.  The sums run in index order, as the unfused reduction's.
+ * --------------------------------------------------------------------- */
+
+typedef struct gather_reduce_job
+{
+	const float *table;
+	const ox_tensor *ind;
+	int64_t		rows,
+				len,			/* L */
+				width,			/* E */
+				vocab;			/* V */
+	bool		mean;
+	float	   *out;
+} gather_reduce_job;
+
+/* one output row: y = the sum of the L table rows idx[0..L) (y already zero) */
+OX_SIMD_CLONES static void
+gather_reduce_row(float *restrict y, const float *restrict table, const ox_tensor *ind, int64_t first,
+				  int64_t len, int64_t width, int64_t vocab)
+{
+	for (int64_t l = 0; l < len; l++)
+	{
+		int64_t		v = index_at(ind, first + l);
+		const float *restrict x = table + (v < 0 ? v + vocab : v) * width;
+
+		for (int64_t e = 0; e < width; e++)
+			y[e] += x[e];
+	}
+}
+
+static void
+gather_reduce_rows(void *arg, int64_t begin, int64_t end)
+{
+	const gather_reduce_job *j = arg;
+	const int64_t width = j->width,
+				len = j->len;
+
+	for (int64_t b = begin; b < end; b++)
+	{
+		float	   *y = j->out + b * width;
+
+		memset(y, 0, (size_t) width * sizeof(float));
+		gather_reduce_row(y, j->table, j->ind, b * len, len, width, j->vocab);
+		if (j->mean)
+		{
+			/* an empty bag is 0 / 0, NaN, as ReduceMean of nothing */
+			const float f = len ? 1.0f / (float) len : NAN;
+
+			for (int64_t e = 0; e < width; e++)
+				y[e] *= f;
+		}
+	}
+}
+
+ox_code
+oxt_gather_reduce_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *x = oxt_input(ctx, 0, "data");
+	const ox_tensor *ind = oxt_input(ctx, 1, "indices");
+	bool		keep = ox_attr_int(ctx->node, "keepdims", 1) != 0;
+	gather_reduce_job j;
+	int64_t		dims[OX_MAX_RANK];
+	int			r = 0;
+	ox_tensor  *out;
+
+	if (!x || !ind)
+		return ctx->st->code;
+	OX_TRY(check_index_type(ctx, ind));
+	if (x->dtype != OX_FLOAT || x->rank != 2 || ind->rank < 1)
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "GatherReduce: needs a float32 table of rank 2 and indices of rank 1 or more");
+	j.table = x->data;
+	j.ind = ind;
+	j.vocab = x->dims[0];
+	j.width = x->dims[1];
+	j.len = ind->dims[ind->rank - 1];
+	j.mean = ox_attr_int(ctx->node, "mean", 0) != 0;
+	j.rows = 1;
+	for (int i = 0; i < ind->rank - 1; i++)
+	{
+		dims[r++] = ind->dims[i];
+		j.rows *= ind->dims[i];
+	}
+	if (keep)
+		dims[r++] = 1;
+	dims[r++] = j.width;
+	for (int64_t i = 0, n = ox_tensor_numel(ind); i < n; i++)
+	{
+		int64_t		v = index_at(ind, i);
+
+		OX_TRY(fix_index(ctx, &v, j.vocab, 0));
+	}
+	if (!(out = ox_out_tensor(ctx, 0, OX_FLOAT, r, dims)))
+		return ctx->st->code;
+	if (ox_tensor_numel(out) == 0)
+		return OX_OK;
+	j.out = out->data;
+	ox_parallel_for(ctx, j.rows, 1 + 4096 / (1 + j.len * j.width), gather_reduce_rows, &j);
+	return ctx->st->code;
 }
 
 /* ---------------------------------------------------------------------

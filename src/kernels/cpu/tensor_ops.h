@@ -126,6 +126,8 @@ ox_code		oxt_reverse_sequence_run(ox_kernel_ctx *ctx);
 
 /* tensor_gather.c */
 ox_code		oxt_gather_run(ox_kernel_ctx *ctx);
+/* onnx_pg.fused GatherReduce: Gather then ReduceSum/ReduceMean over the indices' last axis */
+ox_code		oxt_gather_reduce_run(ox_kernel_ctx *ctx);
 ox_code		oxt_gather_elements_run(ox_kernel_ctx *ctx);
 ox_code		oxt_gather_nd_run(ox_kernel_ctx *ctx);
 ox_code		oxt_scatter_elements_run(ox_kernel_ctx *ctx);

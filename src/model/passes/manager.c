@@ -17,6 +17,7 @@ static const ox_pass passes[] = {
 	{"fuse_activation", 2, ox_pass_fuse_activation},
 	{"fuse_transformer", 2, ox_pass_fuse_transformer},
 	{"fuse_attention", 2, ox_pass_fuse_attention},	/* after fuse_transformer: its FusedMatMul */
+	{"fuse_gather_reduce", 2, ox_pass_fuse_gather_reduce},
 	{"fuse_conv_add", 2, ox_pass_fuse_conv_add},
 	{"layout_nhwc", 3, ox_pass_layout_nhwc},
 	{"layout_nchwc", 3, ox_pass_layout_nchwc},

@@ -81,6 +81,7 @@ ox_code		ox_pass_fuse_matmul_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_attention(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_fuse_gather_reduce(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nhwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
