@@ -198,17 +198,18 @@ def fmt_time(s):
 
 
 WHY_SLOWER = (
-    "the row nearest 1.0 is the 2-layer TransformerEncoder at batch 64 (PyTorch 1.13's export: attention "
-    "through Slice, Transpose and batched MatMul rather than the fused pattern the BERT-shaped encoder of "
-    "performance.md uses, in onnxruntime too), which spends about two thirds of its time in MatMul and Gemm "
-    "at about 100 GFLOP/s and a sixth moving the heads (Slice and Transpose); its Linear layers' biases and "
-    "ReLU run in the GEMM's epilogue (fuse_matmul_add.c, A of rank 3). The LSTM at batch 64 spends about "
-    "three fifths of its run in the per-step product (64 x 128 by 128 x 512, R packed once per session, "
-    "near the core's peak) and about a sixth in the sigmoid and tanh of 41,000 gate values a step "
-    "(vmath_avx512.h: sixteen lanes with fused multiply-adds); at batch 1 each step sums the rows of a "
-    "[128, 512] copy of R^T from L2 (rnn.c, rnn_r_kmajor). A single decision tree finishes each leaf's "
-    "row once when the session is created (ml_tree.c, build_leaf_table), so a row costs a walk and a copy. "
-    "A row near 1.0 moves by a few percent between runs on this shared machine.")
+    "no row is. The rows nearest 1.0: the LSTM at batch 64 spends about three fifths of its run in the "
+    "per-step product (64 x 128 by 128 x 512, R packed once per session, near the core's peak) and about a "
+    "sixth in the sigmoid and tanh of 41,000 gate values a step (vmath_avx512.h: sixteen lanes with fused "
+    "multiply-adds); at batch 1 each step sums the rows of a [128, 512] copy of R^T from L2 (rnn.c, "
+    "rnn_r_kmajor). The 2-layer TransformerEncoder (PyTorch 1.13's export: heads split by Slice, Reshape and "
+    "Transpose) runs each layer's attention as one fused ScaledDotProductAttention (fuse_attention.c, "
+    "transformer_sdpa.c: the head Transposes are strides, the scores stay in L1); two thirds of its time are "
+    "MatMul and Gemm, its Linear layers' biases and ReLU in the GEMM's epilogue (fuse_matmul_add.c, A of rank "
+    "3), and the three Slices of the packed projection remain. The Embedding bag sums each bag's rows as it "
+    "reads them (fuse_gather_reduce.c). A single decision tree finishes each leaf's row once when the session "
+    "is created (ml_tree.c, build_leaf_table), so a row costs a walk and a copy. A row near 1.0 moves by a "
+    "few percent between runs on this shared machine.")
 
 
 def write_markdown(path, rows, notes):
