@@ -236,15 +236,15 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		if (tp[i])
 			OX_TRY(perm_attr(pc, &attrs[n_attrs++], perm_names[i], tp[i], st));
 	OX_TRY(ox_pass_import_domain(pc->model, OX_PRIVATE_FUSED_DOMAIN, st));
+	/* pv, the last of the three in order, becomes the fused node: its inputs all come before it */
+	OX_TRY(ox_pass_set_attrs(pc, g, pv_i, NULL, 0, attrs, n_attrs, st));
+	pv = &g->nodes[pv_i];
 	inputs = malloc(sizeof(int) * 4);
 	if (!inputs)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "could not rewrite node \"%s\"", pv->name);
 	for (int i = 0; i < 3; i++)
 		inputs[i] = tp[i] ? tp[i]->inputs[0] : ops[i];
 	inputs[3] = mask;
-	/* pv, the last of the three in order, becomes the fused node: its inputs all come before it */
-	OX_TRY(ox_pass_set_attrs(pc, g, pv_i, NULL, 0, attrs, n_attrs, st));
-	pv = &g->nodes[pv_i];
 	free(pv->inputs);
 	pv->inputs = inputs;
 	pv->n_inputs = mask >= 0 ? 4 : 3;

@@ -96,14 +96,15 @@ fuse_at_reduce(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	attrs[1].type = OX_ATTR_INT;
 	attrs[1].i = ox_attr_int(red, "keepdims", 1) != 0;
 	OX_TRY(ox_pass_import_domain(pc->model, OX_PRIVATE_FUSED_DOMAIN, st));
+	/* the reduction, after the Gather, becomes the fused node: its inputs come before it */
+	OX_TRY(ox_pass_set_attrs(pc, g, k, NULL, 0, attrs, 2, st));
+	red = &g->nodes[k];
+	ga = &g->nodes[gi];
 	inputs = malloc(sizeof(int) * 2);
 	if (!inputs)
 		return ox_fail(st, OX_OUT_OF_MEMORY, "could not rewrite node \"%s\"", red->name);
 	inputs[0] = ga->inputs[0];
 	inputs[1] = ga->inputs[1];
-	/* the reduction, after the Gather, becomes the fused node: its inputs come before it */
-	OX_TRY(ox_pass_set_attrs(pc, g, k, NULL, 0, attrs, 2, st));
-	red = &g->nodes[k];
 	free(red->inputs);
 	red->inputs = inputs;
 	red->n_inputs = 2;
