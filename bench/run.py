@@ -15,7 +15,7 @@ ORT_SEQUENTIAL).  While a row runs, every thread of the process is pinned to
 threads a library starts.
 
 Per row it records the median and p10/p90 latency of each engine, the ratio
-onnx_pg / onnxruntime of the medians, session creation time (median of a few
+onnx_pg / onnxruntime of the medians, session creation time (median of 15
 creations in this process), and, in a fresh child process per engine and
 model/batch, peak resident memory (ru_maxrss) and its rise over the child's
 baseline.  For resnet50 and the encoder it also reports GFLOP/s as a fraction
@@ -996,14 +996,14 @@ def write_markdown(res, path, svg_name):
 
     L.append("## Session creation and memory")
     L.append("")
-    L.append("Creation: median wall time of `Session(...)` / `InferenceSession(...)` from the model's bytes, "
+    L.append("Creation: median wall time of %d `Session(...)` / `InferenceSession(...)` from the model's bytes, "
              "alternating, in the benchmark process (warm). Peak RSS: a fresh child process per engine "
              "imports its engine, reads the model and makes the inputs, then creates the session and runs "
              "the batch %d times, at 1 thread; \"peak\" is its VmHWM (/proc/self/status) and \"rise\" "
              "that peak minus the RSS just before the session was created (VmHWM is reset there through "
              "/proc/self/clear_refs). The rise is the engine's own cost; the process baselines differ "
              "(onnxruntime's Python module is larger than the ctypes library) and include the model bytes "
-             "held by Python." % res["config"]["mem_runs"])
+             "held by Python." % (res["config"]["creation_n"], res["config"]["mem_runs"]))
     L.append("")
     L.append("| model | batch | create onnx_pg | create onnxruntime | ratio | peak RSS onnx_pg (MiB) | "
              "rise | peak RSS onnxruntime (MiB) | rise | rise ratio |")
@@ -1284,7 +1284,9 @@ def main():
     else:
         cfg.budget_s, cfg.min_reps, cfg.max_reps = 20.0, 7, 400
         cfg.warmup_s, cfg.warmup_min, cfg.min_block_s = 1.0, 2, 0.05
-        cfg.creation_n, cfg.mem_runs = 5, 2
+        # creations alternate between the engines; a median of 5 moved the mlp's 2 ms ratio by 0.1
+        # between runs on this host (0.90, then 1.01), 15 settle it
+        cfg.creation_n, cfg.mem_runs = 15, 2
     if args.budget is not None:
         cfg.budget_s = args.budget
     cfg.pause_s = 0.005
