@@ -250,6 +250,17 @@ def main():
     save("fused_matmul_trans_batch_a4", [
         h.make_node("FusedMatMul", ["A", "B"], ["Y"], domain="com.microsoft", transBatchA=1, transA=1)],
         [vi("A", F, ["a", "b", "c", "d"]), vi("B", F, ["e", "f", "g", "h"])], [vi("Y", F, None)], ms=True)
+    # attention with a mask: the fused ScaledDotProductAttention on shapes from data
+    save("attention_masked", [
+        h.make_node("Transpose", ["K"], ["KT"], perm=[0, 2, 1]), h.make_node("MatMul", ["Q", "KT"], ["S"]),
+        h.make_node("Add", ["S", "M"], ["SM"]), h.make_node("Softmax", ["SM"], ["P"], axis=-1),
+        h.make_node("MatMul", ["P", "V"], ["O"]), h.make_node("Transpose", ["O"], ["Y"], perm=[1, 0, 2])],
+        [vi("Q", F, ["a", "b", "c"]), vi("K", F, ["d", "e", "f"]), vi("V", F, ["g", "h", "i"]),
+         vi("M", F, ["j", "k"])], [vi("Y", F, None)])
+    # an embedding bag: the fused GatherReduce, indices and table shapes from data
+    save("embedding_bag", [
+        h.make_node("Gather", ["T", "I"], ["G"], axis=0), h.make_node("ReduceMean", ["G"], ["Y"], axes=[1])],
+        [vi("T", F, ["v", "e"]), vi("I", I64, ["b", "l"])], [vi("Y", F, None)])
     made = sorted(f for f in os.listdir(OUT) if f.endswith(".onnx"))
     order = os.path.join(os.path.dirname(OUT), "models.txt")
     with open(order) as f:
