@@ -188,6 +188,20 @@ const_ints(const ox_graph *g, const ox_node *n, int input, const char *attr, int
 	return -2;
 }
 
+/*
+ * the length of the 1-D shape input i (Reshape's, Expand's, ConstantOfShape's)
+ * when its values are computed at run time but its length is known: the rank
+ * of the output; -1 otherwise
+ */
+static int
+shape_input_length(const ox_graph *g, const ox_node *n, int i)
+{
+	dims_buf	b;
+
+	from_type(&b, in_type(g, n, i));
+	return b.rank == 1 && b.d[0].value >= 0 && b.d[0].value <= OX_MAX_RANK ? (int) b.d[0].value : -1;
+}
+
 static bool
 is(const ox_node *n, const char *op)
 {
@@ -472,17 +486,9 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 						out.d[infer_at] = dim_known(total / known);
 				}
 			}
-			else
-			{
-				/* a shape computed at run time still has a known length: the output's rank */
-				from_type(&b, in_type(g, n, 1));
-				if (b.rank == 1 && b.d[0].value >= 0 && b.d[0].value <= OX_MAX_RANK)
-				{
-					out.rank = (int) b.d[0].value;
-					for (int i = 0; i < out.rank; i++)
-						out.d[i] = dim_unknown();
-				}
-			}
+			else if ((out.rank = shape_input_length(g, n, 1)) >= 0)
+				for (int i = 0; i < out.rank; i++)
+					out.d[i] = dim_unknown();
 			set_out(m, g, n, 0, e0, &out);
 			return;
 		}
@@ -564,13 +570,9 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 			int64_t		shape[OX_MAX_RANK];
 			int			r = const_ints(g, n, 1, NULL, shape, OX_MAX_RANK);
 
-			from_type(&b, in_type(g, n, 1));
-			if (r < 0 && b.rank == 1 && b.d[0].value >= 0 && b.d[0].value <= OX_MAX_RANK)
-			{
-				r = (int) b.d[0].value;
+			if (r < 0 && (r = shape_input_length(g, n, 1)) >= 0)
 				for (int i = 0; i < r; i++)
 					shape[i] = -1;
-			}
 			if (r >= 0)
 			{
 				out.rank = r > a.rank ? r : a.rank;
@@ -612,12 +614,9 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 				for (int i = 0; i < r; i++)
 					out.d[i] = shape[i] >= 0 ? dim_known(shape[i]) : dim_unknown();
 			}
-			else if (a.rank == 1 && a.d[0].value >= 0 && a.d[0].value <= OX_MAX_RANK)
-			{
-				out.rank = (int) a.d[0].value;
+			else if ((out.rank = shape_input_length(g, n, 0)) >= 0)
 				for (int i = 0; i < out.rank; i++)
 					out.d[i] = dim_unknown();
-			}
 			set_out(m, g, n, 0, v && v->type == OX_ATTR_TENSOR && v->t ? v->t->dtype : OX_FLOAT, &out);
 			return;
 		}

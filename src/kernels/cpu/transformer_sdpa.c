@@ -162,23 +162,6 @@ sdpa_view_of(sdpa_view *v, const ox_tensor *t, const int *perm, int rank)
 	}
 }
 
-/* the mask t as a rank-r view, its dims padded with leading 1s */
-static void
-sdpa_mask_view(sdpa_view *v, const ox_tensor *t, int rank)
-{
-	int64_t		s = 1;
-
-	v->data = t->data;
-	for (int i = rank - 1; i >= 0; i--)
-	{
-		int			a = i - (rank - t->rank);
-
-		v->dims[i] = a >= 0 ? t->dims[a] : 1;
-		v->strides[i] = s;
-		s *= v->dims[i];
-	}
-}
-
 /* view v of rank r as one of rank to, with leading axes of 1 */
 static void
 sdpa_view_pad(sdpa_view *v, int r, int to)
@@ -697,8 +680,9 @@ transformer_sdpa_run(ox_kernel_ctx *ctx)
 						   "which perm_y (%d axes) does not transpose", name, mt->rank, rr, r);
 		for (int i = 0; i < 3; i++)
 			sdpa_view_pad(views[i], r, rr);
+		sdpa_view_of(&j.m, mt, NULL, mt->rank);
+		sdpa_view_pad(&j.m, mt->rank, rr);
 		r = rr;
-		sdpa_mask_view(&j.m, mt, r);
 	}
 	else
 		for (int i = 0; i < r; i++)

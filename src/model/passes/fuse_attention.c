@@ -164,7 +164,7 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	ox_attr		attrs[5];
 	int			n_attrs = 0;
 	int			ops[3],
-				scores,
+				scores,			/* Softmax's input, read by it alone */
 				mask = -1,
 				qk_i,
 				pv_i,
@@ -194,7 +194,6 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 			if (!product_alpha(&g->nodes[p], &alpha))
 				continue;
 			mask = add->inputs[1 - i];
-			scores = sv;
 			qk_i = p;
 		}
 		if (mask < 0)
