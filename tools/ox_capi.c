@@ -27,6 +27,7 @@ copy_error(const ox_status *st, char *err, size_t errlen)
 /* oxc_create_ex's flags (bit 0 was its former int portable) */
 #define OXC_PORTABLE 1			/* ox_session_options.portable_graph */
 #define OXC_RELEASE_WEIGHTS 2	/* ox_session_options.release_weights */
+#define OXC_NO_SHAPE_MEMO 4		/* ox_session_options.disable_shape_memo */
 
 void	   *oxc_create(const void *bytes, size_t len, int opt_level, int threads, char *err, size_t errlen);
 void	   *oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const char *providers,
@@ -83,6 +84,7 @@ oxc_create_ex(const void *bytes, size_t len, int opt_level, int threads, const c
 	opts.provider_no_fallback = no_fallback != 0;
 	opts.portable_graph = (flags & OXC_PORTABLE) != 0;
 	opts.release_weights = (flags & OXC_RELEASE_WEIGHTS) != 0;
+	opts.disable_shape_memo = (flags & OXC_NO_SHAPE_MEMO) != 0;
 	h = calloc(1, sizeof(oxc_session));
 	if (!h)
 		return NULL;
@@ -224,6 +226,8 @@ oxc_stat(void *p, const char *what)
 		return (int64_t) s.released_weight_bytes;
 	if (strcmp(what, "single_thread_runs") == 0)
 		return s.single_thread_runs;
+	if (strcmp(what, "memo_skips") == 0)
+		return s.memo_skips;
 	if (strcmp(what, "alloc_events") == 0)
 		return s.alloc_events;
 	if (strcmp(what, "create_us") == 0)

@@ -585,3 +585,12 @@ ox_type_from_tensor(ox_model *m, ox_type *out, const ox_tensor *t)
 	}
 	out->rank = t->rank;
 }
+
+bool
+ox_node_is_random(const ox_node *n)
+{
+	if (n->domain[0] != '\0')
+		return false;
+	return strncmp(n->op_type, "Random", 6) == 0 || strcmp(n->op_type, "Multinomial") == 0 ||
+		strcmp(n->op_type, "Bernoulli") == 0 || strcmp(n->op_type, "Dropout") == 0;
+}

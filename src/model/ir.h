@@ -228,6 +228,14 @@ ox_node_input_def(const ox_graph *g, const ox_node *n, int i)
 	return &g->values[n->inputs[i]];
 }
 
+/*
+ * Whether the node's outputs may differ between two runs on the same
+ * inputs: the random generators, and Dropout (random in training mode).
+ * Constant folding and the runtime's shape memo (runtime/memo.c) leave
+ * such nodes alone.
+ */
+bool		ox_node_is_random(const ox_node *n);
+
 const char *ox_attr_type_name(ox_attr_type t);
 /* the exact type of a constant tensor (dims allocated in the model's arena) */
 void		ox_type_from_tensor(ox_model *m, ox_type *out, const ox_tensor *t);

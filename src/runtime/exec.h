@@ -46,6 +46,7 @@ typedef struct ox_pool
 } ox_pool;
 
 typedef struct ox_plan ox_plan;
+typedef struct ox_memo ox_memo;
 
 typedef struct ox_env
 {
@@ -72,6 +73,7 @@ struct ox_plan
 	 */
 	uint64_t   *movable;
 	int		   *outer_parent;	/* per g->outer[i]: value id in the parent graph */
+	ox_memo    *memo;			/* the main graph's shape memo (memo.c), or NULL */
 	ox_env		env;
 	bool		running;		/* guards against re-entrance */
 };

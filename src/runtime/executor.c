@@ -4,6 +4,7 @@
  *	  flow kernels.
  */
 #include "runtime/exec.h"
+#include "runtime/memo.h"
 #include "runtime/placement.h"
 
 #include <stddef.h>
@@ -370,7 +371,8 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		p->movable[k] = movable_inputs(g, k, last_use);
 	free(last_use);
 	free(release);
-	(void) s;
+	if (g == s->model->graph && !s->opts.disable_shape_memo)
+		return ox_memo_build(p, st);
 	return OX_OK;
 
 oom:
@@ -416,6 +418,7 @@ ox_plan_free(ox_plan *p)
 	free(p->rel_ids);
 	free(p->movable);
 	free(p->outer_parent);
+	ox_memo_free(p->memo);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -471,6 +474,19 @@ record_profile(ox_node_profile *np, const ox_node *node, ox_value **outs, struct
 static ox_code plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes,
 						const bool *keep, ox_status *st);
 
+/* the values whose last use is node k, but those a targeted run keeps and those the memo holds */
+static inline void
+release_after(ox_session *s, ox_plan *p, int k, const bool *keep)
+{
+	for (int r = p->rel_start[k]; r < p->rel_start[k + 1]; r++)
+	{
+		int			id = p->rel_ids[r];
+
+		if ((!keep || !keep[id]) && !(p->memo && ox_memo_holds(p->memo, p->graph, id)))
+			ox_env_release_slot(s, &p->env, id);
+	}
+}
+
 ox_code
 ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const bool *keep,
 			ox_status *st)
@@ -492,6 +508,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 {
 	const ox_graph *g = p->graph;
 	ox_env	   *env = &p->env;
+	ox_memo    *memo = p->memo;
 	exec_frame	frame;
 	ox_kernel_ctx ctx;
 
@@ -556,6 +573,14 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 			continue;
 		if (timed)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (memo && ox_memo_node(memo, k) && ox_memo_skip(memo, p, k))
+		{
+			if (timed)
+				record_profile(&s->profile[k], node, env->out_ptrs[k], t0);
+			s->stats.memo_skips++;
+			release_after(s, p, k, keep);
+			continue;
+		}
 		if (s->opts.should_abort && s->opts.should_abort(s->opts.abort_arg))
 			return ox_fail(st, OX_CANCELED, "the run was canceled");
 		ctx.node = node;
@@ -587,11 +612,11 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 			ox_status_set_node(st, node->name, node->op_type);
 			return st->code;
 		}
+		if (memo && ox_memo_node(memo, k))
+			ox_memo_store(memo, p, k);
 		if (timed)
 			record_profile(&s->profile[k], node, env->out_ptrs[k], t0);
-		for (int r = p->rel_start[k]; r < p->rel_start[k + 1]; r++)
-			if (!keep || !keep[p->rel_ids[r]])
-				ox_env_release_slot(s, env, p->rel_ids[r]);
+		release_after(s, p, k, keep);
 	}
 	if (s->opts.max_run_memory && s->pool.bytes > s->opts.max_run_memory)
 		ox_pool_free(&s->pool);

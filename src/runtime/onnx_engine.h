@@ -69,6 +69,12 @@ typedef struct ox_session_options
 	 * be saved (ox_model_save fails on such a constant).
 	 */
 	bool		release_weights;
+	/*
+	 * Run every node at every run, even those computing shapes that the
+	 * run before computed from the same dimensions (runtime/memo.c).  The
+	 * results are the same either way; for tests and comparisons.
+	 */
+	bool		disable_shape_memo;
 } ox_session_options;
 
 typedef struct ox_session ox_session;
@@ -161,6 +167,7 @@ typedef struct ox_session_stats
 	int64_t		alloc_events;	/* output buffers (re)allocated over all runs */
 	int64_t		single_thread_runs; /* runs of a multi-thread session made on one
 									 * thread: their input shape's runs are short */
+	int64_t		memo_skips;		/* nodes the shape memo skipped, over all runs */
 } ox_session_stats;
 
 void		ox_session_get_stats(const ox_session *s, ox_session_stats *out);

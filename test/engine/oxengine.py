@@ -127,19 +127,22 @@ def force_sdpa_portable(on):
 class Session:
     def __init__(self, model_bytes, opt_level=3, threads=1, providers=None, cuda_device_id=0,
                  cuda_memory_limit=0, cuda_fp16=False, no_fallback=False, portable=False,
-                 release_weights=False):
+                 release_weights=False, shape_memo=True):
         """portable: the optimized graph is for save(): ONNX that other runtimes
         load, without the engine-private channel-blocked layout.
         release_weights: free each constant's data once the nodes reading it
         packed their own copies, as the extension's cached sessions do (the
-        model can then not be saved)"""
+        model can then not be saved)
+        shape_memo: False runs every node at every run, also those that only
+        recompute the shapes of the run before (runtime/memo.c)"""
         if not isinstance(model_bytes, (bytes, bytearray)):
             model_bytes = model_bytes.SerializeToString()
         err = ctypes.create_string_buffer(2048)
         self._h = lib().oxc_create_ex(bytes(model_bytes), len(model_bytes), opt_level, threads,
                                       providers.encode() if providers else None, cuda_device_id,
                                       cuda_memory_limit, int(bool(cuda_fp16)), int(bool(no_fallback)),
-                                      int(bool(portable)) | (2 if release_weights else 0), err, 2048)
+                                      int(bool(portable)) | (2 if release_weights else 0)
+                                      | (0 if shape_memo else 4), err, 2048)
         if not self._h:
             raise EngineError(err.value.decode())
         self.input_names = [lib().oxc_input_name(self._h, i).decode() for i in range(lib().oxc_input_count(self._h))]

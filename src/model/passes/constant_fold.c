@@ -15,12 +15,8 @@ foldable(const ox_graph *g, const ox_node *n)
 	for (int a = 0; a < n->n_attrs; a++)
 		if (n->attrs[a].type == OX_ATTR_GRAPH || n->attrs[a].type == OX_ATTR_GRAPHS)
 			return false;
-	if (n->domain[0] == '\0' &&
-		(strncmp(n->op_type, "Random", 6) == 0 || strcmp(n->op_type, "Multinomial") == 0 ||
-		 strcmp(n->op_type, "Bernoulli") == 0))
-		return false;
-	/* Dropout in training mode is random; inference Dropout is removed elsewhere */
-	if (n->domain[0] == '\0' && strcmp(n->op_type, "Dropout") == 0)
+	/* inference Dropout is removed elsewhere; a Dropout left may be in training mode */
+	if (ox_node_is_random(n))
 		return false;
 	for (int i = 0; i < n->n_inputs; i++)
 		if (n->inputs[i] >= 0 && !ox_node_const_input(g, n, i))
