@@ -237,7 +237,7 @@ ox_bench_server() {
     ox_make install >/dev/null
   fi
   ox_start_cluster || return 1
-  # every form reads the same pages: the tables stay in shared buffers
+  # room for the benchmark tables in shared buffers (bench/inquery/run.py prewarms them)
   ox_psql -d postgres -c "ALTER SYSTEM SET shared_buffers = '1GB'" \
     -c "ALTER SYSTEM SET max_wal_size = '4GB'"
   runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$OX_CLUSTER_DIR/data" -l "$OX_CLUSTER_DIR/server.log" \

@@ -145,6 +145,20 @@ def setup(args):
     return iris, mlp
 
 
+def prewarm(args, table):
+    """Read table into shared buffers (pg_prewarm), so that every form scans it from there.
+    A sequential scan of a table over a quarter of shared_buffers reads through a ring of
+    256 KB and leaves the table in the kernel's page cache only: each scan copies every page
+    in again (bench_wide: 460 MB, about 40 ms of each 100 to 150 ms floor scan).  Returns
+    whether it could (the extension ships with PostgreSQL's contrib modules)."""
+    with connect(args.db) as c:
+        if not c.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'pg_prewarm'").fetchone():
+            return False
+        c.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+        c.execute("SELECT pg_prewarm(%s)", (table,))
+    return True
+
+
 def backend_cpu(conn):
     """CPU seconds the backend has used, when the server runs on this machine: from
     /proc/PID/schedstat (nanoseconds; the backend is idle between statements, so the
@@ -497,7 +511,13 @@ def markdown(res, svg_name):
     L.append("Models: **iris_rf** (test/models, a scikit-learn random forest: 4 features, the label "
              "output) on `bench_iris`, and **MLP** 100-256-256-1 (bench/inquery/make_mlp.py, random "
              "weights) on `bench_wide` (100 features). One core unless stated; onnx.batch_size = %d; "
-             "JIT off." % res["batch_size"])
+             "JIT off. %s" % (res["batch_size"],
+                              "Each round first reads the model's table into shared buffers "
+                              "(pg_prewarm; without it a sequential scan of a table over a quarter of "
+                              "shared_buffers reads every page from the kernel's page cache again)."
+                              if res.get("prewarmed") else
+                              "The tables were not prewarmed (no pg_prewarm): every scan reads "
+                              "them from the kernel's page cache."))
     L.append("")
     L.append("| form | iris_rf rows/s | vs floor | per CPU-s | MLP rows/s | vs floor | per CPU-s |")
     L.append("|---|---:|---:|---:|---:|---:|---:|")
@@ -695,6 +715,7 @@ def main():
     for r in range(rounds):
         for mname in args.models:
             m = models[mname]
+            res["prewarmed"] = prewarm(args, m["table"]) and res.get("prewarmed", True)
             for key, label, threads in FORMS:
                 if args.forms and key not in args.forms:
                     continue
