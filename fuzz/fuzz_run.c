@@ -13,9 +13,12 @@
  *
  * Sessions are created once, at start-up, and reused across inputs like a
  * PostgreSQL backend reuses its cached sessions: shapes change from run to
- * run, which exercises plan and buffer reuse.  The abort callback cancels a
- * run after 0.5 s, so endless loops show up as canceled runs, and the
- * cancel path is fuzzed too.
+ * run, which exercises plan and buffer reuse.  Each session has a twin
+ * without the shape memo (runtime/memo.c), which runs every input too: the
+ * two must succeed or fail together and give the same bytes, whatever runs
+ * (targeted, failed, canceled) came before; a difference aborts.  The
+ * abort callback cancels a run after 0.5 s, so endless loops show up as
+ * canceled runs, and the cancel path is fuzzed too.
  *
  * Seed models: the files listed in fuzz/models.txt (or the list file named
  * by $OX_FUZZ_MODELS), one path per line relative to the list.  A model's
@@ -46,6 +49,7 @@ typedef struct seed
 {
 	char		name[256];
 	ox_session *sess[2];		/* [0] optimized, [1] optimizer disabled */
+	ox_session *plain[2];		/* the same without the shape memo */
 } seed;
 
 static seed seeds[MAX_MODELS];
@@ -93,11 +97,12 @@ load_model(const char *path)
 	buf = malloc(len > 0 ? len : 1);
 	if (buf && fread(buf, 1, len, f) == (size_t) len)
 	{
-		for (int k = 0; k < 2; k++)
+		for (int k = 0; k < 4; k++)
 		{
 			ox_status	st;
 			ox_session_options o;
 			ox_model   *m;
+			ox_session **at = k < 2 ? &sd->sess[k] : &sd->plain[k - 2];
 
 			ox_status_clear(&st);
 			m = ox_model_load(buf, len, NULL, &st);
@@ -105,17 +110,22 @@ load_model(const char *path)
 			{
 				memset(&o, 0, sizeof(o));
 				o.intra_op_threads = 1;
-				o.opt_level = k == 0 ? OX_OPT_ALL : OX_OPT_DISABLE;
+				o.opt_level = k % 2 == 0 ? OX_OPT_ALL : OX_OPT_DISABLE;
 				o.providers = "cpu";
 				o.max_run_memory = 64 << 20;
 				o.should_abort = should_abort;
-				sd->sess[k] = ox_session_create(m, &o, &st);
+				o.disable_shape_memo = k >= 2;
+				*at = ox_session_create(m, &o, &st);
 			}
-			if (!sd->sess[k])
+			if (!*at)
 			{
 				fprintf(stderr, "fuzz_run: skipping %s: %s\n", path, st.msg);
-				ox_session_free(sd->sess[0]);
-				sd->sess[0] = NULL;
+				for (int j = 0; j < 2; j++)
+				{
+					ox_session_free(sd->sess[j]);
+					ox_session_free(sd->plain[j]);
+					sd->sess[j] = sd->plain[j] = NULL;
+				}
 				break;
 			}
 		}
@@ -334,6 +344,112 @@ touch(const ox_value *v)
 
 volatile uint64_t fuzz_sink;
 
+/* whether two results are the same, byte for byte */
+static bool
+same_tensor(const ox_tensor *a, const ox_tensor *b)
+{
+	int64_t		n = ox_tensor_numel(a);
+
+	if (a->dtype != b->dtype || a->rank != b->rank ||
+		memcmp(a->dims, b->dims, sizeof(int64_t) * (size_t) a->rank) != 0)
+		return false;
+	if (n <= 0)
+		return true;
+	if (a->dtype != OX_STRING)
+		return memcmp(a->data, b->data, (size_t) n * ox_dtype_size(a->dtype)) == 0;
+	for (int64_t i = 0; i < n; i++)
+	{
+		const ox_string *x = &((const ox_string *) a->data)[i];
+		const ox_string *y = &((const ox_string *) b->data)[i];
+
+		if (x->len != y->len || memcmp(x->data, y->data, x->len) != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool
+same_value(const ox_value *a, const ox_value *b)
+{
+	if (!a || !b || a->kind != b->kind)
+		return a == b;
+	if (a->kind == OX_VALUE_TENSOR)
+		return same_tensor(&a->tensor, &b->tensor);
+	if (a->kind == OX_VALUE_MAP)
+		return same_tensor(&a->map_keys, &b->map_keys) && same_tensor(&a->map_values, &b->map_values);
+	if (a->kind == OX_VALUE_SEQUENCE)
+	{
+		if (a->seq_len != b->seq_len)
+			return false;
+		for (int i = 0; i < a->seq_len; i++)
+			if (!same_value(&a->seq_items[i], &b->seq_items[i]))
+				return false;
+	}
+	return true;
+}
+
+/* the run an input asks for (how: targeted or whole), its status in st */
+static ox_code
+run_one(ox_session *s, ox_value *inputs, uint8_t how, int *target, ox_status *st)
+{
+	ox_status_clear(st);
+	deadline = now_s() + RUN_SECONDS;
+	if (how & 1)
+	{
+		/* a targeted run for one output, as onnx_predict does */
+		int			out = (how >> 1) % ox_session_output_count(s);
+
+		*target = ox_session_dense_source(s, out);
+		return ox_session_run_targets(s, inputs, target, 1, st);
+	}
+	*target = -1;
+	return ox_session_run(s, inputs, st);
+}
+
+/* an outcome that depends on time or on the allocator, not on what was computed */
+static bool
+incidental(ox_code rc)
+{
+	return rc == OX_CANCELED || rc == OX_OUT_OF_MEMORY || rc == OX_LIMIT_EXCEEDED;
+}
+
+/* the twin without the shape memo: the same outcome and the same bytes */
+static void
+compare_twin(seed *sd, ox_session *s, ox_session *plain, ox_value *inputs, uint8_t how, ox_code rc)
+{
+	ox_status	st;
+	int			target;
+	ox_code		prc = run_one(plain, inputs, how, &target, &st);
+
+	deadline = 0;
+	if (incidental(rc) || incidental(prc))
+		return;
+	if ((rc == OX_OK) != (prc == OX_OK))
+	{
+		fprintf(stderr, "fuzz_run: %s: the shape memo changed the outcome (%d, without it %d: %s)\n",
+				sd->name, (int) rc, (int) prc, st.msg);
+		abort();
+	}
+	if (rc != OX_OK)
+		return;
+	/* the twins' graphs are the same, value ids included */
+	if (target >= 0)
+	{
+		if (!same_value(ox_session_value(s, target), ox_session_value(plain, target)))
+		{
+			fprintf(stderr, "fuzz_run: %s: the shape memo changed the targeted output\n", sd->name);
+			abort();
+		}
+		return;
+	}
+	for (int o = 0; o < ox_session_output_count(s); o++)
+		if (!same_value(ox_session_result(s, o), ox_session_result(plain, o)))
+		{
+			fprintf(stderr, "fuzz_run: %s: the shape memo changed output %d\n", sd->name, o);
+			abort();
+		}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -357,27 +473,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ok = build_input(&r, ox_session_input(s, i), &inputs[i]);
 	if (ok)
 	{
-		how = u8(&r);
-		ox_status_clear(&st);
-		deadline = now_s() + RUN_SECONDS;
-		if (how & 1)
-		{
-			/* a targeted run for one output, as onnx_predict does */
-			int			out = (how >> 1) % ox_session_output_count(s);
-			int			target = ox_session_dense_source(s, out);
+		int			target;
 
-			rc = ox_session_run_targets(s, inputs, &target, 1, &st);
-			if (rc == OX_OK)
-				fuzz_sink += touch(ox_session_value(s, target));
-		}
-		else
-		{
-			rc = ox_session_run(s, inputs, &st);
-			if (rc == OX_OK)
-				for (int o = 0; o < ox_session_output_count(s); o++)
-					fuzz_sink += touch(ox_session_result(s, o));
-		}
+		how = u8(&r);
+		rc = run_one(s, inputs, how, &target, &st);
 		deadline = 0;
+		if (rc == OX_OK && target >= 0)
+			fuzz_sink += touch(ox_session_value(s, target));
+		for (int o = 0; rc == OX_OK && target < 0 && o < ox_session_output_count(s); o++)
+			fuzz_sink += touch(ox_session_result(s, o));
 		if (rc != OX_OK && st.code == OX_OK)
 			abort();			/* a failure must say why */
 		if (rc == OX_INTERNAL)
@@ -386,6 +490,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fprintf(stderr, "fuzz_run: internal error on %s: %s\n", sd->name, st.msg);
 			abort();
 		}
+		compare_twin(sd, s, sd->plain[pick >> 7], inputs, how, rc);
 	}
 	for (int i = 0; i < n_in && i < MAX_INPUTS; i++)
 		free_input(&inputs[i]);

@@ -261,6 +261,25 @@ def main():
     save("embedding_bag", [
         h.make_node("Gather", ["T", "I"], ["G"], axis=0), h.make_node("ReduceMean", ["G"], ["Y"], axes=[1])],
         [vi("T", F, ["v", "e"]), vi("I", I64, ["b", "l"])], [vi("Y", F, None)])
+    # shape subgraphs as exporters write them (the runtime's shape memo skips them while
+    # shapes repeat): Reshape to a shape built from Shape/Gather/Mul/Concat, a shape decided by
+    # data (NonZero), Range and ConstantOfShape of computed lengths
+    c = lambda name, v: nh.from_array(np.array(v, dtype=np.int64), name)  # noqa: E731
+    save("shape_chain", [
+        h.make_node("Shape", ["X"], ["s"]), h.make_node("Gather", ["s", "i0"], ["n"], axis=0),
+        h.make_node("Gather", ["s", "i1"], ["k"], axis=0), h.make_node("Mul", ["n", "k"], ["nk"]),
+        h.make_node("Unsqueeze", ["nk", "ax0"], ["nk1"]), h.make_node("Concat", ["nk1", "one"], ["t"], axis=0),
+        h.make_node("Reshape", ["X", "t"], ["R"]),
+        h.make_node("NonZero", ["Y"], ["nz"]), h.make_node("Shape", ["nz"], ["zs"], start=1),
+        h.make_node("ReduceSum", ["Y"], ["ysum"], keepdims=0), h.make_node("Expand", ["ysum", "zs"], ["E"]),
+        h.make_node("Squeeze", ["zs", "ax0"], ["cnt"]), h.make_node("Range", ["i0", "cnt", "i1"], ["rg"]),
+        h.make_node("Cast", ["rg"], ["RG"], to=F),
+        h.make_node("Unsqueeze", ["n", "ax0"], ["n1"]), h.make_node("Concat", ["n1", "zs"], ["cs"], axis=0),
+        h.make_node("ConstantOfShape", ["cs"], ["C"], value=nh.from_array(np.array([1.5], np.float32))),
+        h.make_node("Size", ["Y"], ["sz"]), h.make_node("Add", ["sz", "k"], ["SK"])],
+        [vi("X", F, ["a", "b"]), vi("Y", F, ["c"])],
+        [vi("R", F, None), vi("E", F, None), vi("RG", F, None), vi("C", F, None), vi("SK", I64, None)],
+        [c("i0", 0), c("i1", 1), c("ax0", [0]), c("one", [1])])
     made = sorted(f for f in os.listdir(OUT) if f.endswith(".onnx"))
     order = os.path.join(os.path.dirname(OUT), "models.txt")
     with open(order) as f:
