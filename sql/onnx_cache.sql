@@ -83,8 +83,25 @@ SELECT onnx_predict_batch('cache_shapes',
 SELECT onnx_predict('cache_shapes', '{5.1,3.5,1.4,0.2}') AS label;
 SELECT onnx_run('cache_shapes', '{"float_input": [[5.1, 3.5, 1.4, 0.2]]}') IS NOT NULL AS ran;
 SELECT shapes, pool_bytes > 0 AS buffers FROM onnx_cache_stats() WHERE model = 'cache_shapes';
+
+-- the shape work of a PyTorch export (lstm_tagger: Shape -> Gather -> Unsqueeze
+-- -> Concat for its initial states) is done by the first call of a shape and
+-- skipped while the shape repeats; a new length computes it again
+\set lstm_file :models '/networks/lstm_tagger.onnx'
+SELECT onnx_load_model_file('cache_lstm', :'lstm_file', true) AS version;
+SELECT onnx_predict('cache_lstm', '{7,1,42,5,9}'::bigint[]) AS first_logits \gset
+SELECT shape_nodes_skipped AS after_first FROM onnx_cache_stats() WHERE model = 'cache_lstm';
+SELECT onnx_predict('cache_lstm', '{7,1,42,5,9}'::bigint[]) = :'first_logits'::real[] AS same;
+SELECT shape_nodes_skipped AS skipped FROM onnx_cache_stats() WHERE model = 'cache_lstm' \gset
+SELECT :skipped > 0 AS skipped_on_repeat;
+SELECT array_length(onnx_predict('cache_lstm', '{3,3,3,3,3,3,3}'::bigint[]), 1) AS logits_of_7;
+SELECT shape_nodes_skipped = :skipped AS none_for_a_new_length FROM onnx_cache_stats() WHERE model = 'cache_lstm';
+SELECT array_length(onnx_predict('cache_lstm', '{3,3,3,3,3,3,3}'::bigint[]), 1) AS logits_of_7;
+SELECT shape_nodes_skipped = 2 * :skipped AS all_on_its_repeat FROM onnx_cache_stats() WHERE model = 'cache_lstm';
+SELECT onnx_predict('cache_lstm', '{7,1,42,5,9}'::bigint[]) = :'first_logits'::real[] AS same_after;
 SELECT onnx_cache_clear() AS freed;
 SELECT count(*) FROM onnx_cache_stats();
 SELECT onnx_drop_model('cache_m');
 SELECT onnx_drop_model('cache_cnn');
 SELECT onnx_drop_model('cache_shapes');
+SELECT onnx_drop_model('cache_lstm');

@@ -410,8 +410,8 @@ onnx_cache_stats(PG_FUNCTION_ARGS)
 	hash_seq_init(&seq, cache_hash);
 	while ((e = hash_seq_search(&seq)) != NULL)
 	{
-		Datum		values[14];
-		bool		nulls[14] = {0};
+		Datum		values[15];
+		bool		nulls[15] = {0};
 
 		values[0] = CStringGetTextDatum(e->name);
 		values[1] = Int64GetDatum(e->version);
@@ -434,16 +434,21 @@ onnx_cache_stats(PG_FUNCTION_ARGS)
 			values[11] = CStringGetTextDatum(e->fallback_reason);
 		else
 			nulls[11] = true;
-		/* what the runs of a live session left: input shapes, buffers */
+		/* what the runs of a live session left: input shapes, buffers, skipped shape work */
 		if (e->session)
 		{
+			ox_session_stats stats;
+
+			ox_session_get_stats(e->session, &stats);
 			values[12] = Int32GetDatum(ox_session_shape_count(e->session));
 			values[13] = Int64GetDatum((int64) ox_session_buffer_bytes(e->session));
+			values[14] = Int64GetDatum(stats.memo_skips);
 		}
 		else
 		{
 			nulls[12] = true;
 			nulls[13] = true;
+			nulls[14] = true;
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}

@@ -309,13 +309,14 @@ CREATE FUNCTION @extschema@.onnx_cache_stats(
     OUT providers_requested text,
     OUT fallback_reason text,
     OUT shapes integer,
-    OUT pool_bytes bigint)
+    OUT pool_bytes bigint,
+    OUT shape_nodes_skipped bigint)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'onnx_cache_stats'
     LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION @extschema@.onnx_cache_stats() IS
-    'the sessions this backend has cached: calls served from the cache (hits), sessions built (misses), build time, memory, last use, the providers each runs on and was asked for, why a session that asked for cuda runs on the CPU, the distinct input shapes its runs had and the bytes of tensor buffers it keeps between runs';
+    'the sessions this backend has cached: calls served from the cache (hits), sessions built (misses), build time, memory, last use, the providers each runs on and was asked for, why a session that asked for cuda runs on the CPU, the distinct input shapes its runs had, the bytes of tensor buffers it keeps between runs, and the shape-computing nodes its runs skipped because their shapes repeated';
 
 CREATE FUNCTION @extschema@.onnx_model_placement(model text)
     RETURNS TABLE (ordinal integer, name text, op_type text, provider text)
