@@ -251,9 +251,9 @@ const char *ox_type_str(const ox_type *t, char *buf, size_t len);
 /*
  * The domain of the engine-private fused operators that only sessions
  * which run their graph get (ScaledDotProductAttention and GatherReduce,
- * made by passes/fuse_attention.c and passes/fuse_gather_reduce.c).  Every engine-private domain starts with
- * OX_PRIVATE_DOMAIN_PREFIX: no other runtime runs them, so a graph that
- * holds one is not saved.
+ * made by passes/fuse_attention.c and passes/fuse_gather_reduce.c).  Every
+ * engine-private domain starts with OX_PRIVATE_DOMAIN_PREFIX: no other
+ * runtime runs them, so a graph that holds one is not saved.
  */
 #define OX_PRIVATE_FUSED_DOMAIN "onnx_pg.fused"
 #define OX_PRIVATE_DOMAIN_PREFIX "onnx_pg."

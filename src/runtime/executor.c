@@ -573,7 +573,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 			continue;
 		if (timed)
 			clock_gettime(CLOCK_MONOTONIC, &t0);
-		if (memo && ox_memo_node(memo, k) && ox_memo_skip(memo, p, k))
+		if (memo && ox_memo_skip(memo, p, k))
 		{
 			if (timed)
 				record_profile(&s->profile[k], node, env->out_ptrs[k], t0);
@@ -612,7 +612,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 			ox_status_set_node(st, node->name, node->op_type);
 			return st->code;
 		}
-		if (memo && ox_memo_node(memo, k))
+		if (memo)
 			ox_memo_store(memo, p, k);
 		if (timed)
 			record_profile(&s->profile[k], node, env->out_ptrs[k], t0);

@@ -180,12 +180,6 @@ oom:
 }
 
 bool
-ox_memo_node(const ox_memo *m, int k)
-{
-	return m->kind[k] != MEMO_NONE;
-}
-
-bool
 ox_memo_holds(const ox_memo *m, const ox_graph *g, int v)
 {
 	return m->held[v] && m->valid[g->values[v].producer];
@@ -221,6 +215,8 @@ still_valid(const ox_memo *m, const ox_plan *p, int k)
 bool
 ox_memo_skip(ox_memo *m, const ox_plan *p, int k)
 {
+	if (m->kind[k] == MEMO_NONE)
+		return false;
 	if (still_valid(m, p, k))
 		return true;
 	/* not valid until it has run: a failure leaves its outputs half made */
@@ -239,6 +235,8 @@ ox_memo_store(ox_memo *m, const ox_plan *p, int k)
 	size_t		bytes = 0;
 	bool		ok = true;
 
+	if (m->kind[k] == MEMO_NONE)
+		return;
 	m->version[k] = ++m->clock;
 	/* a derived node's outputs are worth keeping only with what they came from */
 	for (int i = 0; m->kind[k] == MEMO_DERIVED && i < node->n_inputs; i++)

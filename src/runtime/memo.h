@@ -11,11 +11,9 @@
 /* p->memo for p's graph (NULL when no node qualifies); clears held inputs from p->movable */
 ox_code		ox_memo_build(ox_plan *p, ox_status *st);
 void		ox_memo_free(ox_memo *m);
-/* whether node k is a memo node */
-bool		ox_memo_node(const ox_memo *m, int k);
-/* memo node k, about to run: true when its held outputs stand and it need not run */
+/* node k, about to run: true when it is a memo node whose held outputs stand */
 bool		ox_memo_skip(ox_memo *m, const ox_plan *p, int k);
-/* memo node k just ran: hold its outputs when they qualify */
+/* node k just ran: a memo node's outputs are held when they qualify */
 void		ox_memo_store(ox_memo *m, const ox_plan *p, int k);
 /* value v is held between runs: not to be released */
 bool		ox_memo_holds(const ox_memo *m, const ox_graph *g, int v);

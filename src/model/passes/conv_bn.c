@@ -11,12 +11,6 @@
 #include <string.h>
 
 static bool
-is_op(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
-static bool
 const_f32_vector(const ox_tensor *t, int64_t len)
 {
 	return t && t->dtype == OX_FLOAT && t->rank == 1 && t->dims[0] == len;
@@ -57,7 +51,7 @@ ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 					bid;
 		bool		in_place;
 
-		if (!is_op(conv, "Conv") || conv->n_outputs != 1 || conv->outputs[0] < 0 || conv->n_inputs < 2)
+		if (!ox_pass_is_op(conv, "Conv") || conv->n_outputs != 1 || conv->outputs[0] < 0 || conv->n_inputs < 2)
 			continue;
 		if (g->values[conv->outputs[0]].is_output)
 			continue;
@@ -65,7 +59,7 @@ ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		if (b < 0)
 			continue;
 		bn = &g->nodes[b];
-		if (!is_op(bn, "BatchNormalization") || bn->n_inputs != 5 || bn->inputs[0] != conv->outputs[0])
+		if (!ox_pass_is_op(bn, "BatchNormalization") || bn->n_inputs != 5 || bn->inputs[0] != conv->outputs[0])
 			continue;
 		if (ox_attr_int(bn, "training_mode", 0) != 0)
 			continue;

@@ -13,12 +13,6 @@
 
 #include <string.h>
 
-static bool
-is_op(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
 ox_code
 ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 {
@@ -32,7 +26,7 @@ ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		int			np;
 		int			a;
 
-		if (!(is_op(n, "Conv") || is_op(n, "Gemm")) || n->n_outputs != 1 || n->outputs[0] < 0)
+		if (!(ox_pass_is_op(n, "Conv") || ox_pass_is_op(n, "Gemm")) || n->n_outputs != 1 || n->outputs[0] < 0)
 			continue;
 		out = &g->values[n->outputs[0]];
 		if (out->is_output || out->type.kind != OX_TYPE_TENSOR ||
@@ -46,10 +40,10 @@ ox_pass_fuse_activation(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 			act->outputs[0] < 0 || !ox_pass_activation_of(g, act, &name, params, &np))
 			continue;
 		/* onnxruntime's FusedGemm has no Clip */
-		if (is_op(n, "Gemm") && strcmp(name, "Clip") == 0)
+		if (ox_pass_is_op(n, "Gemm") && strcmp(name, "Clip") == 0)
 			continue;
 		OX_TRY(ox_pass_import_domain(pc->model, OX_FUSED_DOMAIN, st));
-		OX_TRY(ox_pass_add_activation_attrs(pc->model, n, name, params, np, is_op(n, "Gemm"), st));
+		OX_TRY(ox_pass_add_activation_attrs(pc->model, n, name, params, np, ox_pass_is_op(n, "Gemm"), st));
 		n->fused_from = strcmp(n->op_type, "Conv") == 0 ? "Conv+activation" : "Gemm+activation";
 		n->op_type = strcmp(n->op_type, "Conv") == 0 ? "FusedConv" : "FusedGemm";
 		n->domain = OX_FUSED_DOMAIN;

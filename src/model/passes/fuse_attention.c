@@ -29,12 +29,6 @@
 
 #define SDPA_PASS_MAX_RANK 8
 
-static bool
-is_plain(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
 static int
 rank_of(const ox_graph *g, int v)
 {
@@ -57,7 +51,7 @@ product_alpha(const ox_node *n, float *alpha)
 	*alpha = 1.0f;
 	if (n->n_inputs != 2 || n->n_outputs != 1 || n->inputs[0] < 0 || n->inputs[1] < 0)
 		return false;
-	if (is_plain(n, "MatMul"))
+	if (ox_pass_is_op(n, "MatMul"))
 		return true;
 	if (n->dead || strcmp(n->domain, OX_FUSED_DOMAIN) != 0 || strcmp(n->op_type, "FusedMatMul") != 0)
 		return false;
@@ -111,7 +105,7 @@ own_transpose(ox_graph *g, int v, int user, int r)
 	if (d->producer < 0 || d->is_output || d->init)
 		return NULL;
 	p = &g->nodes[d->producer];
-	if (!is_plain(p, "Transpose") || p->n_inputs != 1 || p->inputs[0] < 0 ||
+	if (!ox_pass_is_op(p, "Transpose") || p->n_inputs != 1 || p->inputs[0] < 0 ||
 		ox_attr_ints(p, "perm", &perm) != r || rank_of(g, p->inputs[0]) != r ||
 		ox_graph_sole_consumer(g, v) != user)
 		return NULL;
@@ -129,7 +123,7 @@ reading_transpose(ox_graph *g, int v, int r)
 	if (g->values[v].is_output || (k = ox_graph_sole_consumer(g, v)) < 0)
 		return NULL;
 	c = &g->nodes[k];
-	if (!is_plain(c, "Transpose") || c->n_inputs != 1 || c->n_outputs != 1 || c->outputs[0] < 0 ||
+	if (!ox_pass_is_op(c, "Transpose") || c->n_inputs != 1 || c->n_outputs != 1 || c->outputs[0] < 0 ||
 		ox_attr_ints(c, "perm", &perm) != r)
 		return NULL;
 	return c;
@@ -178,7 +172,7 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	qk_i = g->values[scores].producer;
 	if (qk_i < 0 || g->values[scores].is_output || ox_graph_sole_consumer(g, scores) != k)
 		return OX_OK;
-	if (is_plain(&g->nodes[qk_i], "Add") && g->nodes[qk_i].n_inputs == 2 && g->nodes[qk_i].n_outputs == 1)
+	if (ox_pass_is_op(&g->nodes[qk_i], "Add") && g->nodes[qk_i].n_inputs == 2 && g->nodes[qk_i].n_outputs == 1)
 	{
 		/* Add(S, M) or Add(M, S), S the product's and read by the Add alone */
 		add = &g->nodes[qk_i];
@@ -204,7 +198,7 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		(pv_i = ox_graph_sole_consumer(g, sm->outputs[0])) < 0)
 		return OX_OK;
 	pv = &g->nodes[pv_i];
-	if (!is_plain(pv, "MatMul") || pv->n_inputs != 2 || pv->n_outputs != 1 || pv->outputs[0] < 0 ||
+	if (!ox_pass_is_op(pv, "MatMul") || pv->n_inputs != 2 || pv->n_outputs != 1 || pv->outputs[0] < 0 ||
 		pv->inputs[0] != sm->outputs[0] || pv->inputs[1] < 0 || pv->inputs[1] == sm->outputs[0])
 		return OX_OK;
 	ops[0] = qk->inputs[0];
@@ -277,7 +271,7 @@ ox_pass_fuse_attention(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 	{
 		if ((k & 63) == 63 && ox_pass_canceled(pc, st))
 			return st->code;
-		if (is_plain(&g->nodes[k], "Softmax"))
+		if (ox_pass_is_op(&g->nodes[k], "Softmax"))
 			OX_TRY(fuse_at_softmax(pc, g, k, st));
 	}
 	return OX_OK;

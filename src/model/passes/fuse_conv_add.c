@@ -21,12 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool
-is_op(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
 /* same dims: known and equal, or symbolic with the same name */
 static bool
 same_shape(const ox_type *a, const ox_type *b)
@@ -66,7 +60,7 @@ ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 					y;
 		int		   *in;
 
-		if (!is_op(conv, "Conv") || conv->n_outputs != 1 || conv->outputs[0] < 0 ||
+		if (!ox_pass_is_op(conv, "Conv") || conv->n_outputs != 1 || conv->outputs[0] < 0 ||
 			conv->n_inputs < 2 || conv->n_inputs > 3)
 			continue;
 		out = &g->values[conv->outputs[0]];
@@ -76,7 +70,7 @@ ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		if (a < 0)
 			continue;
 		add = &g->nodes[a];
-		if (!is_op(add, "Add") || add->n_inputs != 2 || add->n_outputs != 1 || add->outputs[0] < 0)
+		if (!ox_pass_is_op(add, "Add") || add->n_inputs != 2 || add->n_outputs != 1 || add->outputs[0] < 0)
 			continue;
 		if (add->inputs[0] == conv->outputs[0] && add->inputs[1] != conv->outputs[0])
 			z = add->inputs[1];

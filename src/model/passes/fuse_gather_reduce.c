@@ -16,12 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool
-is_plain(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
 static const ox_type *
 tensor_type(const ox_graph *g, int v)
 {
@@ -76,7 +70,7 @@ fuse_at_reduce(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		ox_graph_sole_consumer(g, g_out) != k)
 		return OX_OK;
 	ga = &g->nodes[gi];
-	if (!is_plain(ga, "Gather") || ga->n_inputs != 2 || ga->n_outputs != 1 || ga->inputs[0] < 0 ||
+	if (!ox_pass_is_op(ga, "Gather") || ga->n_inputs != 2 || ga->n_outputs != 1 || ga->inputs[0] < 0 ||
 		ga->inputs[1] < 0 || ox_attr_int(ga, "axis", 0) != 0)
 		return OX_OK;
 	data = tensor_type(g, ga->inputs[0]);
@@ -126,7 +120,7 @@ ox_pass_fuse_gather_reduce(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 	{
 		if ((k & 63) == 63 && ox_pass_canceled(pc, st))
 			return st->code;
-		if (is_plain(&g->nodes[k], "ReduceSum") || is_plain(&g->nodes[k], "ReduceMean"))
+		if (ox_pass_is_op(&g->nodes[k], "ReduceSum") || ox_pass_is_op(&g->nodes[k], "ReduceMean"))
 			OX_TRY(fuse_at_reduce(pc, g, k, st));
 	}
 	return OX_OK;

@@ -27,12 +27,6 @@
 #include <string.h>
 
 static bool
-is_op(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
-static bool
 float_matrix(const ox_value_def *v)
 {
 	return v->type.kind == OX_TYPE_TENSOR && v->type.elem == OX_FLOAT && v->type.rank == 2;
@@ -343,7 +337,7 @@ ox_pass_fuse_matmul_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 					m = 0;
 		bool		batched;
 
-		if (!is_op(mm, "MatMul") || mm->opset < 7 || mm->n_inputs != 2 || mm->n_outputs != 1 ||
+		if (!ox_pass_is_op(mm, "MatMul") || mm->opset < 7 || mm->n_inputs != 2 || mm->n_outputs != 1 ||
 			mm->outputs[0] < 0 || mm->inputs[0] < 0 || mm->inputs[1] < 0)
 			continue;
 		if (g->values[mm->outputs[0]].is_output || !float_matrix(&g->values[mm->inputs[1]]))
@@ -366,7 +360,7 @@ ox_pass_fuse_matmul_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		if (a < 0)
 			continue;
 		add = &g->nodes[a];
-		if (!is_op(add, "Add") || add->n_inputs != 2 || add->n_outputs != 1 || add->outputs[0] < 0)
+		if (!ox_pass_is_op(add, "Add") || add->n_inputs != 2 || add->n_outputs != 1 || add->outputs[0] < 0)
 			continue;
 		if (add->inputs[0] == mm->outputs[0] && add->inputs[1] != mm->outputs[0])
 			bias = add->inputs[1];

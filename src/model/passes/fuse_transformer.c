@@ -29,12 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool
-is_op(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
 /*
  * v may be float32: shape inference does not type every intermediate, so
  * an unknown type passes; the patterns' float32 constants (an operand of
@@ -121,7 +115,7 @@ with_constant(const ox_graph *g, const ox_node *n, int v, double want, double to
 		return false;
 	if (n->inputs[0] == v && const_scalar(g, n, 1, &c, NULL))
 		return fabs(c - want) <= tol;
-	if (n->inputs[1] == v && const_scalar(g, n, 0, &c, NULL) && !is_op(n, "Div"))
+	if (n->inputs[1] == v && const_scalar(g, n, 0, &c, NULL) && !ox_pass_is_op(n, "Div"))
 		return fabs(c - want) <= tol;
 	return false;
 }
@@ -202,20 +196,20 @@ fuse_gelu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return OX_OK;
 	x = scale->inputs[0];
 	if (!maybe_float(g, x) ||
-		!((is_op(scale, "Div") && with_constant(g, scale, x, SQRT2, tol)) ||
-		  (is_op(scale, "Mul") && with_constant(g, scale, x, SQRT1_2, tol))))
+		!((ox_pass_is_op(scale, "Div") && with_constant(g, scale, x, SQRT2, tol)) ||
+		  (ox_pass_is_op(scale, "Mul") && with_constant(g, scale, x, SQRT1_2, tol))))
 	{
 		x = scale->inputs[1];
-		if (!is_op(scale, "Mul") || !maybe_float(g, x) || !with_constant(g, scale, x, SQRT1_2, tol))
+		if (!ox_pass_is_op(scale, "Mul") || !maybe_float(g, x) || !with_constant(g, scale, x, SQRT1_2, tol))
 			return OX_OK;
 	}
 	if ((i1 = only_reader(g, erf->outputs[0])) < 0)
 		return OX_OK;
 	add = &g->nodes[i1];
-	if (!is_op(add, "Add") || !with_constant(g, add, erf->outputs[0], 1.0, 1e-6))
+	if (!ox_pass_is_op(add, "Add") || !with_constant(g, add, erf->outputs[0], 1.0, 1e-6))
 		return OX_OK;
 	a = add->outputs[0];
-	if ((i1 = only_reader(g, a)) < 0 || !is_op(&g->nodes[i1], "Mul"))
+	if ((i1 = only_reader(g, a)) < 0 || !ox_pass_is_op(&g->nodes[i1], "Mul"))
 		return OX_OK;
 	m1 = &g->nodes[i1];
 	if (m1->n_outputs != 1 || m1->outputs[0] < 0)
@@ -226,7 +220,7 @@ fuse_gelu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		if ((i2 = only_reader(g, m1->outputs[0])) < 0)
 			return OX_OK;
 		m2 = &g->nodes[i2];
-		if (!is_op(m2, "Mul") || !with_constant(g, m2, m1->outputs[0], 0.5, 1e-6))
+		if (!ox_pass_is_op(m2, "Mul") || !with_constant(g, m2, m1->outputs[0], 0.5, 1e-6))
 			return OX_OK;
 	}
 	else if (with_constant(g, m1, a, 0.5, 1e-6))
@@ -235,7 +229,7 @@ fuse_gelu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		if ((i2 = only_reader(g, m1->outputs[0])) < 0)
 			return OX_OK;
 		m2 = &g->nodes[i2];
-		if (!is_op(m2, "Mul") || m2->n_outputs != 1 || other_operand(m2, m1->outputs[0]) != x)
+		if (!ox_pass_is_op(m2, "Mul") || m2->n_outputs != 1 || other_operand(m2, m1->outputs[0]) != x)
 			return OX_OK;
 	}
 	else
@@ -244,7 +238,7 @@ fuse_gelu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		int			h = other_operand(m1, a);
 
 		half = private_producer(g, h, i1);
-		if (!half || !is_op(half, "Mul") || !with_constant(g, half, x, 0.5, 1e-6))
+		if (!half || !ox_pass_is_op(half, "Mul") || !with_constant(g, half, x, 0.5, 1e-6))
 			return OX_OK;
 		m2 = m1;
 		m1 = NULL;
@@ -273,7 +267,7 @@ fuse_bias_gelu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	if (gelu->n_inputs != 1 || gelu->n_attrs != 0)
 		return OX_OK;
 	add = private_producer(g, gelu->inputs[0], k);
-	if (!add || !is_op(add, "Add") || add->n_inputs != 2)
+	if (!add || !ox_pass_is_op(add, "Add") || add->n_inputs != 2)
 		return OX_OK;
 	if (const_vector(g, add, 1) && !ox_node_const_input(g, add, 0))
 	{
@@ -347,7 +341,7 @@ fuse_skip_layer_norm(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 			return OX_OK;
 	}
 	add = private_producer(g, ln->inputs[0], k);
-	if (!add || !is_op(add, "Add") || add->n_inputs != 2 || add->n_outputs != 1)
+	if (!add || !ox_pass_is_op(add, "Add") || add->n_inputs != 2 || add->n_outputs != 1)
 		return OX_OK;
 	/* normalized over the last axis only */
 	if (axis != -1 && !(axis >= 0 && rank_of(g, add->outputs[0]) == axis + 1))
@@ -375,7 +369,7 @@ fuse_skip_layer_norm(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		const ox_tensor *t;
 		int			other;
 
-		if (!b || !is_op(b, "Add") || b->n_inputs != 2 || b->n_outputs != 1)
+		if (!b || !ox_pass_is_op(b, "Add") || b->n_inputs != 2 || b->n_outputs != 1)
 			continue;
 		if ((t = const_vector(g, b, 1)) && !ox_node_const_input(g, b, 0))
 			other = b->inputs[0];
@@ -440,18 +434,18 @@ scalar_factor(const ox_graph *g, const ox_node *s, int min_rank, int *v, double 
 	int			crank,
 				x;
 
-	if (!(is_op(s, "Div") || is_op(s, "Mul")) || s->n_inputs != 2 || s->n_outputs != 1 ||
+	if (!(ox_pass_is_op(s, "Div") || ox_pass_is_op(s, "Mul")) || s->n_inputs != 2 || s->n_outputs != 1 ||
 		s->outputs[0] < 0)
 		return false;
 	if (const_scalar(g, s, 1, &c, &crank))
 		x = s->inputs[0];
-	else if (is_op(s, "Mul") && const_scalar(g, s, 0, &c, &crank))
+	else if (ox_pass_is_op(s, "Mul") && const_scalar(g, s, 0, &c, &crank))
 		x = s->inputs[1];
 	else
 		return false;
 	if (x < 0 || crank > 1 || (crank == 1 && rank_of(g, x) < min_rank))
 		return false;
-	if (is_op(s, "Div"))
+	if (ox_pass_is_op(s, "Div"))
 	{
 		if (c == 0.0 || !isfinite(c))
 			return false;
@@ -513,7 +507,7 @@ fuse_matmul_scale(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return OX_OK;
 	OX_TRY(become(pc, mm, "FusedMatMul",
 				  in_scale[0] || in_scale[1] ? "MatMul+scaled operand" :
-				  is_op(out_scale, "Div") ? "MatMul+Div" : "MatMul+Mul", in, 2,
+				  ox_pass_is_op(out_scale, "Div") ? "MatMul+Div" : "MatMul+Mul", in, 2,
 				  "alpha", (float) alpha, st));
 	if (out_scale)
 	{
@@ -531,7 +525,7 @@ ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 {
 	/* GELU first, so that its bias can fuse in the same round */
 	for (int k = 0; k < g->n_nodes; k++)
-		if (is_op(&g->nodes[k], "Erf"))
+		if (ox_pass_is_op(&g->nodes[k], "Erf"))
 			OX_TRY(fuse_gelu(pc, g, k, st));
 	for (int k = 0; k < g->n_nodes; k++)
 	{
@@ -544,9 +538,9 @@ ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 			continue;
 		if (strcmp(n->domain, OX_FUSED_DOMAIN) == 0 && strcmp(n->op_type, "Gelu") == 0)
 			OX_TRY(fuse_bias_gelu(pc, g, k, st));
-		else if (is_op(n, "LayerNormalization"))
+		else if (ox_pass_is_op(n, "LayerNormalization"))
 			OX_TRY(fuse_skip_layer_norm(pc, g, k, st));
-		else if (is_op(n, "MatMul"))
+		else if (ox_pass_is_op(n, "MatMul"))
 			OX_TRY(fuse_matmul_scale(pc, g, k, st));
 	}
 	return OX_OK;

@@ -9,12 +9,6 @@
 #include <math.h>
 #include <string.h>
 
-static bool
-is_op(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
 /* scalar float constant behind input i, or def when absent */
 static bool
 const_scalar(const ox_graph *g, const ox_node *n, int i, float def, float *out)
@@ -37,25 +31,25 @@ bool
 ox_pass_activation_of(const ox_graph *g, const ox_node *act, const char **name, float *params, int *np)
 {
 	*np = 0;
-	if (is_op(act, "Relu") || is_op(act, "Sigmoid") || is_op(act, "Tanh"))
+	if (ox_pass_is_op(act, "Relu") || ox_pass_is_op(act, "Sigmoid") || ox_pass_is_op(act, "Tanh"))
 	{
 		*name = act->op_type;
 		return true;
 	}
-	if (is_op(act, "LeakyRelu"))
+	if (ox_pass_is_op(act, "LeakyRelu"))
 	{
 		*name = "LeakyRelu";
 		params[(*np)++] = ox_attr_float(act, "alpha", 0.01f);
 		return true;
 	}
-	if (is_op(act, "HardSigmoid"))
+	if (ox_pass_is_op(act, "HardSigmoid"))
 	{
 		*name = "HardSigmoid";
 		params[(*np)++] = ox_attr_float(act, "alpha", 0.2f);
 		params[(*np)++] = ox_attr_float(act, "beta", 0.5f);
 		return true;
 	}
-	if (is_op(act, "Clip"))
+	if (ox_pass_is_op(act, "Clip"))
 	{
 		*name = "Clip";
 		if (act->opset < 11)

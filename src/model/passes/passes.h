@@ -13,6 +13,8 @@
 
 #include "model/ir.h"
 
+#include <string.h>
+
 /*
  * Evaluate node (all of whose inputs are constants) and store its outputs
  * into outs[0..node->n_outputs-1] (tensors owned by the callee's caller).
@@ -133,6 +135,13 @@ ox_code		ox_pass_set_attrs(ox_pass_ctx *pc, ox_graph *g, int node, const ox_attr
 /* node's attributes plus one int attribute */
 ox_code		ox_pass_add_int_attr(ox_pass_ctx *pc, ox_graph *g, int node, const char *name, int64_t value,
 								 ox_status *st);
+/* whether n is a live node of the default (ai.onnx) domain whose op_type is op */
+static inline bool
+ox_pass_is_op(const ox_node *n, const char *op)
+{
+	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
+}
+
 /* constant tensor behind node input i, or NULL */
 const ox_tensor *ox_node_const_input(const ox_graph *g, const ox_node *n, int i);
 

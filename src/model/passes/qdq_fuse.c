@@ -36,12 +36,6 @@
 #define OX_ONNX_PG_DOMAIN "com.onnx_pg"	/* as runtime/placement.h */
 
 static bool
-is_op(const ox_node *n, const char *op)
-{
-	return !n->dead && n->domain[0] == '\0' && strcmp(n->op_type, op) == 0;
-}
-
-static bool
 is_q8(ox_dtype dt)
 {
 	return dt == OX_UINT8 || dt == OX_INT8;
@@ -157,7 +151,7 @@ dq_of(const ox_graph *g, int v, bool allow_axis, qp *p)
 	int			x_rank = 0;
 	const ox_value_def *x;
 
-	if (v < 0 || (k = g->values[v].producer) < 0 || !is_op(&g->nodes[k], "DequantizeLinear") ||
+	if (v < 0 || (k = g->values[v].producer) < 0 || !ox_pass_is_op(&g->nodes[k], "DequantizeLinear") ||
 		g->nodes[k].n_inputs < 2 || g->nodes[k].inputs[0] < 0)
 		return false;
 	x = &g->values[g->nodes[k].inputs[0]];
@@ -173,7 +167,7 @@ sole_q(const ox_graph *g, int v, qp *p)
 	int			k;
 
 	if (v < 0 || g->values[v].is_output || (k = ox_graph_sole_consumer(g, v)) < 0 ||
-		!is_op(&g->nodes[k], "QuantizeLinear") || g->nodes[k].inputs[0] != v)
+		!ox_pass_is_op(&g->nodes[k], "QuantizeLinear") || g->nodes[k].inputs[0] != v)
 		return false;
 	return qp_read(g, k, true, 0, p) && p->n == 1 && is_q8(p->dt);
 }
@@ -584,7 +578,7 @@ producer_op(const ox_graph *g, int v, const char *op)
 {
 	int			p;
 
-	if (v < 0 || (p = g->values[v].producer) < 0 || !is_op(&g->nodes[p], op))
+	if (v < 0 || (p = g->values[v].producer) < 0 || !ox_pass_is_op(&g->nodes[p], op))
 		return -1;
 	return p;
 }
@@ -642,7 +636,7 @@ trailing_bias(const ox_graph *g, int *out, int64_t n, int *bias)
 
 	*bias = -1;
 	if (g->values[*out].is_output || (add = ox_graph_sole_consumer(g, *out)) < 0 ||
-		!is_op(&g->nodes[add], "Add") || g->nodes[add].n_inputs != 2)
+		!ox_pass_is_op(&g->nodes[add], "Add") || g->nodes[add].n_inputs != 2)
 		return -1;
 	a = &g->nodes[add];
 	other = a->inputs[0] == *out ? 1 : 0;
@@ -690,7 +684,7 @@ fuse_dynamic(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		const ox_node *m = &g->nodes[mmi];
 		int			p = g->values[m->inputs[0]].producer;
 
-		if (p < 0 || !is_op(&g->nodes[p], "DynamicQuantizeLinear") ||
+		if (p < 0 || !ox_pass_is_op(&g->nodes[p], "DynamicQuantizeLinear") ||
 			g->nodes[p].n_outputs < 3 || m->inputs[2] != g->nodes[p].outputs[2] ||
 			m->inputs[0] != g->nodes[p].outputs[0])
 			return OX_OK;
