@@ -125,6 +125,12 @@ struct ox_kernel_ctx
 	/* workspace the running kernel has reserved (ox_workspace_reserve) */
 	size_t		ws_bytes;
 	/*
+	 * Set (atomically) once the callback has said stop on the kernel's
+	 * thread: what worker threads' polls answer, so that a parallel loop's
+	 * long chunks end soon after a cancel, not when their work is done.
+	 */
+	bool		canceled;
+	/*
 	 * Bit i set: the executor releases input i right after this node and
 	 * nothing else reads it, so its buffer may become an output's
 	 * (ox_take_input_buffer) instead of being copied.
@@ -233,6 +239,10 @@ void		ox_kernel_set_current(ox_kernel_ctx *ctx);
  * ox_kernel_poll: the same for long serial loops, cheap enough to call once
  * per row or element run: it counts work (elements, or any unit roughly
  * proportional to time) and asks the callback every OX_POLL_WORK units.
+ *
+ * On a worker thread (a chunk of ox_parallel_for) both calls answer whether
+ * the kernel's thread has already been told to stop: a chunk that polls may
+ * then end early.  ctx->st is CANCELED by then; a worker never writes it.
  */
 #define OX_POLL_WORK ((int64_t) 1 << 16)
 /*

@@ -557,6 +557,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 	ctx.run_new_bytes = &s->run_new_bytes;
 	ctx.run_memory_limit = s->opts.max_run_memory;
 	ctx.ws_bytes = 0;
+	ctx.canceled = false;
 	ctx.movable = 0;
 	_Static_assert(offsetof(ox_kernel_ctx, movable) + sizeof(ctx.movable) == sizeof(ox_kernel_ctx),
 				   "plan_run sets every field of ox_kernel_ctx, the last one being movable");

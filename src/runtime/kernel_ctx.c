@@ -241,13 +241,21 @@ bool
 ox_kernel_should_abort(ox_kernel_ctx *ctx)
 {
 	ox_poll_work = 0;
-	/* worker threads run pure computation: never the caller's callback */
-	if (!ctx || !ctx->should_abort || ox_kernel_current() != ctx)
+	if (!ctx || !ctx->should_abort)
 		return false;
+	/*
+	 * Worker threads run pure computation, never the caller's callback:
+	 * they see what it told the kernel's thread.  Without this a kernel
+	 * whose chunks are long (fused attention: a slot of tasks sharing one
+	 * packed K') ran its workers' chunks to the end, 12 s after a cancel.
+	 */
+	if (ox_kernel_current() != ctx)
+		return __atomic_load_n(&ctx->canceled, __ATOMIC_ACQUIRE);
 	if (!ctx->should_abort(ctx->abort_arg))
 		return false;
 	/* sticky: a kernel that ignores the answer still fails */
 	ox_fail(ctx->st, OX_CANCELED, "the run was canceled");
+	__atomic_store_n(&ctx->canceled, true, __ATOMIC_RELEASE);
 	return true;
 }
 

@@ -28,7 +28,8 @@
  * convolution, an elementwise op over a huge tensor), so the calling thread
  * polls the abort callback between the chunks it runs and, when the run is
  * canceled, lets nobody claim another chunk.  Only the caller polls: worker
- * threads never call into the caller's environment.  To keep the wait for
+ * threads never call into the caller's environment (a poll inside a
+ * worker's chunk answers what the caller was told).  To keep the wait for
  * a cancel short, a polled loop is cut into at least OX_POLL_CHUNKS chunks,
  * and its chunks, like a single-threaded one's slices, take about
  * OX_SLICE_MIN_NS to OX_SLICE_MAX_NS each: a loop starts with claims of

@@ -120,6 +120,27 @@ for my $k (@kernels)
 	push @overshoot, $t - 0.1;
 	like($s->query_safe(sprintf($q, '2, 3')), qr/"Y": \[?$small\]?\}/, "$op: S = [2, 3] again after the cancel");
 }
+# The same on two threads: a parallel loop's workers stop too.  Fused
+# attention gives each thread a slot of tasks (one packed K' for many query
+# rows): before workers saw the cancel, the worker's slot ran to its end,
+# 12 s after the deadline.  The big S comes first in the new session (a
+# new thread count builds one): a short run of an input shape makes the
+# session run that shape on one thread (session.c, run_plan_timed), and
+# S = [2, 3] has the big S's shape.
+$s->query_safe('SET onnx.intra_op_threads = 2');
+for my $k (grep { $_->[0] eq 'attention' || $_->[0] eq 'matmul' } @kernels)
+{
+	my ($op, $small, $big) = @$k;
+	my $q = "SELECT onnx_run('big_$op', '{\"S\": [%s]}')";
+	my ($t, $err) = timed(sprintf($q, $big));
+	like($err, qr/canceling statement due to statement timeout/, "$op, 2 threads: S = [$big] canceled");
+	cmp_ok($t - 0.1, '<', $tolerance,
+		sprintf("$op, 2 threads: S = [$big] stopped %.1f ms after the deadline", 1000 * ($t - 0.1)));
+	$kernel_late{"$op/2"} = $t - 0.1;
+	push @overshoot, $t - 0.1;
+	like($s->query_safe(sprintf($q, '2, 3')), qr/"Y": \[?$small\]?\}/, "$op, 2 threads: S = [2, 3] gives $small");
+}
+$s->query_safe('RESET onnx.intra_op_threads');
 $s->query_safe('RESET onnx.max_run_memory');
 $s->query_safe('RESET statement_timeout');
 
@@ -161,8 +182,8 @@ is($node->safe_psql('postgres', 'SELECT pg_postmaster_start_time()'), $t0, 'the 
 
 my ($max) = sort { $b <=> $a } @overshoot;
 diag sprintf(
-	"cancellation: %d cancels (statement_timeout and pg_cancel_backend; session creation, MatMul chain, Loop, Pad and %d single kernels), latest %.1f ms after the deadline; session creation %.1f ms, Pad %.1f ms, kernels: %s",
+	"cancellation: %d cancels (statement_timeout and pg_cancel_backend; session creation, MatMul chain, Loop, Pad and %d single kernels, two of them also on 2 threads), latest %.1f ms after the deadline; session creation %.1f ms, Pad %.1f ms, kernels: %s",
 	scalar(@overshoot), scalar(@kernels), 1000 * $max, 1000 * ($build - 0.1), 1000 * ($pad - 0.1),
-	join(', ', map { sprintf('%s %.1f', $_->[0], 1000 * $kernel_late{ $_->[0] }) } @kernels));
+	join(', ', map { sprintf('%s %.1f', $_, 1000 * $kernel_late{$_}) } (map { $_->[0] } @kernels), 'attention/2', 'matmul/2'));
 $node->stop;
 done_testing();

@@ -456,6 +456,66 @@ check_cancel(void)
 	return 0;
 }
 
+/*
+ * A kernel's own long chunks: two of them (fused attention's slots of
+ * tasks), each 100,000 tasks of 20 us that poll before every task, on two
+ * threads, the callback saying yes from 30 ms on.  The caller's poll calls
+ * the callback, the worker's answers what the caller was told: each stops
+ * within a task.  Before workers saw it the worker's chunk ran on, 2 s.
+ */
+typedef struct long_chunks_job
+{
+	ox_kernel_ctx *ctx;
+	cancel_job	cancel;
+} long_chunks_job;
+
+static void
+polled_tasks(void *arg, int64_t begin, int64_t end)
+{
+	long_chunks_job *j = arg;
+
+	for (int64_t c = begin; c < end; c++)
+		for (int64_t i = 0; i < 100000; i++)
+		{
+			if (ox_kernel_poll(j->ctx, OX_POLL_WORK))
+				return;
+			timed_tasks(&j->cancel, 0, 1);
+		}
+}
+
+static int
+check_cancel_long_chunks(void)
+{
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	long_chunks_job j;
+
+	if (under_valgrind())
+	{
+		printf("skipped under valgrind: the canceled chunks' bound\n");
+		return 0;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	memset(&st, 0, sizeof(st));
+	memset(&j, 0, sizeof(j));
+	ctx.nthreads = 2;
+	ctx.st = &st;
+	ctx.should_abort = abort_after;
+	ctx.abort_arg = &j.cancel;
+	j.ctx = &ctx;
+	j.cancel.abort_at = ox_now_ns() + 30 * 1000000;
+	ox_kernel_set_current(&ctx);
+	ox_parallel_for(&ctx, 2, 1, polled_tasks, &j);
+	ox_kernel_set_current(NULL);
+	if (st.code != OX_CANCELED || j.cancel.after > 100)
+	{
+		printf("FAIL canceled long chunks: status %d, %lld tasks begun after the abort (100 at most)\n",
+			   (int) st.code, (long long) j.cancel.after);
+		return 1;
+	}
+	return 0;
+}
+
 int
 main(void)
 {
@@ -491,6 +551,10 @@ main(void)
 	else
 		passed++;
 	if (check_cancel())
+		failed++;
+	else
+		passed++;
+	if (check_cancel_long_chunks())
 		failed++;
 	else
 		passed++;

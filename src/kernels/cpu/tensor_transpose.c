@@ -144,7 +144,8 @@ strided_rows(void *arg, int64_t begin, int64_t end)
 			row += run;
 			if (ox_kernel_poll(job->ctx, run * len))
 			{
-				if (job->rc == OX_OK)
+				/* job->rc: string copies, on the kernel's thread alone */
+				if (job->is_string && job->rc == OX_OK)
 					job->rc = job->ctx->st->code;
 				return;
 			}
@@ -169,8 +170,7 @@ strided_rows(void *arg, int64_t begin, int64_t end)
 
 		/*
 		 * Coalescing can leave one row of everything (Expand of a scalar):
-		 * long rows go in pieces, polled for cancellation in between (on the
-		 * kernel's thread only; elsewhere the poll is a no-op).
+		 * long rows go in pieces, polled for cancellation in between.
 		 */
 		for (int64_t c = 0; c < len; c += OX_POLL_BLOCK)
 		{
@@ -179,7 +179,7 @@ strided_rows(void *arg, int64_t begin, int64_t end)
 			copy_row(job, d + (size_t) c * job->es, s + c * stride * (int64_t) job->es, m, stride);
 			if (ox_kernel_poll(job->ctx, m))
 			{
-				if (job->rc == OX_OK)
+				if (job->is_string && job->rc == OX_OK)
 					job->rc = job->ctx->st->code;
 				return;
 			}

@@ -441,9 +441,10 @@ sdpa_pack_gather_avx512(float *dst, int64_t ld, const float *src, int64_t rows, 
 			dst[r * ld + c] = src[c * cs + r];
 }
 
+/* columns [0, cols) of the packed tile; sdpa_pack zeroes the padding */
 static void
-sdpa_pack(float *dst, int64_t ld, const float *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
-		  bool avx512)
+sdpa_pack_cells(float *dst, int64_t ld, const float *src, int64_t rows, int64_t cols, int64_t rs, int64_t cs,
+				bool avx512)
 {
 	if (rs == 1 && cs != 1 && avx512 && cs <= INT32_MAX / 16)
 		sdpa_pack_gather_avx512(dst, ld, src, rows, cols, cs);
@@ -473,9 +474,54 @@ sdpa_pack(float *dst, int64_t ld, const float *src, int64_t rows, int64_t cols, 
 			for (int64_t c = 0; c < cols; c++)
 				d[c] = sr[c * cs];
 		}
+}
+
+/*
+ * The whole tile in pieces of about OX_POLL_BLOCK elements, the cancel
+ * polled between them (false: canceled, the tile incomplete).  A group's K'
+ * and V' are written before its first row is computed, into fresh pages:
+ * 30000 keys of 256 are 30 MB, 15 ms here and far longer on a host whose
+ * page faults are slow.  The longer side is split, K' (d x keys) by
+ * columns, in multiples of 16 (the gather's width), V' (keys x dv) by rows.
+ */
+static bool
+sdpa_pack(const sdpa_job *j, float *dst, int64_t ld, const float *src, int64_t rows, int64_t cols, int64_t rs,
+		  int64_t cs)
+{
+	if (cols >= rows)
+	{
+		int64_t		step = OX_POLL_BLOCK / (rows > 0 ? rows : 1) / 16 * 16;
+
+		if (step < 16)
+			step = 16;
+		for (int64_t c = 0; c < cols; c += step)
+		{
+			int64_t		n = cols - c < step ? cols - c : step;
+
+			sdpa_pack_cells(dst + c, ld, src + c * cs, rows, n, rs, cs, j->avx512);
+			if (ox_kernel_poll(j->ctx, rows * n))
+				return false;
+		}
+	}
+	else
+	{
+		int64_t		step = OX_POLL_BLOCK / (cols > 0 ? cols : 1);
+
+		if (step < 1)
+			step = 1;
+		for (int64_t r = 0; r < rows; r += step)
+		{
+			int64_t		n = rows - r < step ? rows - r : step;
+
+			sdpa_pack_cells(dst + r * ld, ld, src + r * rs, n, cols, rs, cs, j->avx512);
+			if (ox_kernel_poll(j->ctx, n * cols))
+				return false;
+		}
+	}
 	for (int64_t r = 0; r < rows; r++)
 		for (int64_t c = cols; c < ld; c++)
 			dst[r * ld + c] = 0.0f;
+	return true;
 }
 
 /* element offset of group g's batch index in view x (broadcast axes stride 0) */
@@ -495,7 +541,8 @@ sdpa_group_offset(const sdpa_job *j, const sdpa_view *x, int64_t g)
 	return off;
 }
 
-static void
+/* false: canceled while packing */
+static bool
 sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 {
 	const int	r = j->rank;
@@ -538,7 +585,7 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 		for (int64_t t = t0; t < t1; t++)
 			for (int64_t e = 0; e < dv; e++)
 				y[t * ys_t + e * ys_e] = 0.0f;
-		return;
+		return true;
 	}
 	if (v_direct)
 	{
@@ -552,11 +599,14 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 	}
 	if (*packed_group != g)
 	{
-		sdpa_pack(kp, j->ldk, j->k.data + sdpa_group_offset(j, &j->k, g), d, tk,
-				  j->k.strides[r - 2], j->k.dims[r - 1] == 1 ? 0 : j->k.strides[r - 1], j->avx512);
-		if (!v_direct)
-			sdpa_pack(vp, j->ldv, j->v.data + sdpa_group_offset(j, &j->v, g), tk, dv,
-					  j->v.strides[r - 2], j->v.strides[r - 1], j->avx512);
+		*packed_group = -1;
+		if (!sdpa_pack(j, kp, j->ldk, j->k.data + sdpa_group_offset(j, &j->k, g), d, tk,
+					   j->k.strides[r - 2], j->k.dims[r - 1] == 1 ? 0 : j->k.strides[r - 1]))
+			return false;
+		if (!v_direct &&
+			!sdpa_pack(j, vp, j->ldv, j->v.data + sdpa_group_offset(j, &j->v, g), tk, dv,
+					   j->v.strides[r - 2], j->v.strides[r - 1]))
+			return false;
 		*packed_group = g;
 	}
 	for (int i = 0; i < SDPA_ROWS; i++)
@@ -595,6 +645,7 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 					yr[e * ys_e] = o[e];
 			}
 	}
+	return true;
 }
 
 /* slot s runs tasks [s * tasks / slots, (s + 1) * tasks / slots) in its scratch */
@@ -612,10 +663,9 @@ sdpa_slots(void *arg, int64_t begin, int64_t end)
 
 		for (int64_t t = first; t < last; t++)
 		{
-			/* the run's thread polls the cancel callback (workers: always false) */
-			if (ox_kernel_poll(j->ctx, j->poll_work))
+			/* the run's thread asks the cancel callback, workers what it answered */
+			if (ox_kernel_poll(j->ctx, j->poll_work) || !sdpa_task(j, t, ws, &packed))
 				return;
-			sdpa_task(j, t, ws, &packed);
 		}
 	}
 }
