@@ -541,7 +541,7 @@ sdpa_group_offset(const sdpa_job *j, const sdpa_view *x, int64_t g)
 	return off;
 }
 
-/* false: canceled while packing */
+/* false: canceled (packing, or between the rows' two products) */
 static bool
 sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 {
@@ -630,6 +630,9 @@ sdpa_task(const sdpa_job *j, int64_t task, float *ws, int64_t *packed_group)
 			lda = d;
 		}
 		j->isa->product(rows, qa, lda, kp, j->ldk, d, j->ldk, sb, j->ldk, alpha, mask ? NULL : max, tk);
+		/* halfway through the rows' work (long sequences: a step is milliseconds); units as sdpa_slots' */
+		if (ox_kernel_poll(j->ctx, rows * tk * d / 64))
+			return false;
 		for (int i = 0; mask && i < rows; i++)
 			max[i] = j->isa->mask_row(sb + i * j->ldk, mask + (t + i) * ms_t, ms_s, tk);
 		for (int i = 0; i < rows; i++)
