@@ -423,6 +423,23 @@ under_valgrind(void)
 	return preload && strstr(preload, "vgpreload") != NULL;
 }
 
+/* ox_parallel_for(ctx, n, 1, fn, arg) on two threads, c's callback saying yes from 30 ms on */
+static void
+run_canceled_at_30ms(ox_kernel_ctx *ctx, ox_status *st, cancel_job *c, int64_t n, ox_range_fn fn, void *arg)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	memset(st, 0, sizeof(*st));
+	ctx->nthreads = 2;
+	ctx->st = st;
+	ctx->should_abort = abort_after;
+	ctx->abort_arg = c;
+	c->after = 0;
+	c->abort_at = ox_now_ns() + 30 * 1000000;
+	ox_kernel_set_current(ctx);
+	ox_parallel_for(ctx, n, 1, fn, arg);
+	ox_kernel_set_current(NULL);
+}
+
 static int
 check_cancel(void)
 {
@@ -435,18 +452,7 @@ check_cancel(void)
 		printf("skipped under valgrind: the canceled loop's bound\n");
 		return 0;
 	}
-
-	memset(&ctx, 0, sizeof(ctx));
-	memset(&st, 0, sizeof(st));
-	memset(&j, 0, sizeof(j));
-	ctx.nthreads = 2;
-	ctx.st = &st;
-	ctx.should_abort = abort_after;
-	ctx.abort_arg = &j;
-	j.abort_at = ox_now_ns() + 30 * 1000000;
-	ox_kernel_set_current(&ctx);
-	ox_parallel_for(&ctx, 1000000, 1, timed_tasks, &j);
-	ox_kernel_set_current(NULL);
+	run_canceled_at_30ms(&ctx, &st, &j, 1000000, timed_tasks, &j);
 	if (st.code != OX_CANCELED || j.after > 4000)
 	{
 		printf("FAIL canceled loop: status %d, %lld tasks begun after the abort (4000 at most)\n",
@@ -495,18 +501,8 @@ check_cancel_long_chunks(void)
 		printf("skipped under valgrind: the canceled chunks' bound\n");
 		return 0;
 	}
-	memset(&ctx, 0, sizeof(ctx));
-	memset(&st, 0, sizeof(st));
-	memset(&j, 0, sizeof(j));
-	ctx.nthreads = 2;
-	ctx.st = &st;
-	ctx.should_abort = abort_after;
-	ctx.abort_arg = &j.cancel;
 	j.ctx = &ctx;
-	j.cancel.abort_at = ox_now_ns() + 30 * 1000000;
-	ox_kernel_set_current(&ctx);
-	ox_parallel_for(&ctx, 2, 1, polled_tasks, &j);
-	ox_kernel_set_current(NULL);
+	run_canceled_at_30ms(&ctx, &st, &j.cancel, 2, polled_tasks, &j);
 	if (st.code != OX_CANCELED || j.cancel.after > 100)
 	{
 		printf("FAIL canceled long chunks: status %d, %lld tasks begun after the abort (100 at most)\n",
