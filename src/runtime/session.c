@@ -595,8 +595,20 @@ run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep,
 	if (several && s->run_threads == 1)
 		s->stats.single_thread_runs++;
 	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
-	if (rc == OX_OK && several)
-		ox_thread_mode_note(s->thread_modes, sig, s->run_threads, ox_now_ns() - t0);
+	if (several)
+	{
+		int64_t		ns = ox_now_ns() - t0;
+
+		/*
+		 * A run that failed (a cancel: statement_timeout) took at least
+		 * this long: enough to say that its shape is not tiny when it ran
+		 * on one thread for longer than OX_SERIAL_MAX_NS, never that it is
+		 * (the work of an input shape can depend on the values: a shape
+		 * whose run was short, then one canceled after seconds alone).
+		 */
+		if (rc == OX_OK || (s->run_threads == 1 && ns > OX_SERIAL_MAX_NS))
+			ox_thread_mode_note(s->thread_modes, sig, s->run_threads, ns);
+	}
 	return rc;
 }
 

@@ -239,6 +239,80 @@ check_create(const char *name)
 	printf("%-20s %3lld polls in session creation, canceled at %d of them\n", name, (long long) total, n);
 }
 
+static int64_t
+single_thread_runs(const ox_session *s)
+{
+	ox_session_stats stats;
+
+	ox_session_get_stats(s, &stats);
+	return stats.single_thread_runs;
+}
+
+/*
+ * A session on two threads runs an input shape whose run was short on one
+ * thread from then on (session.c, run_plan_timed), until such a run takes
+ * long; a run canceled after that long on one thread says so too.  The
+ * attention model's work depends on S's values, not its shape: a short
+ * S = [2, 3], then S = [3000, 256] canceled tens of ms into its serial
+ * run; the next S = [2, 3] is back on two threads.
+ */
+static void
+check_thread_mode_after_cancel(void)
+{
+	ox_model   *m = load("big_attention.onnx");
+	ox_session_options o;
+	ox_session *s;
+	ox_status	st;
+	ox_value	small,
+				big;
+	int64_t		dims[1] = {2},
+				s_small[2] = {2, 3},
+				s_big[2] = {3000, 256};
+	float		y;
+	ox_code		rc;
+
+	if (!m)
+		return;
+	memset(&o, 0, sizeof(o));
+	o.opt_level = OX_OPT_ALL;
+	o.intra_op_threads = 2;
+	o.should_abort = abort_cb;
+	cancel_at = 0;
+	ox_status_clear(&st);
+	s = ox_session_create(m, &o, &st);
+	CHECK(s != NULL, "attention on 2 threads: %s", st.msg);
+	if (!s)
+		return;
+	run_tensor_input(&small, OX_INT64, 1, dims, s_small);
+	run_tensor_input(&big, OX_INT64, 1, dims, s_big);
+	/*
+	 * Short runs until one is made on one thread (the first, on both,
+	 * creates the pool; under valgrind none may be short enough)
+	 */
+	for (int i = 0; i < 20 && single_thread_runs(s) == 0; i++)
+		CHECK(run(s, &small, 0, &y, &st) == OX_OK && y == 6.0f, "S = [2, 3]: %s, %g", st.msg, y);
+	if (single_thread_runs(s) == 0)
+		printf("%-20s no run of S = [2, 3] took under 50 us on 2 threads: thread mode not checked\n",
+			   "big_attention.onnx");
+	else
+	{
+		int64_t		n = single_thread_runs(s);
+
+		/* the big S has the same shape: one thread, canceled at its 100th poll */
+		rc = run(s, &big, 100, &y, &st);
+		CHECK(rc == OX_CANCELED && single_thread_runs(s) == n + 1,
+			  "S = [3000, 256]: %s, %lld single-thread runs (%lld before)", ox_code_name(rc),
+			  (long long) single_thread_runs(s), (long long) n);
+		CHECK(run(s, &small, 0, &y, &st) == OX_OK && y == 6.0f && single_thread_runs(s) == n + 1,
+			  "S = [2, 3] after the canceled long run: %s, %lld single-thread runs (%lld: on both threads)",
+			  st.msg, (long long) single_thread_runs(s), (long long) n + 1);
+		printf("%-20s a canceled long serial run puts its shape back on 2 threads\n", "big_attention.onnx");
+	}
+	ox_value_release(&small);
+	ox_value_release(&big);
+	ox_session_free(s);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -310,6 +384,7 @@ main(int argc, char **argv)
 	check_big("big_transpose.onnx", a, b, ab);
 	/* softmax(Q Q^T) Q of ones is Q: the fused kernel polls between its tasks of query rows */
 	check_big("big_attention.onnx", 600, 64, 600.0 * 64);
+	check_thread_mode_after_cancel();
 
 	printf("%d passed, %d failed\n", checks - failures, failures);
 	return failures ? 1 : 0;
