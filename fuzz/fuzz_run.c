@@ -480,8 +480,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		deadline = 0;
 		if (rc == OX_OK && target >= 0)
 			fuzz_sink += touch(ox_session_value(s, target));
-		for (int o = 0; rc == OX_OK && target < 0 && o < ox_session_output_count(s); o++)
-			fuzz_sink += touch(ox_session_result(s, o));
+		else if (rc == OX_OK)
+			for (int o = 0; o < ox_session_output_count(s); o++)
+				fuzz_sink += touch(ox_session_result(s, o));
 		if (rc != OX_OK && st.code == OX_OK)
 			abort();			/* a failure must say why */
 		if (rc == OX_INTERNAL)

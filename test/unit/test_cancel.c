@@ -17,6 +17,8 @@
  * cancel_chain.onnx is a MatMul chain whose session creation folds
  * constants and packs weights; heavy_loop.onnx a Loop.
  */
+#include "kernels/kernel.h"			/* ox_now_ns */
+#include "runtime/exec.h"			/* OX_SERIAL_MAX_NS */
 #include "runtime/onnx_engine.h"
 
 #include <libgen.h>
@@ -25,7 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static int	failures;
@@ -245,15 +246,6 @@ check_create(const char *name)
 }
 
 static int64_t
-now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static int64_t
 single_thread_runs(const ox_session *s)
 {
 	ox_session_stats stats;
@@ -301,17 +293,17 @@ check_thread_mode_after_cancel(void)
 	run_tensor_input(&small, OX_INT64, 1, dims, s_small);
 	run_tensor_input(&big, OX_INT64, 1, dims, s_big);
 	/*
-	 * Short runs until one is made on one thread in under 200 us (then the
-	 * next one of the shape is on one thread too).  The first, on both,
+	 * Short runs until one is made on one thread in under OX_SERIAL_MAX_NS
+	 * (then the next one of the shape is on one thread too).  The first, on both,
 	 * creates the pool; under valgrind no run may be that short.
 	 */
 	for (int i = 0; i < 50 && !serial; i++)
 	{
 		int64_t		before = single_thread_runs(s),
-					t0 = now_ns();
+					t0 = ox_now_ns();
 
 		CHECK(run(s, &small, 0, &y, &st) == OX_OK && y == 6.0f, "S = [2, 3]: %s, %g", st.msg, y);
-		serial = single_thread_runs(s) > before && now_ns() - t0 < 200000;
+		serial = single_thread_runs(s) > before && ox_now_ns() - t0 < OX_SERIAL_MAX_NS;
 	}
 	if (!serial)
 		printf("%-20s no run of S = [2, 3] took under 50 us on 2 threads and then under 200 us on one: "
