@@ -153,7 +153,9 @@ def main():
     clock = time.perf_counter if args.wall else time.process_time
     for name in cases:
         mb, feeds = case_model(name, args.batch)
-        sessions = [e.Session(mb, threads=args.threads) for e in engines]
+        # weights released as the server and bench/run.py create sessions: a session then
+        # keeps only the packed copy of a large weight, and runs from it
+        sessions = [e.Session(mb, threads=args.threads, release_weights=True) for e in engines]
         outs = [s.run(feeds) for s in sessions]
         first = np.asarray(list(outs[0].values())[0] if isinstance(outs[0], dict) else outs[0][0])
         for lib, o in zip(libs[1:], outs[1:]):

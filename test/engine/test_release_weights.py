@@ -2,8 +2,9 @@
 every reader packed its own copy is freed after preparation.  Outputs must be
 bit-identical to a session that keeps its weights; constants something still
 reads as they are (another operator, a graph input, a graph
-output, a product of one or two rows) must stay; the model can no longer be
-saved, and says why."""
+output, a product of one or two rows by a small weight) must stay; a large
+weight keeps only its packed copy whatever the rows; the model can no longer
+be saved, and says why."""
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -54,7 +55,7 @@ def test_matmul_gemm_chain_static_rows_is_released():
 
 
 def test_one_row_products_keep_their_weights():
-    # a dynamic batch may be one row, which streams the original B
+    # a dynamic batch may be one row, which streams the original of a small B
     rng = np.random.default_rng(2)
     w = numpy_helper.from_array(rng.standard_normal((32, 48)).astype(np.float32), "w")
     m = model([helper.make_node("Gemm", ["x", "w"], ["y"])],
@@ -64,6 +65,44 @@ def test_one_row_products_keep_their_weights():
         keep, rel, a, b = both(m, x)
         assert_identical(a, b)
         assert rel.stat("released_weight_bytes") == 0
+
+
+def test_large_weights_keep_only_the_packed_copy():
+    # from 512K floats (2 MB) on, one or two rows sum the packed slivers: the
+    # session keeps one copy of the weight for every batch size
+    rng = np.random.default_rng(5)
+    w1 = rng.standard_normal((640, 1024)).astype(np.float32) * 0.05
+    b1 = rng.standard_normal(640).astype(np.float32)
+    w2 = rng.standard_normal((640, 900)).astype(np.float32) * 0.05
+    m = model([helper.make_node("Gemm", ["x", "w1", "b1"], ["h"], transB=1),
+               helper.make_node("Relu", ["h"], ["r"]),
+               helper.make_node("MatMul", ["r", "w2"], ["y"])],
+              [f32("x", ["N", 1024])], [f32("y", ["N", 900])],
+              [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(b1, "b1"),
+               numpy_helper.from_array(w2, "w2")])
+    keep = Session(m, opt_level=3, release_weights=False)
+    rel = Session(m, opt_level=3, release_weights=True)
+    assert rel.stat("released_weight_bytes") == (640 * 1024 + 640 * 900) * 4
+    for rows in (1, 2, 5, 1):
+        x = rng.standard_normal((rows, 1024)).astype(np.float32)
+        h = np.maximum(x.astype(np.float64) @ w1.T.astype(np.float64) + b1, 0)
+        want = h @ w2.astype(np.float64)
+        got = rel.run({"x": x})[0]
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
+        np.testing.assert_allclose(got, keep.run({"x": x})[0], rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_large_weight_of_a_vector_product_stays():
+    # A of rank 1 ([K] @ [K, N]) does not fit the packed path: B is kept
+    rng = np.random.default_rng(6)
+    w = rng.standard_normal((1024, 600)).astype(np.float32)
+    m = model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+              [f32("x", [1024])], [f32("y", [600])], [numpy_helper.from_array(w, "w")])
+    x = {"x": rng.standard_normal(1024).astype(np.float32)}
+    keep, rel, a, b = both(m, x)
+    assert_identical(a, b)
+    assert rel.stat("released_weight_bytes") == 0
+    np.testing.assert_allclose(b[0], x["x"].astype(np.float64) @ w, rtol=1e-4, atol=1e-3)
 
 
 def test_shared_and_overridable_constants_stay():

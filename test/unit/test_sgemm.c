@@ -548,6 +548,68 @@ check_column(int threads, int64_t M, int64_t K, bool tb, int64_t ldb, float alph
 	return bad;
 }
 
+/*
+ * One or two rows by a packed B (what a session keeps of a large weight):
+ * the packed GEMV sums each column's rows in the order the sums of rows
+ * over B in place do, so every epilogue must give the same bits as that
+ * path, with and without A's zeros skipped (B finite), on 1 and 2 threads;
+ * slivers in groups of four, two and one, a last one partly past N, K
+ * blocks of unequal depth.  B with an infinity and A with zeros: no skip,
+ * 0 * inf is NaN in both.
+ */
+static int
+check_packed_gemv(int threads, int64_t M, int64_t N, int64_t K, double zero_share, int variant)
+{
+	int64_t		lda = K + 1;
+	float	   *A = malloc(sizeof(float) * M * lda);
+	float	   *B = malloc(sizeof(float) * K * N);
+	float	   *bias = malloc(sizeof(float) * N);
+	float	   *C = malloc(sizeof(float) * M * N);
+	float	   *R = malloc(sizeof(float) * M * N);
+	unsigned	seed = (unsigned) (N * 7 + K * 3 + M);
+	float		alpha = variant == 2 ? 0.5f : 1.0f,
+				beta = variant == 2 ? -1.0f : 0.0f;
+	ox_sgemm_epilogue epi = {.bias = variant >= 1 ? bias : NULL, .clamp = variant == 1,
+		.clamp_lo = -0.5f, .clamp_hi = 0.5f, .b_finite = variant != 3,
+	.post = variant == 2 ? post_nothing : NULL};
+	ox_sgemm_packed *pb;
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	int			bad = 0;
+
+	for (int64_t i = 0; i < M * lda; i++)
+	{
+		float		v = frand(&seed);
+
+		A[i] = (v + 1.0f) / 2.0f < zero_share ? 0.0f : frand(&seed);
+	}
+	fill(B, K * N, &seed);
+	if (variant == 3)
+		B[(K / 2) * N + N / 2] = INFINITY;
+	fill(bias, N, &seed);
+	for (int64_t i = 0; i < M * N; i++)
+		C[i] = R[i] = frand(&seed);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = threads;
+	ox_status_clear(&st);
+	ctx.st = &st;
+	pb = ox_sgemm_pack_b(false, K, N, B, N, &st);
+	if (!pb || ox_sgemm_packed_b_ex(&ctx, false, M, alpha, A, lda, pb, beta, C, N, &epi) != OX_OK ||
+		ox_sgemm_ex(&ctx, false, false, M, N, K, alpha, A, lda, B, N, beta, R, N, &epi) != OX_OK ||
+		memcmp(C, R, sizeof(float) * M * N) != 0)
+		bad = 1;
+	if (bad)
+		printf("FAIL sgemm %s packed GEMV t=%d M=%lld N=%lld K=%lld zeros=%.2f variant=%d\n", ox_sgemm_isa(),
+			   threads, (long long) M, (long long) N, (long long) K, zero_share, variant);
+	ox_sgemm_packed_free(pb);
+	free(A);
+	free(B);
+	free(bias);
+	free(C);
+	free(R);
+	return bad;
+}
+
 int
 main(void)
 {
@@ -646,6 +708,22 @@ main(void)
 			failed++;
 		else
 			passed++;
+	}
+	for (size_t f = 0; f < 2; f++)
+	{
+		/* N: within one sliver, one sliver and a bit, 3, 4 + 2 + 1 and 8 (AVX-512) slivers */
+		static const int64_t packed[][2] = {{5, 1}, {33, 256}, {96, 257}, {229, 784}, {250, 100}, {600, 513}};
+
+		if (!ox_sgemm_force_isa(isas[f]))
+			continue;
+		for (size_t i = 0; i < sizeof(packed) / sizeof(packed[0]); i++)
+			for (int z = 0; z < 3; z++)
+				for (int variant = 0; variant < 4; variant++)
+					if (check_packed_gemv(1 + (int) (i + variant) % 2, 1 + (int) (i + z) % 2, packed[i][0],
+										  packed[i][1], z * 0.5, variant))
+						failed++;
+					else
+						passed++;
 	}
 	for (size_t f = 0; f < 2; f++)
 	{

@@ -224,15 +224,54 @@ static_product_rows(const ox_prepare_ctx *pc, bool gemm, bool trans_a)
 }
 
 /*
+ * From this many floats of B on (2 MB, about a core's L2), the packed copy
+ * is all a session keeps: one or two rows then sum its slivers (the packed
+ * GEMV, sgemm.c) rather than stream the original B or a [K, N] copy of it.
+ * A smaller B keeps the original for one or two rows, whose dot products
+ * and zigzag order win while B fits in L2 (issue 4's MLP, 1.6 and 1 MB),
+ * and costs little memory.  Above it the GEMV streams B from L3 or memory
+ * whichever copy it reads: batch-1 products by one packed copy took
+ * 0.97-1.00x the dot products' time over weights of 1 to 9.4 MB (several
+ * layers in turn, from L3) and 0.67-0.85x over 67 and 151 MB, while three
+ * copies (the original, the packed one, the [K, N] one) were three times
+ * onnxruntime's memory and most of the session's creation (AlexNet with
+ * a dynamic batch: 730 MB and 2 to 5 s against 267 MB and 0.8 s).  Rows
+ * with many zeros (after a ReLU) lose a little of their skipping: a packed
+ * depth is 128 bytes a sliver, which the prefetchers read anyway, where a
+ * row of the [K, N] copy is the whole N (1.2-1.8x those rows' time).
+ */
+#define GEMM_PACKED_ONLY_MIN_FLOATS ((int64_t) 512 * 1024)
+
+static bool
+packed_only(const nn_packed_weight *w)
+{
+	return w->packed && (int64_t) ox_sgemm_packed_bytes(w->packed) / (int64_t) sizeof(float) >=
+		GEMM_PACKED_ONLY_MIN_FLOATS;
+}
+
+/*
  * A packed B whose products always have more than two rows is the only
- * copy a run needs (one or two rows stream the original B instead): the
- * session may free the original (ox_prepare_releasable).
+ * copy a run needs (one or two rows stream the original B instead), as is
+ * a large one (packed_only): the session may free the original
+ * (ox_prepare_releasable).  a_rank_ok: A's rank is known to suit the
+ * packed path (MatMul: at least 2).
  */
 static void
-offer_release(ox_prepare_ctx *pc, const nn_packed_weight *w, int64_t rows)
+offer_release(ox_prepare_ctx *pc, const nn_packed_weight *w, int64_t rows, bool a_rank_ok)
 {
-	if (w->packed && rows > 2)
+	if (w->packed && (rows > 2 || (a_rank_ok && packed_only(w))))
 		ox_prepare_releasable(pc, 1);
+}
+
+/* whether input 0 (A) is declared a tensor of rank 2 or more */
+static bool
+a_rank_at_least_2(const ox_prepare_ctx *pc)
+{
+	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 0 && pc->node->inputs[0] >= 0 &&
+							   pc->node->inputs[0] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, 0) : NULL;
+
+	return def && def->type.kind == OX_TYPE_TENSOR && def->type.rank >= 2;
 }
 
 /* whether the constant B input has no infinity or NaN (ox_sgemm_epilogue.b_finite) */
@@ -329,7 +368,7 @@ gemm_prepare(ox_prepare_ctx *pc)
 		OX_TRY(nn_activation_parse(node, &s->act, pc->st));
 	OX_TRY(pack_constant_b(pc, 1, s->trans_b, &s->b));
 	rows = static_product_rows(pc, true, s->trans_a);
-	offer_release(pc, &s->b, rows);
+	offer_release(pc, &s->b, rows, true);
 	s->b_finite = s->b_is_constant && constant_b_finite(pc, 1);
 	/*
 	 * Not for fewer than 16 columns (a classifier head): their sums of rows
@@ -338,7 +377,7 @@ gemm_prepare(ox_prepare_ctx *pc)
 	 * products of B's few rows run side by side.
 	 */
 	if (s->b_finite && s->trans_b && !s->trans_a && rows <= 2 && bconst->rank == 2 &&
-		bconst->dims[0] >= 16)
+		bconst->dims[0] >= 16 && !packed_only(&s->b))
 	{
 		const ox_tensor *b = bconst;
 		int64_t		n = b->dims[0],
@@ -974,7 +1013,7 @@ matmul_prepare(ox_prepare_ctx *pc)
 	s->b_finite = constant_b_finite(pc, 1);
 	/* the packed path takes A as it is (no transA, no transBatchA) */
 	if (!s->trans_a && !s->trans_batch_a)
-		offer_release(pc, &s->w, static_product_rows(pc, false, false));
+		offer_release(pc, &s->w, static_product_rows(pc, false, false), a_rank_at_least_2(pc));
 	return OX_OK;
 }
 
@@ -1038,8 +1077,15 @@ matmul_run(ox_kernel_ctx *ctx)
 	/* a constant 2-D B: every batch matrix of A folds into one packed GEMM */
 	if (s && packed_is_b(&s->w, b) && kind == MM_F32 && b->rank == 2 &&
 		a->rank >= 2 && !p.ta && !p.batch_view && (p.m * p.nbatch > 2 || b->released))
-		return ox_sgemm_packed_b(ctx, false, p.m * p.nbatch, p.alpha, a->data, p.k, s->w.packed,
-								 0.0f, y->data, p.n);
+	{
+		ox_sgemm_epilogue epi;
+
+		/* one or two rows sum the packed slivers, skipping A's zeros when B is finite */
+		memset(&epi, 0, sizeof(epi));
+		epi.b_finite = s->b_finite;
+		return ox_sgemm_packed_b_ex(ctx, false, p.m * p.nbatch, p.alpha, a->data, p.k, s->w.packed,
+									0.0f, y->data, p.n, &epi);
+	}
 	if (b->released)
 		return ox_fail(ctx->st, OX_INTERNAL, "%s: B was released but its packed copy does not fit this run", op);
 	/* one or two rows against the finite constant B: the GEMV may skip A's zeros */

@@ -121,7 +121,7 @@ kb_count(int64_t K)
 static inline int64_t
 kb_start(int64_t K, int64_t nkb, int64_t b)
 {
-	return b * K / nkb;
+	return ox_sgemm_kb_start(K, nkb, b);
 }
 
 /* row blocks: slivers [rb_sliver(rb), rb_sliver(rb + 1)) of MR rows */
@@ -582,6 +582,9 @@ typedef struct gemv_job
 	bool		one_stream;		/* B past L3's share: a row at a time */
 	const int32_t *ks;			/* B finite: x's nonzero entries, whose rows of B are read */
 	int64_t		nk;				/* how many (K without ks) */
+	const ox_sgemm_packed_view *packed;	/* B packed (then B is NULL), its slivers summed */
+	int			nr;				/* columns of a packed sliver */
+	int64_t		c_cols;			/* N */
 } gemv_job;
 
 /*
@@ -698,7 +701,16 @@ axpy_rows(bool avx512, const float *x, const float *B, int64_t ldb, const int32_
 static void
 gemv_products(const gemv_job *j, int64_t s, int64_t e, bool finish, float *out)
 {
-	if (j->trans_b)
+	if (j->packed)
+	{
+		ox_gemv_finish f = gemv_finish_from(&j->epi->u, s);
+
+		if (j->avx512)
+			ox_sgemm_packed_gemv_avx512(j->x, j->packed, j->ks, j->nk, s, e, finish ? &f : NULL, out);
+		else
+			ox_sgemm_packed_gemv_avx2(j->x, j->packed, j->ks, j->nk, s, e, finish ? &f : NULL, out);
+	}
+	else if (j->trans_b)
 	{
 		if (j->avx512)
 			ox_sgemm_dots_avx512(j->x, j->B, j->ldb, j->K, s, e, j->one_stream, out);
@@ -737,9 +749,8 @@ gemv_scale_bias(float alpha, float beta, const float *bias, const float *buf, in
 }
 
 static void
-gemv_task(void *arg, int64_t n0, int64_t n1)
+gemv_columns(const gemv_job *j, int64_t n0, int64_t n1)
 {
-	gemv_job   *j = arg;
 	const ox_sgemm_epilogue *u = &j->epi->u;
 	float		buf[256];
 	int64_t		nblocks = (n1 - n0 + 255) / 256;
@@ -792,6 +803,25 @@ gemv_task(void *arg, int64_t n0, int64_t n1)
 	}
 }
 
+/* columns [n0, n1) of a GEMV's row (ox_parallel_for's task) */
+static void
+gemv_task(void *arg, int64_t n0, int64_t n1)
+{
+	gemv_job   *j = arg;
+
+	gemv_columns(j, n0, n1);
+}
+
+/* slivers [s0, s1) of a GEMV's row over packed B: whole slivers per task */
+static void
+packed_gemv_task(void *arg, int64_t s0, int64_t s1)
+{
+	gemv_job   *j = arg;
+	int64_t		N = j->c_cols;
+
+	gemv_columns(j, s0 * j->nr, s1 * j->nr < N ? s1 * j->nr : N);
+}
+
 static __thread float *tls_column;
 static __thread size_t tls_column_len;
 
@@ -818,24 +848,36 @@ column_of(const float *B, int64_t K, int64_t stride, ox_status *st, const float 
 
 /*
  * One or two rows of C: packing would cost as much as the arithmetic, so
- * stream B once per row, splitting the columns across threads.
+ * stream B once per row, splitting the columns across threads.  B is
+ * either in place or, pb, packed ahead (then B is NULL and trans_b false):
+ * a session keeps only the packed copy of a large weight (gemm.c), whose
+ * slivers the packed GEMV sums like rows.
  */
 static ox_code
 gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool trans_b, int64_t M, int64_t N,
-		  int64_t K, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb, float beta,
-		  const epilogue *epi, float *C, int64_t ldc)
+		  int64_t K, float alpha, const float *A, int64_t lda, const float *B, int64_t ldb,
+		  const ox_sgemm_packed *pb, float beta, const epilogue *epi, float *C, int64_t ldc)
 {
 	float	   *xrow = NULL;
 	int32_t    *ks = NULL;
 	bool		realign;
 	int64_t		grain;
+	ox_sgemm_packed_view pv;
+
+	if (pb)
+	{
+		pv.data = pb->data;
+		pv.K = K;
+		pv.nkb = kb_count(K);
+		pv.npad = (N + isa->nr - 1) / isa->nr * isa->nr;
+	}
 
 	/*
 	 * One column of B (a regression head [K, 1], gathered when strided) is
 	 * a dot product: as a sum of rows it would be K dependent multiply-adds
 	 * of one masked lane (0.31 us of a 2.9 us call of the in-query MLP).
 	 */
-	if (!trans_b && N == 1)
+	if (!pb && !trans_b && N == 1)
 	{
 		OX_TRY(column_of(B, K, ldb, ctx ? ctx->st : NULL, &B));
 		trans_b = true;
@@ -893,10 +935,14 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.row = m;
 		j.c = C + m * ldc;
 		j.avx512 = isa == &ox_sgemm_isa_avx512;
-		/* a B well inside L2 stays there whatever the order */
-		j.reverse = N * K >= ZIGZAG_MIN_FLOATS &&
+		/*
+		 * a B well inside L2 stays there whatever the order (packed B, a
+		 * large weight, always goes forward: the blocks of its slivers
+		 * have no reverse loop)
+		 */
+		j.reverse = !pb && N * K >= ZIGZAG_MIN_FLOATS &&
 			(N * K < l2_floats() || (trans_b && N * K < ONE_STREAM_MIN_FLOATS)) && zigzag_next(B);
-		j.one_stream = N * K >= ONE_STREAM_MIN_FLOATS;
+		j.one_stream = !pb && N * K >= ONE_STREAM_MIN_FLOATS;
 		j.ks = NULL;
 		j.nk = K;
 		if (ks)
@@ -904,7 +950,13 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 			j.ks = ks;
 			j.nk = nonzero_list(j.avx512, j.x, K, ks);
 		}
-		ox_parallel_for(ctx, N, grain, gemv_task, &j);
+		j.packed = pb ? &pv : NULL;
+		j.nr = isa->nr;
+		j.c_cols = N;
+		if (pb)
+			ox_parallel_for(ctx, pv.npad / isa->nr, (grain + isa->nr - 1) / isa->nr, packed_gemv_task, &j);
+		else
+			ox_parallel_for(ctx, N, grain, gemv_task, &j);
 	}
 	return OX_OK;
 }
@@ -1130,8 +1182,9 @@ gemm_driver(ox_kernel_ctx *ctx, bool trans_a, bool trans_b, int64_t M, int64_t N
 	if (N == 1 && M > 2 && !trans_a && !pa && !pb)
 		return column_dots(ctx, isa, M, K, alpha, A, lda, B, trans_b ? 1 : ldb, beta, &epi, C, ldc);
 	/* one or two rows: packing would cost as much as the arithmetic */
-	if (M <= 2 && !pa && !pb)
-		return gemv_rows(ctx, isa, trans_a, trans_b, M, N, K, alpha, A, lda, B, ldb, beta, &epi, C, ldc);
+	if (M <= 2 && !pa)
+		return gemv_rows(ctx, isa, trans_a, pb ? false : trans_b, M, N, K, alpha, A, lda, pb ? NULL : B, ldb,
+						 pb, beta, &epi, C, ldc);
 
 	if (pb)
 	{

@@ -94,6 +94,42 @@ void		ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const
 int64_t		ox_sgemm_nonzero_indices_avx512(const float *x, int64_t K, int32_t *ks);
 int64_t		ox_sgemm_nonzero_indices(const float *x, int64_t K, int32_t *ks);
 
+/*
+ * B as ox_sgemm_pack_b packs it: K blocks of nearly equal depth, block b
+ * holding depths [ox_sgemm_kb_start(K, nkb, b), ... (b + 1)), and in each
+ * block every sliver of nr columns (zero padded to npad), depth after
+ * depth: sliver j of the block that starts at depth k0 is at
+ * data + k0 * npad + j * nr * kc, its depth k0 + p at + p * nr.
+ */
+typedef struct ox_sgemm_packed_view
+{
+	const float *data;
+	int64_t		K;
+	int64_t		nkb;			/* K blocks */
+	int64_t		npad;			/* N rounded up to whole slivers */
+} ox_sgemm_packed_view;
+
+static inline int64_t
+ox_sgemm_kb_start(int64_t K, int64_t nkb, int64_t b)
+{
+	return b * K / nkb;
+}
+
+/*
+ * out[n - n0] = sum over the rows k of ks (NULL: all K) of x[k] B[k, n],
+ * for n in [n0, n1), n0 on a sliver's first column, B packed (the AVX-512
+ * slivers of 32 columns, the AVX2 ones of 16); finished by fin (NULL: the
+ * plain sums).  Each column sums its rows in ascending order from zero, as
+ * ox_sgemm_axpy_rows_* do over B in rows: the same bits from one copy of B
+ * that also serves the GEMM.
+ */
+void		ox_sgemm_packed_gemv_avx512(const float *x, const ox_sgemm_packed_view *b, const int32_t *ks,
+										int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin,
+										float *out);
+void		ox_sgemm_packed_gemv_avx2(const float *x, const ox_sgemm_packed_view *b, const int32_t *ks,
+									  int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin,
+									  float *out);
+
 /* dst[i] = src[i] finished by fin (its bias from bias[0]), i in [0, n) */
 void		ox_sgemm_finish_row_avx512(const ox_gemv_finish *fin, const float *src, int64_t n, float *dst);
 

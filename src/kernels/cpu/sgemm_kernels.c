@@ -717,6 +717,116 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32
 }
 
 /*
+ * Sums of rows over packed B (ox_sgemm_packed_gemv_*): G slivers side by
+ * side, each two vectors of W columns in its own accumulators, so that 2G
+ * multiply-adds of a depth are independent (one sliver alone would wait on
+ * the previous depth's every time), and G sequential streams, one per
+ * sliver, for the prefetchers.  A depth of a sliver is nr = 2W floats; the
+ * slivers of a K block are nr * kc floats apart.  With a nonzero list, the
+ * depth AXPY_PREFETCH_AHEAD entries on is prefetched (the rows read are not
+ * in sequence), as the AXPY kernels do.  TAILMASK(lanes) is the mask of a
+ * last vector's first lanes.
+ */
+/* depth k of the G slivers from base: x[k] times its two vectors of each, into their accumulators */
+#define PACKED_GEMV_DEPTH(VEC, SET1, LOAD, FMA, W, G) \
+	do { \
+		VEC			xv = SET1(x[k]); \
+		_Pragma("GCC unroll 8") for (int g = 0; g < (G); g++) \
+		{ \
+			const float *r = base + g * (2 * (W)) * kc + k * (2 * (W)); \
+			acc[2 * g] = FMA(xv, LOAD(r), acc[2 * g]); \
+			acc[2 * g + 1] = FMA(xv, LOAD(r + (W)), acc[2 * g + 1]); \
+		} \
+	} while (0)
+
+#define PACKED_GEMV_GROUP_(VEC, ZERO, SET1, LOAD, FMA, STORE, FINISH, FULL, MSTORE, TAILMASK, W, G) \
+	do { \
+		VEC			acc[2 * (G)]; \
+		int64_t		i = 0; \
+		_Pragma("GCC unroll 8") for (int v = 0; v < 2 * (G); v++) \
+			acc[v] = ZERO(); \
+		for (int64_t kb = 0; kb < b->nkb; kb++) \
+		{ \
+			const int64_t k0 = ox_sgemm_kb_start(b->K, b->nkb, kb); \
+			const int64_t k1 = ox_sgemm_kb_start(b->K, b->nkb, kb + 1); \
+			const int64_t kc = k1 - k0; \
+			/* depth k of the group's first sliver at base + k * 2W */ \
+			const float *base = b->data + k0 * b->npad + s * (2 * (W)) * kc - k0 * (2 * (W)); \
+			if (ks) \
+				for (; i < nk && ks[i] < k1; i++) \
+				{ \
+					const int64_t k = ks[i]; \
+					const int64_t ka = ks[i + AXPY_PREFETCH_AHEAD]; \
+					if (ka < k1) \
+						_Pragma("GCC unroll 8") for (int g = 0; g < (G); g++) \
+							_mm_prefetch((const char *) (base + g * (2 * (W)) * kc + ka * (2 * (W))), \
+										 _MM_HINT_T0); \
+					PACKED_GEMV_DEPTH(VEC, SET1, LOAD, FMA, W, G); \
+				} \
+			else \
+				for (int64_t k = k0; k < k1; k++) \
+					PACKED_GEMV_DEPTH(VEC, SET1, LOAD, FMA, W, G); \
+		} \
+		_Pragma("GCC unroll 8") for (int v = 0; v < 2 * (G); v++) \
+		{ \
+			const int64_t c = (s + v / 2) * (2 * (W)) + (v % 2) * (W); \
+			if (c + (W) <= n1) \
+				STORE(out + (c - n0), fin ? FINISH(fin, acc[v], FULL, c - n0) : acc[v]); \
+			else if (c < n1) \
+			{ \
+				tm = TAILMASK(n1 - c); \
+				MSTORE(out + (c - n0), tm, fin ? FINISH(fin, acc[v], tm, c - n0) : acc[v]); \
+			} \
+		} \
+	} while (0)
+#define PACKED_GEMV_GROUP(...) PACKED_GEMV_GROUP_(__VA_ARGS__)
+
+/* slivers [s, last) in groups of four, then two, then one */
+#define PACKED_GEMV_SLIVERS(W, ...) \
+	do { \
+		const int64_t last = (n1 + 2 * (W) - 1) / (2 * (W)); \
+		int64_t		s = n0 / (2 * (W)); \
+		for (; s + 4 <= last; s += 4) \
+			PACKED_GEMV_GROUP(__VA_ARGS__, W, 4); \
+		for (; s + 2 <= last; s += 2) \
+			PACKED_GEMV_GROUP(__VA_ARGS__, W, 2); \
+		for (; s < last; s++) \
+			PACKED_GEMV_GROUP(__VA_ARGS__, W, 1); \
+	} while (0)
+
+#define TAILMASK_AVX512(lanes) ((__mmask16) ((1u << (lanes)) - 1))
+#define TAILMASK_AVX2(lanes) \
+	_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define PACKED_GEMV_OPS_AVX512 \
+	__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps, _mm512_storeu_ps, \
+	finish_avx512, full, STORE_TAIL_AVX512, TAILMASK_AVX512
+#define PACKED_GEMV_OPS_AVX2 \
+	__m256, _mm256_setzero_ps, _mm256_set1_ps, _mm256_loadu_ps, _mm256_fmadd_ps, _mm256_storeu_ps, \
+	finish_avx2, full, STORE_TAIL_AVX2, TAILMASK_AVX2
+
+__attribute__((target("avx512f")))
+void
+ox_sgemm_packed_gemv_avx512(const float *x, const ox_sgemm_packed_view *b, const int32_t *ks, int64_t nk,
+							int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
+{
+	const __mmask16 full = 0xFFFF;
+	__mmask16	tm;
+
+	PACKED_GEMV_SLIVERS(16, PACKED_GEMV_OPS_AVX512);
+}
+
+__attribute__((target("avx2,fma")))
+void
+ox_sgemm_packed_gemv_avx2(const float *x, const ox_sgemm_packed_view *b, const int32_t *ks, int64_t nk,
+						  int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
+{
+	const __m256i full = _mm256_set1_epi32(-1);
+	__m256i		tm;
+
+	PACKED_GEMV_SLIVERS(8, PACKED_GEMV_OPS_AVX2);
+}
+
+/*
  * The entries past the n listed that the AXPY kernels prefetch from: a row
  * of B that exists (the last listed, or row 0), so that the address is
  * inside B.
