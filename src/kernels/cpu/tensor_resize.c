@@ -651,6 +651,199 @@ done:
 	return rc;
 }
 
+/*
+ * A float tensor resized on its last two axes (H, then W, as listed), every
+ * output position inside the input: the bilinear or bicubic upsampling at
+ * the end of a segmentation network ([1, 21, 28, 28] to [1, 21, 224, 224]
+ * in LR-ASPP: 10.7 ms through resize_interp, a double buffer of the whole
+ * tensor per axis and a call per output element).  Row by row instead: the
+ * taps of each output row summed over the input's width into one row of
+ * doubles, then each output column's taps from it.  The same arithmetic in
+ * the same order as resize_interp (double, zero coefficients skipped, H
+ * before W, rounded to float once): the same bits.  Taps are per output
+ * position: rows[o * nh + t] the clamped source row, with hcoef likewise
+ * (a coefficient of 0 pads a position with fewer taps).
+ */
+typedef struct resize2d_job
+{
+	ox_kernel_ctx *ctx;
+	const float *x;
+	float	   *y;
+	int64_t		hin,
+				win,
+				hout,
+				wout;
+	int			nh,
+				nw;
+	const int64_t *rows;
+	const double *hcoef;
+	const int64_t *cols;
+	const double *wcoef;
+	bool		oom;
+} resize2d_job;
+
+#define RESIZE2D_STACK_WIDTH 512
+
+/* output rows [r0, r1) of all the planes, row r being plane r / hout's row r % hout */
+static void
+resize2d_rows(void *arg, int64_t r0, int64_t r1)
+{
+	resize2d_job *j = arg;
+	double		stack[RESIZE2D_STACK_WIDTH];
+	double	   *tmp = j->win <= RESIZE2D_STACK_WIDTH ? stack : malloc(sizeof(double) * (size_t) j->win);
+
+	if (!tmp)
+	{
+		__atomic_store_n(&j->oom, true, __ATOMIC_RELAXED);
+		return;
+	}
+	for (int64_t r = r0; r < r1; r++)
+	{
+		int64_t		oy = r % j->hout;
+		const float *plane = j->x + (r / j->hout) * j->hin * j->win;
+		float	   *out = j->y + r * j->wout;
+
+		if (ox_kernel_poll(j->ctx, j->win * j->nh + j->wout * j->nw))
+			break;
+		for (int64_t i = 0; i < j->win; i++)
+			tmp[i] = 0;
+		for (int t = 0; t < j->nh; t++)
+		{
+			double		c = j->hcoef[oy * j->nh + t];
+			const float *src = plane + j->rows[oy * j->nh + t] * j->win;
+
+			if (c != 0)
+				for (int64_t i = 0; i < j->win; i++)
+					tmp[i] += c * (double) src[i];
+		}
+		for (int64_t ox = 0; ox < j->wout; ox++)
+		{
+			const int64_t *cols = j->cols + ox * j->nw;
+			const double *wc = j->wcoef + ox * j->nw;
+			double		acc = 0;
+
+			for (int t = 0; t < j->nw; t++)
+				if (wc[t] != 0)
+					acc += wc[t] * tmp[cols[t]];
+			out[ox] = (float) acc;
+		}
+	}
+	if (tmp != stack)
+		free(tmp);
+}
+
+/*
+ * The taps of every output position of axis plan p (NULL: the axis is
+ * kept, one tap of 1 at the same position) padded to *ntaps each; false
+ * (nothing allocated) when a position has none (outside the input:
+ * extrapolated) or the tables cannot be made
+ */
+static bool
+resize2d_taps(const resize_state *s, const axis_plan *p, int64_t n, ox_status *st, int64_t **idx,
+			  double **coef, int *ntaps)
+{
+	double		c[MAX_TAPS];
+	int64_t		start;
+	int			most = 1;
+	bool		bad;
+
+	*idx = NULL;
+	*coef = NULL;
+	for (int64_t o = 0; p && o < n; o++)
+	{
+		int			k = taps_for(s, p, o, c, &start, st, &bad);
+
+		if (bad || k == 0)
+			return false;
+		most = k > most ? k : most;
+	}
+	*idx = malloc(sizeof(int64_t) * (size_t) (n * most));
+	*coef = malloc(sizeof(double) * (size_t) (n * most));
+	if (!*idx || !*coef)
+	{
+		free(*idx);
+		free(*coef);
+		*idx = NULL;
+		*coef = NULL;
+		return false;
+	}
+	for (int64_t o = 0; o < n; o++)
+	{
+		int			k = p ? taps_for(s, p, o, c, &start, st, &bad) : 1;
+
+		if (!p)
+		{
+			c[0] = 1;
+			start = o;
+		}
+		for (int t = 0; t < most; t++)
+		{
+			(*idx)[o * most + t] = t < k ? clamp_index(start + t, p ? p->in : n) : 0;
+			(*coef)[o * most + t] = t < k ? c[t] : 0;
+		}
+	}
+	*ntaps = most;
+	return true;
+}
+
+/*
+ * resize_2d_float: true when it resized (or failed: ctx->st says which);
+ * false when the case is not its own (resize_interp then does it)
+ */
+static bool
+resize_2d_float(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, ox_tensor *out,
+				const axis_plan *plans, int n_plans)
+{
+	int			r = x->rank;
+	const axis_plan *ph = NULL,
+			   *pw = NULL;
+	resize2d_job job;
+	int64_t    *rows = NULL,
+			   *cols = NULL;
+	double	   *hcoef = NULL,
+			   *wcoef = NULL;
+	bool		done = false;
+
+	if (x->dtype != OX_FLOAT || r < 2 || n_plans < 1 || n_plans > 2)
+		return false;
+	for (int k = 0; k < n_plans; k++)
+	{
+		if (plans[k].axis == r - 2 && !pw && !ph)
+			ph = &plans[k];
+		else if (plans[k].axis == r - 1 && !pw)
+			pw = &plans[k];
+		else
+			return false;		/* another axis, or W before H */
+	}
+	memset(&job, 0, sizeof(job));
+	job.hin = x->dims[r - 2];
+	job.win = x->dims[r - 1];
+	job.hout = out->dims[r - 2];
+	job.wout = out->dims[r - 1];
+	if (resize2d_taps(s, ph, job.hout, ctx->st, &rows, &hcoef, &job.nh) &&
+		resize2d_taps(s, pw, job.wout, ctx->st, &cols, &wcoef, &job.nw))
+	{
+		job.ctx = ctx;
+		job.x = x->data;
+		job.y = out->data;
+		job.rows = rows;
+		job.hcoef = hcoef;
+		job.cols = cols;
+		job.wcoef = wcoef;
+		/* rows of a few thousand multiply-adds per chunk */
+		ox_parallel_for(ctx, ox_tensor_numel(out) / job.wout,
+						4096 / (job.win * job.nh + job.wout * job.nw + 1) + 1, resize2d_rows, &job);
+		if (job.oom && ctx->st->code == OX_OK)
+			ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Resize: could not allocate a row buffer");
+		done = true;
+	}
+	free(rows);
+	free(hcoef);
+	free(cols);
+	free(wcoef);
+	return done;
+}
+
 /* read a float tensor (scales, roi) of up to max entries */
 static ox_code
 read_floats(ox_kernel_ctx *ctx, const ox_tensor *t, double *out, int max, int *n, const char *what)
@@ -835,6 +1028,8 @@ oxt_resize_run(ox_kernel_ctx *ctx)
 	if (x->dtype == OX_STRING || x->dtype == OX_COMPLEX64 || x->dtype == OX_COMPLEX128)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "Resize: %s input needs mode nearest",
 					   ox_dtype_name(x->dtype));
+	if (resize_2d_float(ctx, s, x, out, plans, n_plans))
+		return ctx->st->code;
 	return resize_interp(ctx, s, x, out, plans, n_plans);
 }
 
