@@ -152,6 +152,10 @@ CONV_CASES = [
     (2, 32, 96, 30, 30, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),       # two groups of 3 blocks, two images
     (1, 24, 80, 60, 58, 3, 2, [1, 1, 1, 1], 1, True, False, "Clip"),      # 3x3/2 into 30x29: groups of 3 and 2
     (1, 256, 72, 28, 28, 1, 1, [0, 0, 0, 0], 1, True, True, None),        # chunked input blocks, 5 output blocks
+    # dilated past the plane (DeepLabV3's ASPP): no interior, edge pixels with the same taps share tiles
+    (1, 48, 40, 14, 14, 3, 1, [12, 12, 12, 12], 12, True, False, "Relu"),  # outer taps in range for a few pixels
+    (1, 32, 24, 9, 11, 3, 1, [36, 36, 36, 36], 36, True, True, None),      # only the centre tap anywhere
+    (2, 16, 16, 10, 13, 3, 2, [6, 5, 6, 5], 5, False, False, "Clip"),      # stride 2, asymmetric reach
 ]
 
 
@@ -451,6 +455,28 @@ def test_small_planes_run_directly(h, block):
     assert not np.array_equal(outs[0], outs[1]), "the two ways should round differently"
     got = Session(plain, opt_level=3).run(feeds)[0]
     np.testing.assert_array_equal(got, outs[1 if h * h >= 100 else 0])
+
+
+@pytest.mark.parametrize("c", [512, 528])
+def test_many_channels_run_directly(c, block):
+    """a 3x3 stride-1 layer with more than 512 input channels runs directly
+    whatever its plane (the Winograd kernel's transformed weights, read
+    once per few tiles, cost more than they save); 512 still by Winograd"""
+    if block == 8:
+        pytest.skip("no blocked Winograd in blocks of 8: every 3x3 layer runs directly")
+    from onnx import load_from_string
+    case = (1, c, 32, 12, 12, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu")
+    blocked, plain, feeds = conv_case(*case, seed=c)
+    want = ort_run(plain, feeds)[0]
+    outs = {}
+    for wino in (0, 1):
+        p = load_from_string(blocked)
+        conv = next(n for n in p.graph.node if n.op_type == "Conv")
+        conv.attribute.append(helper.make_attribute("winograd", wino))
+        outs[wino] = Session(p.SerializeToString(), opt_level=0).run(feeds)[0]
+        close(outs[wino], want, "c %d, winograd %d" % (c, wino))
+    got = Session(plain, opt_level=3).run(feeds)[0]
+    np.testing.assert_array_equal(got, outs[1 if c <= 512 else 0])
 
 
 def mobilenet_like(seed, h):

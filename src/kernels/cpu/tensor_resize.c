@@ -15,6 +15,7 @@
  */
 #include "kernels/cpu/tensor_ops.h"
 
+#include <immintrin.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -661,8 +662,9 @@ done:
  * doubles, then each output column's taps from it.  The same arithmetic in
  * the same order as resize_interp (double, zero coefficients skipped, H
  * before W, rounded to float once): the same bits.  Taps are per output
- * position: rows[o * nh + t] the clamped source row, with hcoef likewise
- * (a coefficient of 0 pads a position with fewer taps).
+ * position, tap-major: rows[t * hout + o] the clamped source row of output
+ * row o's tap t, with hcoef likewise, cols and wcoef the same for the
+ * columns (a coefficient of 0 pads a position with fewer taps).
  */
 typedef struct resize2d_job
 {
@@ -679,10 +681,63 @@ typedef struct resize2d_job
 	const double *hcoef;
 	const int64_t *cols;
 	const double *wcoef;
+	bool		avx2;
 	bool		oom;
 } resize2d_job;
 
 #define RESIZE2D_STACK_WIDTH 512
+
+/* out[ox] for ox from o0 on: the column taps of the row summed in tmp */
+static void
+resize2d_columns(const resize2d_job *j, const double *tmp, int64_t o0, float *out)
+{
+	for (int64_t ox = o0; ox < j->wout; ox++)
+	{
+		double		acc = 0;
+
+		for (int t = 0; t < j->nw; t++)
+		{
+			double		c = j->wcoef[t * j->wout + ox];
+
+			if (c != 0)
+				acc += c * tmp[j->cols[t * j->wout + ox]];
+		}
+		out[ox] = (float) acc;
+	}
+}
+
+/*
+ * Four columns at a time, their taps gathered: a product whose coefficient
+ * is 0 is masked to +0 rather than skipped, which adds nothing to a sum
+ * that started at +0 (it never becomes -0), so the bits are the scalar
+ * loop's.  No "fma" target: every product is rounded before its sum, as
+ * there.  (An upsampling by 8 ran at 7 cycles an output one at a time.)
+ */
+__attribute__((target("avx2")))
+static void
+resize2d_columns_avx2(const resize2d_job *j, const double *tmp, float *out)
+{
+	const __m256d zero = _mm256_setzero_pd();
+	int64_t		ox = 0;
+
+	for (; ox + 4 <= j->wout; ox += 4)
+	{
+		__m256d		acc = zero;
+
+		for (int t = 0; t < j->nw; t++)
+		{
+			__m256d		c = _mm256_loadu_pd(j->wcoef + t * j->wout + ox);
+			__m256i		idx = _mm256_loadu_si256((const __m256i *) (j->cols + t * j->wout + ox));
+			__m256d		v = _mm256_i64gather_pd(tmp, idx, 8);
+			/* NaN counts as nonzero, as c != 0 says */
+			__m256d		keep = _mm256_cmp_pd(c, zero, _CMP_NEQ_UQ);
+
+			acc = _mm256_add_pd(acc, _mm256_and_pd(_mm256_mul_pd(c, v), keep));
+		}
+		_mm_storeu_ps(out + ox, _mm256_cvtpd_ps(acc));
+	}
+	resize2d_columns(j, tmp, ox, out);
+}
 
 /* output rows [r0, r1) of all the planes, row r being plane r / hout's row r % hout */
 static void
@@ -709,24 +764,17 @@ resize2d_rows(void *arg, int64_t r0, int64_t r1)
 			tmp[i] = 0;
 		for (int t = 0; t < j->nh; t++)
 		{
-			double		c = j->hcoef[oy * j->nh + t];
-			const float *src = plane + j->rows[oy * j->nh + t] * j->win;
+			double		c = j->hcoef[t * j->hout + oy];
+			const float *src = plane + j->rows[t * j->hout + oy] * j->win;
 
 			if (c != 0)
 				for (int64_t i = 0; i < j->win; i++)
 					tmp[i] += c * (double) src[i];
 		}
-		for (int64_t ox = 0; ox < j->wout; ox++)
-		{
-			const int64_t *cols = j->cols + ox * j->nw;
-			const double *wc = j->wcoef + ox * j->nw;
-			double		acc = 0;
-
-			for (int t = 0; t < j->nw; t++)
-				if (wc[t] != 0)
-					acc += wc[t] * tmp[cols[t]];
-			out[ox] = (float) acc;
-		}
+		if (j->avx2)
+			resize2d_columns_avx2(j, tmp, out);
+		else
+			resize2d_columns(j, tmp, 0, out);
 	}
 	if (tmp != stack)
 		free(tmp);
@@ -778,8 +826,8 @@ resize2d_taps(const resize_state *s, const axis_plan *p, int64_t n, ox_status *s
 		}
 		for (int t = 0; t < most; t++)
 		{
-			(*idx)[o * most + t] = t < k ? clamp_index(start + t, p ? p->in : n) : 0;
-			(*coef)[o * most + t] = t < k ? c[t] : 0;
+			(*idx)[t * n + o] = t < k ? clamp_index(start + t, p ? p->in : n) : 0;
+			(*coef)[t * n + o] = t < k ? c[t] : 0;
 		}
 	}
 	*ntaps = most;
@@ -830,6 +878,7 @@ resize_2d_float(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, o
 		job.hcoef = hcoef;
 		job.cols = cols;
 		job.wcoef = wcoef;
+		job.avx2 = __builtin_cpu_supports("avx2");
 		/* rows of a few thousand multiply-adds per chunk */
 		ox_parallel_for(ctx, ox_tensor_numel(out) / job.wout,
 						4096 / (job.win * job.nh + job.wout * job.nw + 1) + 1, resize2d_rows, &job);

@@ -191,15 +191,32 @@ all_ones(const ox_node *n, const char *name)
  */
 #define WINOGRAD_MIN_PLANE 100
 
+/*
+ * Nor with more than WINOGRAD_MAX_CHANNELS input channels, whatever the
+ * plane.  The Winograd kernel reads the group's transformed weights (36 x C
+ * x 64 floats per 64 output channels) once per block of tiles, and a block
+ * holds as many tiles as their transformed inputs (36 x C floats each)
+ * leave room for in L2: from about 540 channels on that is its least, 6
+ * tiles, so every 6 tiles read all the weights again, 4x the direct ones,
+ * from L3 or memory.  Interleaved with onnxruntime at 1 thread, a 3x3 layer
+ * C -> C at 14x14 took 1.55x its time at C = 768 and 2.17x at 1024 by
+ * Winograd, 0.97x and 0.95x directly; 1024 -> 512 and 2048 -> 512 at 28x28
+ * (FCN-ResNet50's head) 1.30x and 2.03x, directly 1.06x and 1.08x; up to
+ * 512 channels Winograd won or tied (0.52-0.75x at 28x28, 128 to 512
+ * channels; 1.01x against 1.02x at 512 and 14x14).
+ */
+#define WINOGRAD_MAX_CHANNELS 512
+
 static bool
 runs_direct(const ox_pass_ctx *pc, const ox_graph *g, const ox_node *n, const ox_tensor *w)
 {
 	const ox_type *yt = &g->values[n->outputs[0]].type;
-
-	return pc->nchwc_block == 16 && w->dims[2] == 3 && w->dims[3] == 3 && all_ones(n, "strides") &&
-		all_ones(n, "dilations") && yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
+	bool		small_plane = yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
 		yt->dims[2].value > 0 && yt->dims[3].value > 0 &&
 		yt->dims[2].value * yt->dims[3].value < WINOGRAD_MIN_PLANE;
+
+	return pc->nchwc_block == 16 && w->dims[2] == 3 && w->dims[3] == 3 && all_ones(n, "strides") &&
+		all_ones(n, "dilations") && (small_plane || w->dims[1] > WINOGRAD_MAX_CHANNELS);
 }
 
 /* a value that is (or can be) 4-D float: as declared, or coming out of a chain */
