@@ -743,6 +743,8 @@ resize2d_columns_avx2(const resize2d_job *j, const double *tmp, float *out)
 		}
 		_mm_storeu_ps(out + ox, _mm256_cvtpd_ps(acc));
 	}
+	/* GCC makes the call below a jump without the vzeroupper of a return */
+	_mm256_zeroupper();
 	resize2d_columns(j, tmp, ox, out);
 }
 
@@ -769,6 +771,12 @@ resize2d_columns_avx512(const resize2d_job *j, const double *tmp, float *out)
 		}
 		_mm256_storeu_ps(out + ox, _mm512_cvtpd_ps(acc));
 	}
+	/*
+	 * GCC makes the call below a jump without the vzeroupper of a return:
+	 * the caller's SSE code then ran with the upper halves dirty, at half
+	 * the speed (LR-ASPP's upsampling 1.47 ms instead of 0.74)
+	 */
+	_mm256_zeroupper();
 	resize2d_columns(j, tmp, ox, out);
 }
 
