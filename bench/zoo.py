@@ -126,6 +126,10 @@ def export_sklearn(model, x):
         return to_onnx(model, x[:1], target_opset=opsets)
 
 
+# the images of the torchvision models: batches of 64 would take seconds a run
+TORCH_BATCHES = {"lraspp": (1, 4), "alexnet": (1, 8)}
+
+
 def torch_models():
     """name -> (description, model bytes, input maker) from bench/models/zoo/"""
     path = os.path.join(ZOO_DIR, "shapes.json")
@@ -135,7 +139,9 @@ def torch_models():
         shapes = json.load(f)
     desc = {"lstm": "LSTM 16->128, 50 steps", "gru": "GRU 16->128, 2 layers, 50 steps",
             "conv1d": "Conv1d signal classifier, 8 x 256", "tinytf": "TransformerEncoder, 2 layers, d 128, 64 tokens",
-            "embed": "Embedding 10,000 x 64 bag of 20 ids + MLP", "tabres": "tabular residual MLP, LayerNorm + GELU"}
+            "embed": "Embedding 10,000 x 64 bag of 20 ids + MLP", "tabres": "tabular residual MLP, LayerNorm + GELU",
+            "lraspp": "LR-ASPP MobileNetV3 segmentation, 224 x 224 (torchvision)",
+            "alexnet": "AlexNet, 244 MB, dynamic batch (torchvision)"}
     out = {}
     for name, shape in shapes.items():
         with open(os.path.join(ZOO_DIR, name + ".onnx"), "rb") as f:
@@ -181,7 +187,7 @@ def run_case(rows, name, source, desc, model_bytes, make_input, batches, blocks)
     opts.intra_op_num_threads = 1
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     ref = ort.InferenceSession(model_bytes, opts, providers=["CPUExecutionProvider"])
-    sess = oxengine.Session(model_bytes, threads=1)
+    sess = oxengine.Session(model_bytes, threads=1, release_weights=True)  # as the server creates them
     iname = ref.get_inputs()[0].name
     for batch in batches:
         feeds = {iname: make_input(batch)}
@@ -277,7 +283,7 @@ def main():
             make = lambda b, s=shape: rng.integers(0, 10000, (b,) + s).astype(np.int64)
         else:
             make = lambda b, s=shape: rng.standard_normal((b,) + s).astype(np.float32)
-        run_case(rows, name, "PyTorch", desc, mb, make, (1, 64), args.blocks)
+        run_case(rows, name, "PyTorch", desc, mb, make, TORCH_BATCHES.get(name, (1, 64)), args.blocks)
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"rows": rows, "onnxruntime": ort.__version__}, f, indent=1)

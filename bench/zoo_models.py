@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Export the PyTorch models of bench/zoo.py (the models beyond issue 4's list
 that people score in a database: sequence models, 1-D convolutions, a small
-transformer, an embedding bag, a tabular residual MLP), random seeded weights.
+transformer, an embedding bag, a tabular residual MLP; from torchvision, when
+python3-torchvision is installed, a segmentation network and AlexNet, whose
+Linear layers are most of its 244 MB), random seeded weights.
 
 Runs with Debian's /usr/bin/python3 and python3-torch (torch 1.13, opset 17);
 nothing is downloaded.
@@ -24,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name -> per-example input shape (int64 token ids for "embed", float otherwise)
 SHAPES = {"lstm": (50, 16), "gru": (50, 16), "conv1d": (8, 256), "tinytf": (64, 128),
-          "embed": (20,), "tabres": (40,)}
+          "embed": (20,), "tabres": (40,), "lraspp": (3, 224, 224), "alexnet": (3, 224, 224)}
 
 
 class LSTMNet(nn.Module):
@@ -108,8 +110,23 @@ class TabResNet(nn.Module):
         return self.out(h)
 
 
+def lraspp():
+    """LR-ASPP on MobileNetV3-Large (21 classes): dilated convolutions, and a
+    bilinear upsampling of its scores to the full 224 x 224 at the end"""
+    import torchvision
+    return torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)
+
+
+def alexnet():
+    """AlexNet: five convolutions and three Linear layers of 9216 x 4096, 4096 x 4096
+    and 4096 x 1000 (the weights a session should hold once, whatever the batch)"""
+    import torchvision
+    return torchvision.models.alexnet()
+
+
 BUILD = {"lstm": LSTMNet, "gru": GRUNet, "conv1d": Conv1dNet, "tinytf": TinyTransformer,
-         "embed": EmbedBag, "tabres": TabResNet}
+         "embed": EmbedBag, "tabres": TabResNet, "lraspp": lraspp, "alexnet": alexnet}
+TORCHVISION = ("lraspp", "alexnet")
 
 
 def main():
@@ -117,9 +134,15 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "models", "zoo"))
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
+    shapes = {}
     for name, cls in BUILD.items():
         torch.manual_seed(0)
-        model = cls().eval()
+        try:
+            model = cls().eval()
+        except ImportError:
+            assert name in TORCHVISION
+            print("skipped %s: torchvision is not installed" % name)
+            continue
         shape = (1,) + SHAPES[name]
         x = torch.randint(0, 10000, shape) if name == "embed" else torch.randn(shape)
         path = os.path.join(args.out, name + ".onnx")
@@ -130,8 +153,9 @@ def main():
             torch.onnx.export(model, x, path, input_names=["x"], output_names=["y"], opset_version=17,
                               dynamic_axes={"x": {0: "N"}, "y": {0: "N"}})
         print("wrote %s (%.1f MB)" % (path, os.path.getsize(path) / 1e6))
+        shapes[name] = list(SHAPES[name])
     with open(os.path.join(args.out, "shapes.json"), "w") as f:
-        json.dump({name: list(shape) for name, shape in SHAPES.items()}, f)
+        json.dump(shapes, f)
 
 
 if __name__ == "__main__":

@@ -511,6 +511,38 @@ def test_pass_depthwise_network(h, threads):
     assert ops.count("FusedConv") == 1, ops
 
 
+def hard_swish_net(seed, h):
+    """MobileNetV3's pattern: convolutions, a depthwise one and a residual
+    add followed by HardSwish; one HardSwish read twice (it stays) and one
+    after a Relu'd convolution (it stays: one activation per kernel)"""
+    net = Net(seed)
+    x = net.op("HardSwish", [net.conv("x", 3, 32, k=3, stride=2, relu=False)])
+    e = net.op("HardSwish", [net.conv(x, 32, 48, k=1, relu=False)])
+    d = net.op("HardSwish", [net.conv(e, 48, 48, k=3, group=48, relu=False)])
+    p = net.conv(d, 48, 32, k=1, relu=False)
+    r = net.op("HardSwish", [net.op("Add", [x, p])])
+    twice = net.op("HardSwish", [net.conv(r, 32, 32, k=3, relu=False)])
+    a = net.conv(twice, 32, 32, k=1)
+    b = net.op("Add", [twice, net.op("HardSwish", [a])])
+    net.nodes.append(helper.make_node("GlobalAveragePool", [b], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
+
+
+@pytest.mark.parametrize("h,threads", [(40, 1), (29, 2)])
+def test_pass_absorbs_hard_swish(h, threads, block):
+    m = hard_swish_net(h, h)
+    feeds = {"x": np.random.default_rng(h).standard_normal((2, 3, h, h)).astype(np.float32)}
+    want = ort_run(m, feeds)[0]
+    s = Session(m, opt_level=3, threads=threads)
+    close(s.run(feeds)[0], want, "level 3")
+    close(Session(m, opt_level=2, threads=threads).run(feeds)[0], want, "level 2")
+    ops = [op for _, op, _ in s.profile(feeds)]
+    # the stem's, the 1x1's, the depthwise one's and the residual's (Conv + Add) in
+    # the kernels; the one read twice and the one after a Relu stay
+    assert ops.count("HardSwish") == 2, ops
+    assert ops.count("DepthwiseConv") == 1, ops
+
+
 @pytest.mark.parametrize("case", [(1, 32, 12, 10, 3, 1, [1, 1, 1, 1], 1, True, False, "Clip"),
                                   (2, 40, 9, 14, 3, 2, [1, 0, 1, 2], 1, False, True, None),
                                   (1, 16, 11, 11, 5, 1, [4, 4, 4, 4], 2, True, True, "HardSigmoid"),

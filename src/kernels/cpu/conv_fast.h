@@ -237,7 +237,7 @@ static inline bool
 nn_act_in_registers(const nn_activation *act)
 {
 	return act->kind == NN_ACT_NONE || act->kind == NN_ACT_RELU || act->kind == NN_ACT_LEAKY_RELU ||
-		act->kind == NN_ACT_CLIP || act->kind == NN_ACT_HARD_SIGMOID;
+		act->kind == NN_ACT_CLIP || act->kind == NN_ACT_HARD_SIGMOID || act->kind == NN_ACT_HARD_SWISH;
 }
 
 /*
@@ -313,6 +313,14 @@ nn_act_avx512(const nn_activation *act, __m512 v)
 		case NN_ACT_HARD_SIGMOID:
 			v = _mm512_add_ps(_mm512_mul_ps(_mm512_set1_ps(act->p0), v), _mm512_set1_ps(act->p1));
 			return _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), v));
+		case NN_ACT_HARD_SWISH:
+			{
+				/* fused, as the standalone HardSwish's AVX-512 build computes it */
+				__m512		h = _mm512_fmadd_ps(v, _mm512_set1_ps(1.0f / 6.0f), _mm512_set1_ps(0.5f));
+
+				h = _mm512_min_ps(_mm512_set1_ps(1.0f), _mm512_max_ps(_mm512_setzero_ps(), h));
+				return _mm512_mul_ps(v, h);
+			}
 		default:
 			return v;
 	}

@@ -53,6 +53,8 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 		act->p0 = np >= 1 ? p[0] : 0.2f;
 		act->p1 = np >= 2 ? p[1] : 0.5f;
 	}
+	else if (strcmp(name, "HardSwish") == 0 && strcmp(node->domain, OX_NCHWC_DOMAIN) == 0)
+		act->kind = NN_ACT_HARD_SWISH;
 	else
 		return ox_fail(st, OX_UNSUPPORTED, "%s: activation \"%s\" is not supported", node->op_type, name);
 	return OX_OK;
@@ -90,6 +92,14 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 			{ \
 				T			v = (T) act->p0 * y[i] + (T) act->p1; \
 				y[i] = v < 0 ? (T) 0 : (v > 1 ? (T) 1 : v); \
+			} \
+			break; \
+		case NN_ACT_HARD_SWISH: \
+			/* the standalone HardSwish's expression (activation.c) */ \
+			for (int64_t i = 0; i < n; i++) \
+			{ \
+				T			v = y[i] * (T) (1.0 / 6.0) + (T) 0.5; \
+				y[i] *= v < 0 ? (T) 0 : (v > 1 ? (T) 1 : v); \
 			} \
 			break; \
 	}

@@ -18,7 +18,14 @@ typedef enum nn_act_kind
 	NN_ACT_CLIP,				/* min, max */
 	NN_ACT_SIGMOID,
 	NN_ACT_TANH,
-	NN_ACT_HARD_SIGMOID			/* alpha, beta */
+	NN_ACT_HARD_SIGMOID,		/* alpha, beta */
+	/*
+	 * x * HardSigmoid(x) with alpha 1/6, beta 1/2: only on the engine's
+	 * own blocked convolutions (layout_nchwc.c absorbs a HardSwish there),
+	 * since onnxruntime's FusedConv does not know it and saved models
+	 * must load there
+	 */
+	NN_ACT_HARD_SWISH
 } nn_act_kind;
 
 typedef struct nn_activation

@@ -109,6 +109,13 @@ nn_act_avx2(const nn_activation *act, __m256 v)
 			v = _mm256_add_ps(_mm256_mul_ps(_mm256_set1_ps(act->p0), v), _mm256_set1_ps(act->p1));
 			v = _mm256_max_ps(_mm256_setzero_ps(), v);
 			return _mm256_min_ps(_mm256_set1_ps(1.0f), v);
+		case NN_ACT_HARD_SWISH:
+			{
+				__m256		h = _mm256_add_ps(_mm256_mul_ps(v, _mm256_set1_ps(1.0f / 6.0f)), _mm256_set1_ps(0.5f));
+
+				h = _mm256_min_ps(_mm256_set1_ps(1.0f), _mm256_max_ps(_mm256_setzero_ps(), h));
+				return _mm256_mul_ps(v, h);
+			}
 		default:
 			return v;
 	}
