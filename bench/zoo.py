@@ -224,7 +224,9 @@ def write_markdown(path, rows, notes):
              "Do not edit by hand: rerun `make bench-zoo`.", "",
              "Models people score in a database besides issue 4's list: scikit-learn estimators and pipelines "
              "exported by skl2onnx and LightGBM and XGBoost ensembles exported by onnxmltools (trained by the "
-             "script on seeded synthetic data, 30 features), and PyTorch models (`bench/zoo_models.py`, random seeded weights: small ones, and from torchvision a segmentation network and AlexNet; onnx_pg sessions release their weights as the server's do). One CPU, 1 intra-op thread for both "
+             "script on seeded synthetic data, 30 features), and PyTorch models (`bench/zoo_models.py`, "
+             "random seeded weights: small ones, and from torchvision a segmentation network and AlexNet; "
+             "onnx_pg sessions release their weights as the server's do). One CPU, 1 intra-op thread for both "
              "engines, alternating blocks of calls; CPU time per call (median over the blocks) and the median "
              "of the blocks' ratios onnx_pg / onnxruntime (lower is better). Outputs compared before timing "
              f"(rtol {RTOL}, atol {ATOL}).", "",
