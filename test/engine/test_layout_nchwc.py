@@ -528,19 +528,77 @@ def hard_swish_net(seed, h):
     return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
 
 
-@pytest.mark.parametrize("h,threads", [(40, 1), (29, 2)])
-def test_pass_absorbs_hard_swish(h, threads, block):
-    m = hard_swish_net(h, h)
+def level3_ops(m, h, threads):
+    """the level-3 session's ops on a batch of 2, its output checked against
+    onnxruntime's and level 2's"""
     feeds = {"x": np.random.default_rng(h).standard_normal((2, 3, h, h)).astype(np.float32)}
     want = ort_run(m, feeds)[0]
     s = Session(m, opt_level=3, threads=threads)
     close(s.run(feeds)[0], want, "level 3")
     close(Session(m, opt_level=2, threads=threads).run(feeds)[0], want, "level 2")
-    ops = [op for _, op, _ in s.profile(feeds)]
+    return [op for _, op, _ in s.profile(feeds)]
+
+
+@pytest.mark.parametrize("h,threads", [(40, 1), (29, 2)])
+def test_pass_absorbs_hard_swish(h, threads, block):
+    ops = level3_ops(hard_swish_net(h, h), h, threads)
     # the stem's, the 1x1's, the depthwise one's and the residual's (Conv + Add) in
     # the kernels; the one read twice and the one after a Relu stay
     assert ops.count("HardSwish") == 2, ops
     assert ops.count("DepthwiseConv") == 1, ops
+
+
+def gate_net(seed, h):
+    """a squeeze-and-excitation block (MobileNetV3's): the depthwise output
+    times a gate from its global average (1x1 convolutions, HardSigmoid),
+    then a product of two chains of the same shape"""
+    net = Net(seed)
+    x = net.conv("x", 3, 24, k=3, stride=2)
+    d = net.conv(x, 24, 24, k=3, group=24)
+    g = net.op("GlobalAveragePool", [d])
+    g = net.conv(net.conv(g, 24, 16, k=1), 16, 24, k=1, relu=False)
+    g = net.op("HardSigmoid", [g], alpha=1.0 / 6, beta=0.5)
+    y = net.op("Mul", [d, g])
+    p = net.conv(y, 24, 32, k=1, relu=False)
+    q = net.conv(y, 24, 32, k=3, relu=False)
+    z = net.op("Mul", [q, p])
+    net.nodes.append(helper.make_node("GlobalAveragePool", [net.conv(z, 32, 16, k=1)], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
+
+
+@pytest.mark.parametrize("h,threads", [(32, 1), (27, 2)])
+def test_pass_keeps_gates_blocked(h, threads, block):
+    ops = level3_ops(gate_net(h, h), h, threads)
+    # both products on the blocks: the stem reads the input as it is, and the
+    # chain leaves the blocks once, for the output
+    assert ops.count("Mul") == 2, ops
+    assert ops.count("ReorderInput") == 0 and ops.count("ReorderOutput") == 1, ops
+
+
+@pytest.mark.parametrize("shapes", [((1, 2, 3, 4, 8), (1, 2, 1, 1, 8)), ((1, 2, 3, 4, 8), (1, 2, 3, 4, 8)),
+                                    ((1, 2, 1, 1, 8), (1, 2, 3, 4, 8)), ((2, 2, 3, 4, 8), (1, 2, 1, 1, 8)),
+                                    ((1, 2, 3, 4, 8), (3, 2, 1, 1, 8)), ((3, 2, 3, 4, 8), (3, 2, 3, 4, 8)),
+                                    ((2, 2, 3, 4, 8), (3, 2, 1, 1, 8)),
+                                    ((1, 2, 3, 4, 8), (1, 3, 1, 1, 8)), ((1, 2, 3, 4, 8), (1, 2, 3, 1, 8)),
+                                    ((1, 2, 3, 4, 8), (1, 2, 1, 1, 16)), ((1, 2, 3, 4), (1, 2, 1, 1))])
+def test_blocked_mul_shapes(shapes):
+    """onnx_pg.nchwc Mul (a model may contain it): the same blocks, batches
+    equal or one of them 1, and the same plane or one of them 1 x 1, as numpy
+    broadcasts them; anything else an error"""
+    a_shape, b_shape = shapes
+    rng = np.random.default_rng(len(a_shape))
+    a = rng.standard_normal(a_shape).astype(np.float32)
+    b = rng.standard_normal(b_shape).astype(np.float32)
+    m = model([helper.make_node("Mul", ["a", "b"], ["y"], domain=NC)],
+              [("a", list(a_shape)), ("b", list(b_shape))], ["y"], [], [NC])
+    ok = (len(a_shape) == 5 and a_shape[1] == b_shape[1] and a_shape[4] == b_shape[4] and
+          (a_shape[0] == b_shape[0] or 1 in (a_shape[0], b_shape[0])) and
+          (a_shape[2:4] == b_shape[2:4] or a_shape[2:4] == (1, 1) or b_shape[2:4] == (1, 1)))
+    if not ok:
+        with pytest.raises(EngineError, match="onnx_pg.nchwc Mul"):
+            Session(m, opt_level=0).run({"a": a, "b": b})
+        return
+    np.testing.assert_array_equal(Session(m, opt_level=0, threads=2).run({"a": a, "b": b})[0], a * b)
 
 
 @pytest.mark.parametrize("case", [(1, 32, 12, 10, 3, 1, [1, 1, 1, 1], 1, True, False, "Clip"),

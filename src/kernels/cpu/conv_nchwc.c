@@ -27,6 +27,8 @@
  *	 DepthwiseConv		the same with group = C = M (conv_nchwc_dw_kernels.h)
  *	 MaxPool			MaxPool's attributes, blocked in and out
  *	 GlobalAveragePool	blocked in and out ([N, CB, 1, 1, B])
+ *	 Mul				two blocked inputs of the same shape, or one of them
+ *						[N, CB, 1, 1, B] scaling the other's every pixel
  *
  * Every kernel checks its input against the blocked shape it needs: a model
  * may contain these operators itself.  Blocks of 16 need AVX-512, of 8 AVX2
@@ -406,6 +408,103 @@ nchwc_global_average_pool_run(ox_kernel_ctx *ctx)
 }
 
 /*
+ * Mul of two blocked tensors of the same block and channel blocks, with
+ * ONNX's broadcast where the blocks allow it: the same plane, element by
+ * element, or one of them [.., CB, 1, 1, B] (a squeeze-and-excitation
+ * gate: MobileNetV3's, EfficientNet's) scaling every pixel of the other's
+ * channels; batches equal or one of them 1.  The pass (layout_nchwc.c)
+ * puts it where such a Mul read two reordered chains, which otherwise both
+ * left the blocks for it.  A channel past C is 0 in both, so it stays 0.
+ */
+typedef struct scale_job
+{
+	const float *x;				/* the input with the larger plane */
+	const float *s;
+	float	   *y;
+	int64_t		cb;				/* channel blocks */
+	int64_t		plane;			/* H x W of X and Y */
+	int64_t		s_plane;		/* S's: plane or 1 */
+	bool		x_one,			/* batch of 1, broadcast */
+				s_one;
+	int			blk;
+} scale_job;
+
+/* output blocks [b0, b1): batch b / cb, channel block b % cb */
+static void
+scale_blocks(void *arg, int64_t b0, int64_t b1)
+{
+	const scale_job *j = arg;
+	int64_t		span = j->plane * j->blk;
+
+	for (int64_t b = b0; b < b1; b++)
+	{
+		int64_t		n = b / j->cb,
+					c = b % j->cb;
+		const float *x = j->x + ((j->x_one ? 0 : n) * j->cb + c) * span;
+		const float *s = j->s + ((j->s_one ? 0 : n) * j->cb + c) * j->s_plane * j->blk;
+		float	   *y = j->y + b * span;
+
+		if (j->s_plane != 1)
+			for (int64_t i = 0; i < span; i++)
+				y[i] = x[i] * s[i];
+		else if (j->blk == 16)
+			for (int64_t p = 0; p < j->plane; p++)
+				for (int k = 0; k < 16; k++)
+					y[p * 16 + k] = x[p * 16 + k] * s[k];
+		else
+			for (int64_t p = 0; p < j->plane; p++)
+				for (int k = 0; k < 8; k++)
+					y[p * 8 + k] = x[p * 8 + k] * s[k];
+	}
+}
+
+static ox_code
+nchwc_mul_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *a = ox_in_tensor(ctx, 0);
+	const ox_tensor *b = ox_in_tensor(ctx, 1);
+	const ox_tensor *x,
+			   *s;
+	ox_tensor  *y;
+	int64_t		dims[5];
+	scale_job	j;
+
+	OX_TRY(nn_nchwc_check_blocked("Mul", "A", a, 0, ctx->st));
+	OX_TRY(nn_nchwc_check_blocked("Mul", "B", b, (int) a->dims[4], ctx->st));
+	/* x: the one with the larger plane (either, when they are equal) */
+	x = b->dims[2] * b->dims[3] > a->dims[2] * a->dims[3] ? b : a;
+	s = x == a ? b : a;
+	if (a->dims[1] != b->dims[1] ||
+		(a->dims[0] != b->dims[0] && a->dims[0] != 1 && b->dims[0] != 1) ||
+		!((s->dims[2] == x->dims[2] && s->dims[3] == x->dims[3]) || (s->dims[2] == 1 && s->dims[3] == 1)))
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+					   "onnx_pg.nchwc Mul: A [%lld, %lld, %lld, %lld, %lld] and B [%lld, %lld, %lld, %lld, %lld] "
+					   "do not broadcast: the same blocks, batches equal or 1, and the same plane or one of 1 x 1",
+					   (long long) a->dims[0], (long long) a->dims[1], (long long) a->dims[2],
+					   (long long) a->dims[3], (long long) a->dims[4], (long long) b->dims[0],
+					   (long long) b->dims[1], (long long) b->dims[2], (long long) b->dims[3],
+					   (long long) b->dims[4]);
+	memcpy(dims, x->dims, sizeof(dims));
+	dims[0] = a->dims[0] == 1 ? b->dims[0] : a->dims[0];
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code;
+	if (ox_tensor_numel(y) == 0)
+		return OX_OK;
+	j.x = x->data;
+	j.s = s->data;
+	j.y = y->data;
+	j.cb = dims[1];
+	j.plane = dims[2] * dims[3];
+	j.s_plane = s->dims[2] * s->dims[3];
+	j.x_one = x->dims[0] == 1;
+	j.s_one = s->dims[0] == 1;
+	j.blk = (int) dims[4];
+	/* blocks of a few thousand floats per chunk */
+	ox_parallel_for(ctx, dims[0] * dims[1], 4096 / (j.plane * j.blk) + 1, scale_blocks, &j);
+	return ctx->st->code;
+}
+
+/*
  * Whether the 2-block convolution tiles (AVX-512) read each pixel's scalar
  * inside each of its two multiply-adds ("{1to16}", simd_bcast.h) instead of
  * broadcasting it once into a register.  A 1x1 layer into 2 blocks (192 ->
@@ -472,5 +571,6 @@ const ox_kernel_def ox_kernels_nchwc[] = {
 	{OX_NCHWC_DOMAIN, "DepthwiseConv", 1, nchwc_depthwise_prepare, nchwc_depthwise_run, nchwc_depthwise_free},
 	{OX_NCHWC_DOMAIN, "MaxPool", 1, nchwc_max_pool_prepare, nchwc_max_pool_run, nchwc_pool_free},
 	{OX_NCHWC_DOMAIN, "GlobalAveragePool", 1, NULL, nchwc_global_average_pool_run, NULL},
+	{OX_NCHWC_DOMAIN, "Mul", 1, NULL, nchwc_mul_run, NULL},
 };
 const int	ox_kernels_nchwc_count = OX_KERNEL_COUNT(ox_kernels_nchwc);

@@ -21,7 +21,8 @@
  *	   kernels cannot apply in registers leaves the node alone, and so do
  *	   other grouped convolutions;
  *	2. moves MaxPool and GlobalAveragePool of such an output behind its
- *	   ReorderOutput (onnx_pg.nchwc MaxPool, GlobalAveragePool);
+ *	   ReorderOutput (onnx_pg.nchwc MaxPool, GlobalAveragePool), and a Mul
+ *	   of two such outputs (onnx_pg.nchwc Mul: a channel gate);
  *	3. reads a blocked value directly wherever a ReorderInput would undo a
  *	   ReorderOutput, so that a chain of residual blocks is reordered only
  *	   where it meets the other operators (the network's input, its head,
@@ -339,6 +340,68 @@ sink_pool(ox_pass_ctx *pc, ox_graph *g, int k, const char *op, ox_status *st)
 	return retarget_output(pc, g, k, ox_attr_int(&g->nodes[r], "channels", 0), st);
 }
 
+/* dimension i of value v's declared type, when it is a known size or a named one */
+static bool
+same_dim(const ox_graph *g, int a, int b, int i)
+{
+	const ox_type *ta = &g->values[a].type,
+			   *tb = &g->values[b].type;
+	const ox_dim *da,
+			   *db;
+
+	if (ta->kind != OX_TYPE_TENSOR || tb->kind != OX_TYPE_TENSOR || ta->rank != 4 || tb->rank != 4 ||
+		!ta->dims || !tb->dims)
+		return false;
+	da = &ta->dims[i];
+	db = &tb->dims[i];
+	return (da->value >= 0 && da->value == db->value) ||
+		(da->value < 0 && db->value < 0 && da->param && db->param && strcmp(da->param, db->param) == 0);
+}
+
+/* whether value v is declared [.., .., 1, 1] */
+static bool
+unit_plane(const ox_graph *g, int v)
+{
+	const ox_type *t = &g->values[v].type;
+
+	return t->kind == OX_TYPE_TENSOR && t->rank == 4 && t->dims && t->dims[2].value == 1 && t->dims[3].value == 1;
+}
+
+/*
+ * step 2, Mul: of two chains' outputs, as onnx_pg.nchwc Mul on their
+ * blocks, when their declared shapes say that the blocked kernel's
+ * broadcasts are the only ones: the same channels, and the same plane or
+ * one of them 1 x 1 (a squeeze-and-excitation gate; any other broadcast of
+ * the plane stays in NCHW).  Batches may broadcast as in ONNX: the kernel
+ * does.  LR-ASPP's nine gates each left the blocks for their Mul.
+ */
+static ox_code
+sink_mul(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
+{
+	ox_node    *n = &g->nodes[k];
+	int			ra,
+				rb,
+				a,
+				b;
+	int64_t		channels;
+
+	if (!is_op(n, "", "Mul") || n->n_inputs != 2 || n->n_outputs != 1 || n->outputs[0] < 0 ||
+		(ra = reorder_output_of(g, n->inputs[0])) < 0 || (rb = reorder_output_of(g, n->inputs[1])) < 0)
+		return OX_OK;
+	a = n->inputs[0];
+	b = n->inputs[1];
+	channels = ox_attr_int(&g->nodes[ra], "channels", 0);
+	if (channels <= 0 || channels != ox_attr_int(&g->nodes[rb], "channels", 0) ||
+		!same_dim(g, a, b, 1) || g->values[a].type.dims[1].value != channels ||
+		!((same_dim(g, a, b, 2) && same_dim(g, a, b, 3)) || unit_plane(g, a) || unit_plane(g, b)))
+		return OX_OK;
+	n->inputs[0] = g->nodes[ra].inputs[0];
+	n->inputs[1] = g->nodes[rb].inputs[0];
+	n->domain = OX_NCHWC_DOMAIN;
+	n->opset = 1;
+	return retarget_output(pc, g, k, channels, st);
+}
+
 /* step 3: ReorderInput(ReorderOutput(b)) is b */
 static void
 cancel_pairs(ox_pass_ctx *pc, ox_graph *g)
@@ -373,6 +436,7 @@ ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		OX_TRY(convert_conv(pc, g, k, st));
 		OX_TRY(sink_pool(pc, g, k, "MaxPool", st));
 		OX_TRY(sink_pool(pc, g, k, "GlobalAveragePool", st));
+		OX_TRY(sink_mul(pc, g, k, st));
 	}
 	cancel_pairs(pc, g);
 	return OX_OK;
