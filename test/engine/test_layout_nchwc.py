@@ -433,6 +433,23 @@ def test_pass_same_outputs(batch, h, threads, block):
     assert ops.count("FusedConv") == 0, ops
 
 
+def both_ways(case, seed):
+    """conv case's blocked model run directly (winograd = 0) and by
+    Winograd (1), each checked against onnxruntime: ({0: out, 1: out}, the
+    plain model, its feeds)"""
+    from onnx import load_from_string
+    blocked, plain, feeds = conv_case(*case, seed=seed)
+    want = ort_run(plain, feeds)[0]
+    outs = {}
+    for wino in (0, 1):
+        p = load_from_string(blocked)
+        conv = next(n for n in p.graph.node if n.op_type == "Conv")
+        conv.attribute.append(helper.make_attribute("winograd", wino))
+        outs[wino] = Session(p.SerializeToString(), opt_level=0).run(feeds)[0]
+        close(outs[wino], want, "case %s, winograd %d" % (case, wino))
+    return outs, plain, feeds
+
+
 @pytest.mark.parametrize("h", [7, 9, 10, 16])
 def test_small_planes_run_directly(h, block):
     """in blocks of 16, a 3x3 stride-1 layer runs by Winograd's F(4x4, 3x3)
@@ -441,17 +458,7 @@ def test_small_planes_run_directly(h, block):
     pass's session gives the bits of the explicit model it chose"""
     if block == 8:
         pytest.skip("no blocked Winograd in blocks of 8: every 3x3 layer runs directly")
-    case = (1, 64, 64, h, h, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu")
-    from onnx import load_from_string
-    blocked, plain, feeds = conv_case(*case, seed=h)
-    want = ort_run(plain, feeds)[0]
-    outs = {}
-    for wino in (0, 1):
-        p = load_from_string(blocked)
-        conv = next(n for n in p.graph.node if n.op_type == "Conv")
-        conv.attribute.append(helper.make_attribute("winograd", wino))
-        outs[wino] = Session(p.SerializeToString(), opt_level=0).run(feeds)[0]
-        close(outs[wino], want, "h %d, winograd %d" % (h, wino))
+    outs, plain, feeds = both_ways((1, 64, 64, h, h, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu"), h)
     assert not np.array_equal(outs[0], outs[1]), "the two ways should round differently"
     got = Session(plain, opt_level=3).run(feeds)[0]
     np.testing.assert_array_equal(got, outs[1 if h * h >= 100 else 0])
@@ -464,17 +471,7 @@ def test_many_channels_run_directly(c, block):
     once per few tiles, cost more than they save); 512 still by Winograd"""
     if block == 8:
         pytest.skip("no blocked Winograd in blocks of 8: every 3x3 layer runs directly")
-    from onnx import load_from_string
-    case = (1, c, 32, 12, 12, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu")
-    blocked, plain, feeds = conv_case(*case, seed=c)
-    want = ort_run(plain, feeds)[0]
-    outs = {}
-    for wino in (0, 1):
-        p = load_from_string(blocked)
-        conv = next(n for n in p.graph.node if n.op_type == "Conv")
-        conv.attribute.append(helper.make_attribute("winograd", wino))
-        outs[wino] = Session(p.SerializeToString(), opt_level=0).run(feeds)[0]
-        close(outs[wino], want, "c %d, winograd %d" % (c, wino))
+    outs, plain, feeds = both_ways((1, c, 32, 12, 12, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu"), c)
     got = Session(plain, opt_level=3).run(feeds)[0]
     np.testing.assert_array_equal(got, outs[1 if c <= 512 else 0])
 

@@ -197,6 +197,17 @@ packed_is_b(const nn_packed_weight *w, const ox_tensor *b)
 	return w->packed && (b->data == w->src || b->released);
 }
 
+/* the declared type of the node's input 0 (A), or NULL without the graph */
+static const ox_type *
+input0_type(const ox_prepare_ctx *pc)
+{
+	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 0 && pc->node->inputs[0] >= 0 &&
+							   pc->node->inputs[0] < pc->graph->n_values)
+		? ox_node_input_def(pc->graph, pc->node, 0) : NULL;
+
+	return def ? &def->type : NULL;
+}
+
 /*
  * The rows A gives the product (Gemm: op(A)'s first dimension; MatMul: all
  * of A's dimensions but the last, batches folded in) when A's shape is
@@ -205,10 +216,7 @@ packed_is_b(const nn_packed_weight *w, const ox_tensor *b)
 static int64_t
 static_product_rows(const ox_prepare_ctx *pc, bool gemm, bool trans_a)
 {
-	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 0 && pc->node->inputs[0] >= 0 &&
-							   pc->node->inputs[0] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, pc->node, 0) : NULL;
-	const ox_type *t = def ? &def->type : NULL;
+	const ox_type *t = input0_type(pc);
 	int64_t		rows = 1;
 
 	if (!t || t->kind != OX_TYPE_TENSOR || t->rank < 2 || (gemm && t->rank != 2))
@@ -267,11 +275,9 @@ offer_release(ox_prepare_ctx *pc, const nn_packed_weight *w, int64_t rows, bool 
 static bool
 a_rank_at_least_2(const ox_prepare_ctx *pc)
 {
-	const ox_value_def *def = (pc->graph && pc->node->n_inputs > 0 && pc->node->inputs[0] >= 0 &&
-							   pc->node->inputs[0] < pc->graph->n_values)
-		? ox_node_input_def(pc->graph, pc->node, 0) : NULL;
+	const ox_type *t = input0_type(pc);
 
-	return def && def->type.kind == OX_TYPE_TENSOR && def->type.rank >= 2;
+	return t && t->kind == OX_TYPE_TENSOR && t->rank >= 2;
 }
 
 /* whether the constant B input has no infinity or NaN (ox_sgemm_epilogue.b_finite) */

@@ -595,6 +595,10 @@ finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 #define STORE_TAIL_AVX512(p, m, v) _mm512_mask_storeu_ps((p), (m), (v))
 #define LOAD_TAIL_AVX2(p, m) _mm256_maskload_ps((p), (m))
 #define STORE_TAIL_AVX2(p, m, v) _mm256_maskstore_ps((p), (m), (v))
+/* the mask of a last vector's first lanes (fewer than a vector) */
+#define TAILMASK_AVX512(lanes) ((__mmask16) ((1u << (lanes)) - 1))
+#define TAILMASK_AVX2(lanes) \
+	_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 
 /*
  * Columns n ... of out summed over the rows (ks's, or all nk): NV vectors
@@ -695,7 +699,7 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int
 		AXPY_ROWS_CHUNK(AXPY_OPS_AVX512, 16, 16, 0);
 	for (; n + 128 <= n1; n += 128)
 		AXPY_ROWS_CHUNK(AXPY_OPS_AVX512, 8, 16, 0);
-	tm = (__mmask16) ((1u << ((n1 - n) % 16)) - 1);
+	tm = TAILMASK_AVX512((n1 - n) % 16);
 	AXPY_ROWS_REST(16, AXPY_OPS_AVX512);
 }
 
@@ -711,8 +715,7 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32
 	for (; n + 64 <= n1; n += 64)
 		AXPY_ROWS_CHUNK(AXPY_OPS_AVX2, 8, 8, 0);
 	/* the last columns in masked lanes: the same fused multiply-adds as the full vectors */
-	tm = _mm256_cmpgt_epi32(_mm256_set1_epi32((int) ((n1 - n) % 8)),
-							_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+	tm = TAILMASK_AVX2((n1 - n) % 8);
 	AXPY_ROWS_REST(8, AXPY_OPS_AVX2);
 }
 
@@ -724,10 +727,10 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32
  * sliver, for the prefetchers.  A depth of a sliver is nr = 2W floats; the
  * slivers of a K block are nr * kc floats apart.  With a nonzero list, the
  * depth AXPY_PREFETCH_AHEAD entries on is prefetched (the rows read are not
- * in sequence), as the AXPY kernels do.  TAILMASK(lanes) is the mask of a
- * last vector's first lanes.
+ * in sequence), as the AXPY kernels do.  TAILMASK is TAILMASK_AVX512 or
+ * TAILMASK_AVX2.  PACKED_GEMV_DEPTH: depth k of the G slivers from base,
+ * x[k] times its two vectors of each, into their accumulators.
  */
-/* depth k of the G slivers from base: x[k] times its two vectors of each, into their accumulators */
 #define PACKED_GEMV_DEPTH(VEC, SET1, LOAD, FMA, W, G) \
 	do { \
 		VEC			xv = SET1(x[k]); \
@@ -794,9 +797,6 @@ ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32
 			PACKED_GEMV_GROUP(__VA_ARGS__, W, 1); \
 	} while (0)
 
-#define TAILMASK_AVX512(lanes) ((__mmask16) ((1u << (lanes)) - 1))
-#define TAILMASK_AVX2(lanes) \
-	_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 #define PACKED_GEMV_OPS_AVX512 \
 	__m512, _mm512_setzero_ps, _mm512_set1_ps, _mm512_loadu_ps, _mm512_fmadd_ps, _mm512_storeu_ps, \
 	finish_avx512, full, STORE_TAIL_AVX512, TAILMASK_AVX512

@@ -823,13 +823,20 @@ resize2d_rows(void *arg, int64_t r0, int64_t r1)
 		free(tmp);
 }
 
+/* what resize2d_taps made of an axis */
+typedef enum taps_made
+{
+	TAPS_MADE,
+	TAPS_OUTSIDE,				/* a position outside the input: not the row path's */
+	TAPS_FAILED					/* st says why */
+} taps_made;
+
 /*
  * The taps of every output position of axis plan p (NULL: the axis is
- * kept, one tap of 1 at the same position) padded to *ntaps each; false
- * (nothing allocated) when a position has none (outside the input:
- * extrapolated) or the tables cannot be made
+ * kept, one tap of 1 at the same position) padded to *ntaps each, in
+ * workspace the caller frees (nothing allocated unless TAPS_MADE)
  */
-static bool
+static taps_made
 resize2d_taps(const resize_state *s, const axis_plan *p, int64_t n, ox_status *st, int64_t **idx,
 			  double **coef, int *ntaps)
 {
@@ -844,19 +851,19 @@ resize2d_taps(const resize_state *s, const axis_plan *p, int64_t n, ox_status *s
 	{
 		int			k = taps_for(s, p, o, c, &start, st, &bad);
 
-		if (bad || k == 0)
-			return false;
+		if (bad)
+			return TAPS_FAILED;
+		if (k == 0)
+			return TAPS_OUTSIDE;
 		most = k > most ? k : most;
 	}
-	*idx = malloc(sizeof(int64_t) * (size_t) (n * most));
-	*coef = malloc(sizeof(double) * (size_t) (n * most));
-	if (!*idx || !*coef)
+	*idx = ox_workspace_alloc(sizeof(int64_t) * (size_t) (n * most), st, "Resize");
+	*coef = *idx ? ox_workspace_alloc(sizeof(double) * (size_t) (n * most), st, "Resize") : NULL;
+	if (!*coef)
 	{
 		free(*idx);
-		free(*coef);
 		*idx = NULL;
-		*coef = NULL;
-		return false;
+		return TAPS_FAILED;
 	}
 	for (int64_t o = 0; o < n; o++)
 	{
@@ -874,7 +881,7 @@ resize2d_taps(const resize_state *s, const axis_plan *p, int64_t n, ox_status *s
 		}
 	}
 	*ntaps = most;
-	return true;
+	return TAPS_MADE;
 }
 
 /*
@@ -893,7 +900,7 @@ resize_2d_float(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, o
 			   *cols = NULL;
 	double	   *hcoef = NULL,
 			   *wcoef = NULL;
-	bool		done = false;
+	taps_made	made;
 
 	if (x->dtype != OX_FLOAT || r < 2 || n_plans < 1 || n_plans > 2)
 		return false;
@@ -911,8 +918,10 @@ resize_2d_float(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, o
 	job.win = x->dims[r - 1];
 	job.hout = out->dims[r - 2];
 	job.wout = out->dims[r - 1];
-	if (resize2d_taps(s, ph, job.hout, ctx->st, &rows, &hcoef, &job.nh) &&
-		resize2d_taps(s, pw, job.wout, ctx->st, &cols, &wcoef, &job.nw))
+	made = resize2d_taps(s, ph, job.hout, ctx->st, &rows, &hcoef, &job.nh);
+	if (made == TAPS_MADE)
+		made = resize2d_taps(s, pw, job.wout, ctx->st, &cols, &wcoef, &job.nw);
+	if (made == TAPS_MADE)
 	{
 		job.ctx = ctx;
 		job.x = x->data;
@@ -928,13 +937,12 @@ resize_2d_float(ox_kernel_ctx *ctx, const resize_state *s, const ox_tensor *x, o
 						4096 / (job.win * job.nh + job.wout * job.nw + 1) + 1, resize2d_rows, &job);
 		if (job.oom && ctx->st->code == OX_OK)
 			ox_fail(ctx->st, OX_OUT_OF_MEMORY, "Resize: could not allocate a row buffer");
-		done = true;
 	}
 	free(rows);
 	free(hcoef);
 	free(cols);
 	free(wcoef);
-	return done;
+	return made != TAPS_OUTSIDE;
 }
 
 /* read a float tensor (scales, roi) of up to max entries */

@@ -340,7 +340,7 @@ sink_pool(ox_pass_ctx *pc, ox_graph *g, int k, const char *op, ox_status *st)
 	return retarget_output(pc, g, k, ox_attr_int(&g->nodes[r], "channels", 0), st);
 }
 
-/* dimension i of value v's declared type, when it is a known size or a named one */
+/* whether values a and b are declared rank 4 with dimension i the same known size or the same name */
 static bool
 same_dim(const ox_graph *g, int a, int b, int i)
 {
