@@ -492,6 +492,30 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 			set_out(m, g, n, 0, e0, &out);
 			return;
 		}
+		if (is(n, "Pad") && a.rank >= 0)
+		{
+			/* the pads of every axis (Pad-2's attribute, Pad-11's input); not with Pad-18's axes */
+			int64_t		pads[2 * OX_MAX_RANK];
+			int			np = n->opset >= 11 ? const_ints(g, n, 1, NULL, pads, 2 * OX_MAX_RANK)
+				: n->opset >= 2 ? const_ints(g, n, -1, "pads", pads, 2 * OX_MAX_RANK) : -1;
+			bool		by_axis = n->n_inputs > 3 && n->inputs[3] >= 0;
+
+			out.rank = a.rank;
+			for (int i = 0; i < a.rank; i++)
+			{
+				int64_t		v;
+
+				if (by_axis || np != 2 * a.rank)
+					out.d[i] = dim_unknown();
+				else if (pads[i] == 0 && pads[a.rank + i] == 0)
+					out.d[i] = a.d[i];
+				else
+					out.d[i] = a.d[i].value >= 0 && !__builtin_add_overflow(a.d[i].value, pads[i], &v) &&
+						!__builtin_add_overflow(v, pads[a.rank + i], &v) && v >= 0 ? dim_known(v) : dim_unknown();
+			}
+			set_out(m, g, n, 0, e0, &out);
+			return;
+		}
 		if (is(n, "Transpose") && a.rank >= 0)
 		{
 			int64_t		perm[OX_MAX_RANK];

@@ -552,3 +552,82 @@ def test_gemv_skips_zero_inputs_only_over_finite_weights(op):
                     assert np.isnan(got[:, 5 % N]).all() and np.isnan(got[:, 9 % N]).all()
                 ok = ~np.isnan(want)
                 np.testing.assert_allclose(got[ok], want[ok], rtol=1e-4, atol=1e-4)
+
+
+def _pad_model(consumer="Conv", pads=(0, 0, 1, 2, 0, 0, 2, 1), value=None, mode="constant", attrs=None,
+               axes=None, opset=17, pad_is_output=False):
+    """x -> Pad -> consumer (Conv 8 -> 4 channels 3x3, or a 3x3 pool) -> y"""
+    rng = np.random.default_rng(11)
+    inits = [numpy_helper.from_array(rng.standard_normal((4, 8, 3, 3)).astype(np.float32), "w"),
+             numpy_helper.from_array(rng.standard_normal(4).astype(np.float32), "b")]
+    if opset >= 11:
+        pad_in = ["x", "pads"]
+        inits.append(numpy_helper.from_array(np.array(pads, np.int64), "pads"))
+        if value is not None or axes is not None:
+            pad_in.append("value" if value is not None else "")
+            if value is not None:
+                inits.append(numpy_helper.from_array(np.array(value, np.float32), "value"))
+        if axes is not None:
+            pad_in.append("axes")
+            inits.append(numpy_helper.from_array(np.array(axes, np.int64), "axes"))
+        pad = helper.make_node("Pad", pad_in, ["p"], mode=mode)
+    else:
+        pad = helper.make_node("Pad", ["x"], ["p"], mode=mode, pads=list(pads),
+                               **({"value": value} if value is not None else {}))
+    attrs = dict(attrs or {})
+    if consumer == "Conv":
+        node = helper.make_node("Conv", ["p", "w", "b"], ["y"], **attrs)
+    else:
+        node = helper.make_node(consumer, ["p"], ["y"], kernel_shape=[3, 3], **attrs)
+    outputs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    if pad_is_output:
+        outputs.append(helper.make_tensor_value_info("p", TensorProto.FLOAT, None))
+    return make_model([pad, node], [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 8, 9, 11])],
+                      outputs, inits, opset=opset)
+
+
+PAD_FOLDS = {
+    "conv": dict(),
+    "conv_own_pads": dict(attrs={"pads": [1, 0, 0, 1], "strides": [2, 1]}),
+    "conv_axes": dict(pads=(1, 2, 2, 0), axes=(2, -1), opset=18),
+    "conv_zero_value": dict(value=0.0),
+    "conv_pad2": dict(opset=10),
+    "avg": dict(consumer="AveragePool"),
+    "avg_counted_pads": dict(consumer="AveragePool", attrs={"pads": [1, 0, 0, 0], "count_include_pad": 1}),
+    "avg_strided": dict(consumer="AveragePool", pads=(0, 0, 2, 1, 0, 0, 0, 2), attrs={"strides": [2, 2]}),
+}
+PAD_LEFT = {
+    "value": dict(value=1.5),
+    "negative_zero": dict(value=-0.0),
+    "reflect": dict(mode="reflect"),
+    "channel_axis": dict(consumer="AveragePool", pads=(0, 1, 1, 1, 0, 0, 1, 1)),
+    "negative": dict(pads=(0, 0, 1, -1, 0, 0, 1, 1)),
+    "auto_pad": dict(attrs={"auto_pad": "SAME_UPPER"}),
+    "pad_output": dict(pad_is_output=True),
+    "max_pool": dict(consumer="MaxPool"),
+    "avg_uncounted_pads": dict(consumer="AveragePool", attrs={"pads": [1, 1, 0, 0]}),
+    "avg_ceil": dict(consumer="AveragePool", attrs={"ceil_mode": 1, "strides": [2, 2]}),
+    # 2 + 1 rows of padding before a 3-row window: onnxruntime refuses a pool padded so
+    "avg_past_kernel": dict(consumer="AveragePool", attrs={"pads": [1, 0, 0, 0], "count_include_pad": 1},
+                            pads=(0, 0, 2, 0, 0, 0, 0, 0)),
+}
+
+
+@pytest.mark.parametrize("case", list(PAD_FOLDS) + list(PAD_LEFT))
+def test_pad_folds_into_conv_and_average_pool(case):
+    """A constant zero Pad of the spatial axes becomes the next Conv's or
+    AveragePool's padding (AveragePool then counts the padding, as the
+    explicit zeros were counted) from level 1 on; anything that would change
+    the result keeps its Pad.  Same outputs at every level, and in
+    onnxruntime running the saved graph."""
+    model = _pad_model(**{**PAD_FOLDS, **PAD_LEFT}[case])
+    x = np.random.default_rng(12).standard_normal((2, 8, 9, 11)).astype(np.float32)
+    check_all_levels(model, {"x": x})
+    saved = onnx.load_from_string(Session(model, opt_level=1).save())
+    ops = [n.op_type for n in saved.graph.node]
+    assert ("Pad" in ops) == (case in PAD_LEFT), ops
+    for got, want in zip(ort_run(saved, {"x": x}), ort_run(model, {"x": x})):
+        np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
+    if case in PAD_FOLDS and "avg" in case:
+        node = saved.graph.node[0]
+        assert helper.get_attribute_value(next(a for a in node.attribute if a.name == "count_include_pad")) == 1

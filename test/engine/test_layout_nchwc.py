@@ -15,6 +15,7 @@ Every test runs once per block size this CPU has (an AVX-512 machine runs
 blocks of 8 too, its kernel choice forced to AVX2); skipped without AVX2, where the pass does not
 apply."""
 import numpy as np
+import onnx
 import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -65,6 +66,9 @@ ACTS = {
     "LeakyRelu": ([0.1], lambda x: helper.make_node("LeakyRelu", [x], ["y"], alpha=0.1)),
     "Clip": ([-0.5, 0.25], None),
     "HardSigmoid": ([0.3, 0.4], lambda x: helper.make_node("HardSigmoid", [x], ["y"], alpha=0.3, beta=0.4)),
+    "Sigmoid": ([], lambda x: helper.make_node("Sigmoid", [x], ["y"])),
+    # the engine's own (the pass absorbs PyTorch's Sigmoid and Mul into it)
+    "SiLU": ([], lambda x: [helper.make_node("Sigmoid", [x], ["s"]), helper.make_node("Mul", [x, "s"], ["y"])]),
 }
 
 
@@ -114,7 +118,8 @@ def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, dept
                   numpy_helper.from_array(np.float32(params[1]), "hi")]
         plain.append(helper.make_node("Clip", [last, "lo", "hi"], ["y"]))
     elif plain_act is not None:
-        plain.append(plain_act(last))
+        made = plain_act(last)
+        plain += made if isinstance(made, list) else [made]
     else:
         plain.append(helper.make_node("Identity", [last], ["y"]))
     return (model(blocked, inputs, ["y"], inits, [NC]), model(plain, inputs, ["y"], inits), feeds)
@@ -156,6 +161,11 @@ CONV_CASES = [
     (1, 48, 40, 14, 14, 3, 1, [12, 12, 12, 12], 12, True, False, "Relu"),  # outer taps in range for a few pixels
     (1, 32, 24, 9, 11, 3, 1, [36, 36, 36, 36], 36, True, True, None),      # only the centre tap anywhere
     (2, 16, 16, 10, 13, 3, 2, [6, 5, 6, 5], 5, False, False, "Clip"),      # stride 2, asymmetric reach
+    # EfficientNet's activations, in registers: 1x1, Winograd, direct 3x3/2, a residual
+    (1, 32, 48, 14, 14, 1, 1, [0, 0, 0, 0], 1, True, False, "SiLU"),
+    (1, 16, 40, 12, 12, 3, 1, [1, 1, 1, 1], 1, True, True, "SiLU"),
+    (2, 24, 40, 11, 9, 3, 2, [1, 1, 1, 1], 1, True, False, "Sigmoid"),
+    (1, 40, 24, 7, 7, 1, 1, [0, 0, 0, 0], 1, False, True, "Sigmoid"),
 ]
 
 
@@ -177,6 +187,28 @@ def test_blocked_conv_matches_conv(case, threads, block):
         finally:
             force_fma_bcast(None)
         np.testing.assert_array_equal(other, got, err_msg="case %d, broadcast in the FMA: %s" % (case, not before))
+
+
+@pytest.mark.parametrize("act", ["Sigmoid", "SiLU"])
+def test_blocked_sigmoid_saturates(act, block):
+    """Sigmoid and SiLU in registers over the whole float range of their
+    argument: 0 and 1 (and -0 and x) far out, no NaN from exp's overflow,
+    subnormal exp(-|x|) near -88, NaN kept"""
+    blocked, plain, _ = conv_case(1, 16, 16, 1, 40, 1, 1, [0, 0, 0, 0], 1, False, False, act, seed=0)
+    # the weights: the identity, so that y = x per channel
+    m = onnx.load_from_string(blocked)
+    m.graph.initializer[0].CopyFrom(numpy_helper.from_array(np.eye(16, dtype=np.float32).reshape(16, 16, 1, 1), "w"))
+    x = np.linspace(-120, 120, 16 * 40, dtype=np.float32).reshape(1, 16, 1, 40)
+    x[0, 3, 0, :6] = [-88.5, -87.0, -103.9, -104.5, 1e30, -1e30]
+    x[0, 5, 0, 7] = np.nan  # times the zero weights, NaN in every channel of that pixel
+    got = Session(m.SerializeToString(), opt_level=0).run({"x": x})[0]
+    with np.errstate(over="ignore"):
+        sig = 1 / (1 + np.exp(-x.astype(np.float64)))
+    want = sig if act == "Sigmoid" else x * sig
+    assert np.isnan(got[0, :, 0, 7]).all() and np.isnan(got).sum() == 16
+    got, want = np.delete(got, 7, axis=3), np.delete(want, 7, axis=3)
+    # atol: SiLU of about -100 multiplies a Sigmoid of a few subnormal steps (float has no finer ones)
+    np.testing.assert_allclose(got, want, rtol=4e-7, atol=1e-42)
 
 
 def bias_as_input(m):
@@ -270,6 +302,15 @@ POOL_CASES = [
     ("MaxPool", 2, 16, 9, 23, dict(kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1, dilations=[1, 2])),
     ("GlobalAveragePool", 2, 40, 7, 5, {}),
     ("GlobalAveragePool", 1, 2048, 7, 7, {}),
+    # Inception's 3x3 stride-1 pool (its Pad folded in) on 35 x 35, with and without the padding counted
+    ("AveragePool", 1, 48, 35, 35, dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1], count_include_pad=1)),
+    ("AveragePool", 2, 20, 9, 10, dict(kernel_shape=[3, 3], pads=[1, 1, 1, 1])),
+    ("AveragePool", 1, 16, 13, 31, dict(kernel_shape=[3, 2], strides=[2, 1], pads=[0, 1, 2, 0], count_include_pad=1)),
+    # past the padded extent with ceil_mode: those taps never count
+    ("AveragePool", 2, 16, 9, 23, dict(kernel_shape=[3, 3], strides=[2, 2], pads=[1, 0, 0, 1], ceil_mode=1,
+                                       count_include_pad=1)),
+    ("AveragePool", 1, 24, 6, 3, dict(kernel_shape=[5, 5], pads=[2, 2, 2, 2])),
+    ("AveragePool", 1, 16, 8, 8, dict(kernel_shape=[2, 2], strides=[2, 2])),
 ]
 
 
@@ -280,6 +321,15 @@ def test_blocked_pool_matches_pool(case):
     got = Session(blocked, opt_level=0, threads=2).run(feeds)[0]
     assert got.shape == want.shape
     close(got, want, "pool case %d" % case)
+
+
+@pytest.mark.parametrize("case", [c for c in range(len(POOL_CASES)) if POOL_CASES[c][0] == "AveragePool"])
+def test_blocked_average_pool_same_bits(case):
+    """the blocked AveragePool sums each window in pool.c's order and divides
+    by its count: the same bits as the NCHW kernel, edges and all"""
+    blocked, plain, feeds = pool_case(*POOL_CASES[case], seed=case)
+    np.testing.assert_array_equal(Session(blocked, opt_level=0, threads=2).run(feeds)[0],
+                                  Session(plain, opt_level=0).run(feeds)[0])
 
 
 def test_reorder_round_trip_is_exact():
@@ -572,6 +622,98 @@ def test_pass_keeps_gates_blocked(h, threads, block):
     assert ops.count("ReorderInput") == 0 and ops.count("ReorderOutput") == 1, ops
 
 
+def inception_like(seed, h, pool_branch=32, last=48):
+    """two Inception-v3 modules: branches of 1x1, 1x1 then 3x3, and a 3x3
+    average pool (PyTorch's export: Pad, then AveragePool with no padding)
+    then 1x1, concatenated along the channels; the second module reads the
+    first's Concat with its convolutions and its pool"""
+    net = Net(seed)
+    x = net.conv("x", 3, 32, k=3, stride=2)
+    c = 32
+    for _ in range(2):
+        a = net.conv(x, c, 32, k=1)
+        b = net.conv(net.conv(x, c, 16, k=1), 16, last, k=3)
+        p = net.op("Pad", [x, net.name("pads")], mode="constant")
+        net.inits.append(numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64), net.nodes[-1].input[1]))
+        p = net.conv(net.op("AveragePool", [p], kernel_shape=[3, 3], strides=[1, 1]), c, pool_branch, k=1)
+        x = net.op("Concat", [a, p, b], axis=1)
+        c = 32 + pool_branch + last
+    net.nodes.append(helper.make_node("GlobalAveragePool", [net.conv(x, c, 16, k=1)], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
+
+
+@pytest.mark.parametrize("h,threads", [(31, 1), (24, 2)])
+def test_pass_keeps_modules_blocked(h, threads, block):
+    """Concat of blocked branches stays blocked, and so do the pools that read
+    it; the last input's channels need not fill a block (24 in blocks of 16)"""
+    ops = level3_ops(inception_like(h, h), h, threads)
+    assert ops.count("Concat") == 2 and ops.count("AveragePool") == 2, ops
+    assert ops.count("ReorderInput") == 0 and ops.count("ReorderOutput") == 1, ops
+    assert "Pad" not in ops, ops
+    ops = level3_ops(inception_like(h, h, last=24), h, threads)
+    assert ops.count("ReorderInput") == 0 and ops.count("ReorderOutput") == 1, ops
+
+
+def test_pass_leaves_partial_blocks_in_concat(block):
+    """an input before the last whose channels do not fill its blocks: the
+    Concat stays NCHW (its blocks would leave a gap of zeros inside)"""
+    ops = level3_ops(inception_like(20, 20, pool_branch=20), 20, 1)
+    assert ops.count("ReorderOutput") > 1, ops
+
+
+def efficientnet_like(seed, h):
+    """EfficientNet's MBConv as PyTorch exports it: SiLU as Sigmoid then Mul
+    after the stem, the expansion and the depthwise convolution, a
+    squeeze-and-excitation gate whose 1x1 convolutions have 4 channels in the
+    middle (too few for the blocks), ending in a Sigmoid"""
+    net = Net(seed)
+
+    def silu(v):
+        return net.op("Mul", [v, net.op("Sigmoid", [v])])
+
+    x = silu(net.conv("x", 3, 16, k=3, stride=2, relu=False))
+    e = silu(net.conv(x, 16, 48, k=1, relu=False))
+    d = silu(net.conv(e, 48, 48, k=3, group=48, relu=False))
+    g = net.op("GlobalAveragePool", [d])
+    g = silu(net.conv(g, 48, 4, k=1, relu=False))
+    g = net.op("Sigmoid", [net.conv(g, 4, 48, k=1, relu=False)])
+    p = net.conv(net.op("Mul", [d, g]), 48, 24, k=1, relu=False)
+    net.nodes.append(helper.make_node("GlobalAveragePool", [p], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
+
+
+@pytest.mark.parametrize("h,threads", [(32, 1), (27, 2)])
+def test_pass_absorbs_silu(h, threads, block):
+    """every Sigmoid-then-Mul of a blocked convolution's output becomes its
+    activation, the gate's Sigmoid too (its convolution has 4 input
+    channels: NCHW FusedConv), and the gate is reordered into blocks for the
+    Mul, so the chain stays blocked"""
+    ops = level3_ops(efficientnet_like(h, h), h, threads)
+    assert "Sigmoid" not in ops and ops.count("Mul") == 1, ops
+    # out for the gate's NCHW convolution and at the end; in for the gate
+    assert ops.count("ReorderOutput") == 2 and ops.count("ReorderInput") == 1, ops
+
+
+@pytest.mark.parametrize("shapes", [((1, 2, 3, 4, 8), (1, 1, 3, 4, 8)), ((2, 1, 3, 4, 8), (2, 3, 3, 4, 8), (2, 0, 3, 4, 8)),
+                                    ((1, 2, 3, 4, 8), (1, 1, 3, 5, 8)), ((1, 2, 3, 4, 8), (2, 1, 3, 4, 8)),
+                                    ((1, 2, 3, 4, 8), (1, 1, 3, 4, 16)), ((1, 2, 3, 4), (1, 1, 3, 4))])
+def test_blocked_concat_shapes(shapes):
+    """onnx_pg.nchwc Concat (a model may contain it): the blocks of inputs with
+    the same batch, plane and block one after the other; anything else an
+    error"""
+    rng = np.random.default_rng(len(shapes))
+    xs = {"x%d" % i: rng.standard_normal(sh).astype(np.float32) for i, sh in enumerate(shapes)}
+    m = model([helper.make_node("Concat", list(xs), ["y"], domain=NC, axis=1)],
+              [(k, list(v.shape)) for k, v in xs.items()], ["y"], [], [NC])
+    first = shapes[0]
+    ok = all(len(sh) == 5 and sh[0] == first[0] and sh[2:] == first[2:] for sh in shapes)
+    if not ok:
+        with pytest.raises(EngineError, match="onnx_pg.nchwc Concat"):
+            Session(m, opt_level=0).run(xs)
+        return
+    np.testing.assert_array_equal(Session(m, opt_level=0, threads=2).run(xs)[0], np.concatenate(list(xs.values()), 1))
+
+
 @pytest.mark.parametrize("shapes", [((1, 2, 3, 4, 8), (1, 2, 1, 1, 8)), ((1, 2, 3, 4, 8), (1, 2, 3, 4, 8)),
                                     ((1, 2, 1, 1, 8), (1, 2, 3, 4, 8)), ((2, 2, 3, 4, 8), (1, 2, 1, 1, 8)),
                                     ((1, 2, 3, 4, 8), (3, 2, 1, 1, 8)), ((3, 2, 3, 4, 8), (3, 2, 3, 4, 8)),
@@ -599,6 +741,8 @@ def test_blocked_mul_shapes(shapes):
 
 
 @pytest.mark.parametrize("case", [(1, 32, 12, 10, 3, 1, [1, 1, 1, 1], 1, True, False, "Clip"),
+                                  (1, 48, 13, 9, 3, 1, [1, 1, 1, 1], 1, True, False, "SiLU"),
+                                  (1, 24, 10, 10, 5, 2, [2, 2, 2, 2], 1, True, True, "Sigmoid"),
                                   (2, 40, 9, 14, 3, 2, [1, 0, 1, 2], 1, False, True, None),
                                   (1, 16, 11, 11, 5, 1, [4, 4, 4, 4], 2, True, True, "HardSigmoid"),
                                   (1, 96, 7, 29, 3, 1, [0, 0, 0, 0], 1, True, False, "Relu"),

@@ -241,6 +241,16 @@ nn_act_in_registers(const nn_activation *act)
 }
 
 /*
+ * The activations of the blocked convolutions (conv_nchwc_vec.h's nv_act):
+ * those above, and Sigmoid and SiLU through vmath's exp.
+ */
+static inline bool
+nn_act_in_nchwc_registers(const nn_activation *act)
+{
+	return nn_act_in_registers(act) || act->kind == NN_ACT_SIGMOID || act->kind == NN_ACT_SILU;
+}
+
+/*
  * Transpose sixteen vectors in place: r[i] lane j becomes r[j] lane i.
  * Pairs of rows interleave by 32 bits, then by 64 bits, then the 128-bit
  * lanes are exchanged twice.

@@ -26,9 +26,11 @@
  *						(default 1: by Winograd's F(4x4, 3x3))
  *	 DepthwiseConv		the same with group = C = M (conv_nchwc_dw_kernels.h)
  *	 MaxPool			MaxPool's attributes, blocked in and out
+ *	 AveragePool		AveragePool's, blocked in and out
  *	 GlobalAveragePool	blocked in and out ([N, CB, 1, 1, B])
  *	 Mul				two blocked inputs of the same shape, or one of them
  *						[N, CB, 1, 1, B] scaling the other's every pixel
+ *	 Concat				axis = 1: blocked inputs' channel blocks, in order
  *
  * Every kernel checks its input against the blocked shape it needs: a model
  * may contain these operators itself.  Blocks of 16 need AVX-512, of 8 AVX2
@@ -60,7 +62,7 @@ nn_nchwc_prepare_begin(ox_prepare_ctx *pc, const char *op, const ox_tensor **w, 
 		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc %s: W must be a constant float tensor of rank 4", op);
 	OX_TRY(nn_window_parse(node, win, false, pc->st));
 	OX_TRY(nn_activation_parse(node, act, pc->st));
-	if (!nn_act_in_registers(act))
+	if (!nn_act_in_nchwc_registers(act))
 		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc %s: activation not supported", op);
 	return OX_OK;
 }
@@ -357,27 +359,46 @@ nchwc_depthwise_run(ox_kernel_ctx *ctx)
 typedef struct nchwc_pool_state
 {
 	nn_window	win;
+	bool		average;
+	bool		count_include_pad;
 } nchwc_pool_state;
 
+/* MaxPool's or AveragePool's attributes, as pool.c reads them */
 static ox_code
-nchwc_max_pool_prepare(ox_prepare_ctx *pc)
+nchwc_pool_prepare(ox_prepare_ctx *pc, bool average)
 {
-	nchwc_pool_state *s = calloc(1, sizeof(*s));
+	const char *op = average ? "AveragePool" : "MaxPool";
+	nchwc_pool_state *s;
+	int64_t		cip = ox_attr_int(pc->node, "count_include_pad", 0);
 
-	if (!s)
-		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc MaxPool: could not allocate state");
+	if (!average && pc->node->n_outputs > 1)
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc MaxPool: the Indices output is not supported");
+	if (average && cip != 0 && cip != 1)
+		return ox_fail(pc->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc AveragePool: count_include_pad is %lld, expected 0 or 1",
+					   (long long) cip);
+	if (!(s = calloc(1, sizeof(*s))))
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc %s: could not allocate state", op);
 	if (nn_window_parse(pc->node, &s->win, true, pc->st) != OX_OK)
 	{
 		free(s);
 		return pc->st->code;
 	}
-	if (pc->node->n_outputs > 1)
-	{
-		free(s);
-		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc MaxPool: the Indices output is not supported");
-	}
+	s->average = average;
+	s->count_include_pad = cip == 1;
 	pc->state = s;
 	return OX_OK;
+}
+
+static ox_code
+nchwc_max_pool_prepare(ox_prepare_ctx *pc)
+{
+	return nchwc_pool_prepare(pc, false);
+}
+
+static ox_code
+nchwc_average_pool_prepare(ox_prepare_ctx *pc)
+{
+	return nchwc_pool_prepare(pc, true);
 }
 
 static void
@@ -387,15 +408,16 @@ nchwc_pool_free(void *state)
 }
 
 static ox_code
-nchwc_max_pool_run(ox_kernel_ctx *ctx)
+nchwc_pool_run(ox_kernel_ctx *ctx)
 {
 	const nchwc_pool_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 
 	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc MaxPool: not prepared");
-	OX_TRY(nn_nchwc_check_blocked("MaxPool", "X", x, 0, ctx->st));
-	return x->dims[4] == 16 ? nn_nchwc16_max_pool_run(ctx, &s->win) : nn_nchwc8_max_pool_run(ctx, &s->win);
+		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc pooling: not prepared");
+	OX_TRY(nn_nchwc_check_blocked(s->average ? "AveragePool" : "MaxPool", "X", x, 0, ctx->st));
+	return x->dims[4] == 16 ? nn_nchwc16_pool_run(ctx, &s->win, s->average, s->count_include_pad)
+		: nn_nchwc8_pool_run(ctx, &s->win, s->average, s->count_include_pad);
 }
 
 static ox_code
@@ -505,6 +527,89 @@ nchwc_mul_run(ox_kernel_ctx *ctx)
 }
 
 /*
+ * Concat of blocked tensors along the channel blocks: the inputs' blocks one
+ * after the other, per image.  The pass (layout_nchwc.c) puts it where
+ * every input but the last has a whole number of blocks (a multiple of B
+ * channels), so that the blocks stand for the channels of ONNX's Concat in
+ * order, and the last input's zero channels past its C end the output as
+ * the blocked layout wants.  Inception's modules end in such a Concat of
+ * their branches, and the next module's convolutions and pools read it:
+ * blocked, no branch leaves the layout.
+ */
+typedef struct concat_job
+{
+	const ox_kernel_ctx *ctx;
+	float	   *y;
+	int64_t		span;			/* floats of one channel block: H x W x B */
+	int64_t		total_cb;		/* the output's channel blocks */
+} concat_job;
+
+/* (image, input) pairs [t0, t1): t / n_in the image, t % n_in the input */
+static void
+concat_blocks(void *arg, int64_t t0, int64_t t1)
+{
+	const concat_job *j = arg;
+	int			n_in = j->ctx->n_in;
+
+	for (int64_t t = t0; t < t1; t++)
+	{
+		int64_t		n = t / n_in,
+					before = 0;
+		int			i = (int) (t % n_in);
+		const ox_tensor *x = ox_in_tensor(j->ctx, i);
+
+		for (int k = 0; k < i; k++)
+			before += ox_in_tensor(j->ctx, k)->dims[1];
+		if (x->dims[1] > 0)
+			memcpy(j->y + (n * j->total_cb + before) * j->span, (const float *) x->data + n * x->dims[1] * j->span,
+				   sizeof(float) * (size_t) (x->dims[1] * j->span));
+	}
+}
+
+static ox_code
+nchwc_concat_run(ox_kernel_ctx *ctx)
+{
+	const ox_tensor *first = ox_in_tensor(ctx, 0);
+	int64_t		axis = ox_attr_int(ctx->node, "axis", 1);
+	int64_t		dims[5];
+	ox_tensor  *y;
+	concat_job	j;
+
+	if (axis != 1)
+		return ox_fail(ctx->st, OX_INVALID_MODEL, "onnx_pg.nchwc Concat: axis is %lld, expected 1 (the channel blocks)",
+					   (long long) axis);
+	if (ctx->n_in < 1)
+		return ox_fail(ctx->st, OX_INVALID_MODEL, "onnx_pg.nchwc Concat: no inputs");
+	OX_TRY(nn_nchwc_check_blocked("Concat", "inputs[0]", first, 0, ctx->st));
+	memcpy(dims, first->dims, sizeof(dims));
+	dims[1] = 0;
+	for (int i = 0; i < ctx->n_in; i++)
+	{
+		const ox_tensor *x = ox_in_tensor(ctx, i);
+		char		what[32];
+
+		snprintf(what, sizeof(what), "inputs[%d]", i);
+		OX_TRY(nn_nchwc_check_blocked("Concat", what, x, (int) first->dims[4], ctx->st));
+		if (x->dims[0] != first->dims[0] || x->dims[2] != first->dims[2] || x->dims[3] != first->dims[3])
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
+						   "onnx_pg.nchwc Concat: input %d is [%lld, .., %lld, %lld], input 0 [%lld, .., %lld, %lld]",
+						   i, (long long) x->dims[0], (long long) x->dims[2], (long long) x->dims[3],
+						   (long long) first->dims[0], (long long) first->dims[2], (long long) first->dims[3]);
+		dims[1] += x->dims[1];
+	}
+	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
+		return ctx->st->code;
+	if (ox_tensor_numel(y) == 0)
+		return OX_OK;
+	j.ctx = ctx;
+	j.y = y->data;
+	j.span = dims[2] * dims[3] * dims[4];
+	j.total_cb = dims[1];
+	ox_parallel_for(ctx, dims[0] * ctx->n_in, 1, concat_blocks, &j);
+	return ctx->st->code;
+}
+
+/*
  * Whether the 2-block convolution tiles (AVX-512) read each pixel's scalar
  * inside each of its two multiply-adds ("{1to16}", simd_bcast.h) instead of
  * broadcasting it once into a register.  A 1x1 layer into 2 blocks (192 ->
@@ -569,8 +674,10 @@ const ox_kernel_def ox_kernels_nchwc[] = {
 	{OX_NCHWC_DOMAIN, "ReorderOutput", 1, NULL, reorder_output_run, NULL},
 	{OX_NCHWC_DOMAIN, "Conv", 1, nchwc_conv_prepare, nchwc_conv_run, nchwc_conv_free},
 	{OX_NCHWC_DOMAIN, "DepthwiseConv", 1, nchwc_depthwise_prepare, nchwc_depthwise_run, nchwc_depthwise_free},
-	{OX_NCHWC_DOMAIN, "MaxPool", 1, nchwc_max_pool_prepare, nchwc_max_pool_run, nchwc_pool_free},
+	{OX_NCHWC_DOMAIN, "MaxPool", 1, nchwc_max_pool_prepare, nchwc_pool_run, nchwc_pool_free},
+	{OX_NCHWC_DOMAIN, "AveragePool", 1, nchwc_average_pool_prepare, nchwc_pool_run, nchwc_pool_free},
 	{OX_NCHWC_DOMAIN, "GlobalAveragePool", 1, NULL, nchwc_global_average_pool_run, NULL},
 	{OX_NCHWC_DOMAIN, "Mul", 1, NULL, nchwc_mul_run, NULL},
+	{OX_NCHWC_DOMAIN, "Concat", 1, NULL, nchwc_concat_run, NULL},
 };
 const int	ox_kernels_nchwc_count = OX_KERNEL_COUNT(ox_kernels_nchwc);

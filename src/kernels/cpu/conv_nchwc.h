@@ -11,6 +11,38 @@
 #define OX_KERNELS_CPU_CONV_NCHWC_H
 
 #include "kernels/cpu/conv_fast.h"
+#include "kernels/cpu/simd_avx2.h"
+#include "kernels/cpu/vmath_avx2.h"
+#include "kernels/cpu/vmath_avx512.h"
+
+/*
+ * The blocked kernels' activation on one vector (nn_act_in_nchwc_registers):
+ * the shared epilogues' (nn_act_avx512, nn_act_avx2), and Sigmoid and SiLU
+ * through vmath.  With AVX-512 these are the standalone Sigmoid's own
+ * vectors (ox_sigmoid16) and Mul's product, so absorbing EfficientNet's
+ * Sigmoid-then-Mul changes no bit.
+ */
+__attribute__((target("avx512f,fma")))
+static inline __m512
+nn_nchwc_act16(const nn_activation *act, __m512 v)
+{
+	if (act->kind == NN_ACT_SIGMOID)
+		return ox_sigmoid16(v);
+	if (act->kind == NN_ACT_SILU)
+		return _mm512_mul_ps(v, ox_sigmoid16(v));
+	return nn_act_avx512(act, v);
+}
+
+__attribute__((target("avx2,fma")))
+static inline __m256
+nn_nchwc_act8(const nn_activation *act, __m256 v)
+{
+	if (act->kind == NN_ACT_SIGMOID)
+		return ox_sigmoid8(v);
+	if (act->kind == NN_ACT_SILU)
+		return _mm256_mul_ps(v, ox_sigmoid8(v));
+	return nn_act_avx2(act, v);
+}
 
 /* the spatial axes of a 2-D nn_geom (right-aligned in NN_MAX_SPATIAL) */
 #define AH (NN_MAX_SPATIAL - 2)
@@ -167,7 +199,8 @@ typedef struct nn_nchwc_dw_state
 	ox_code		nn_nchwc##B##_reorder_output_run(ox_kernel_ctx *ctx); \
 	ox_code		nn_nchwc##B##_conv_prepare(ox_prepare_ctx *pc, nn_nchwc_conv_state *s, const ox_tensor *w); \
 	ox_code		nn_nchwc##B##_conv_run(ox_kernel_ctx *ctx); \
-	ox_code		nn_nchwc##B##_max_pool_run(ox_kernel_ctx *ctx, const nn_window *win); \
+	ox_code		nn_nchwc##B##_pool_run(ox_kernel_ctx *ctx, const nn_window *win, bool average, \
+										   bool count_include_pad); \
 	ox_code		nn_nchwc##B##_global_average_pool_run(ox_kernel_ctx *ctx); \
 	ox_code		nn_nchwc##B##_depthwise_prepare(ox_prepare_ctx *pc, nn_nchwc_dw_state *s, const ox_tensor *w); \
 	ox_code		nn_nchwc##B##_depthwise_run(ox_kernel_ctx *ctx);

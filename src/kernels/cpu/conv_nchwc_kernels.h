@@ -863,23 +863,45 @@ typedef struct pool_job
 	float	   *y;
 	int64_t		ow_lo,
 				ow_hi;			/* outputs whose every horizontal tap is inside */
+	bool		average;		/* AveragePool, else MaxPool */
+	bool		count_include_pad;
 } pool_job;
 
 #define POOL_PX 4
 
 /*
+ * AveragePool's divisor along one axis for the output whose first tap is
+ * at start, taps [lo, hi) inside: pool.c's (pool_tables), so that the
+ * quotients are the same.  With count_include_pad the taps inside the
+ * padded extent, which ends at in + pe.
+ */
+static inline int64_t
+pool_axis_count(const nn_geom *g, int ax, int64_t start, int64_t lo, int64_t hi, bool count_include_pad)
+{
+	int64_t		npad;
+
+	if (!count_include_pad)
+		return hi - lo;
+	npad = g->in[ax] + g->pe[ax] - start <= 0 ? 0 : (g->in[ax] + g->pe[ax] - start - 1) / g->d[ax] + 1;
+	return npad > g->k[ax] ? g->k[ax] : npad;
+}
+
+/*
  * Outputs [ox, ox + n) of one row, n <= POOL_PX, every horizontal tap
- * inside (inside: the taps' range computed once, the pixels' maxima
- * independent of each other, so that the comparisons of POOL_PX pixels
+ * inside (inside: the taps' range computed once, the pixels' windows
+ * independent of each other, so that the operations of POOL_PX pixels
  * overlap instead of waiting on each other; 2.4x onnxruntime's time on
  * ResNet-50's 3x3/2 pool at batch 8 the one-pixel way) or not (taps
- * clipped per pixel).  Each pixel compares its taps in the same order:
- * MaxPool's comparison (pool.c), u > v ? u : v in tap order from -FLT_MAX.
+ * clipped per pixel).  Each pixel takes its taps in the same order as
+ * pool.c: MaxPool's comparison, u > v ? u : v in tap order from -FLT_MAX;
+ * AveragePool's sum, in tap order from 0, over the taps inside, divided by
+ * the count pool.c divides by (rows: rows_count taps, computed by the
+ * caller), so that both layouts give the same bits.
  */
 __attribute__((target(NCHWC_TARGET)))
 static inline __attribute__((always_inline)) void
-max_pool_pixels(const pool_job *j, const float *xp, float *yp, int64_t iy, int64_t ky0, int64_t ky1,
-				int64_t ox, int n, bool inside)
+pool_pixels(const pool_job *j, const float *xp, float *yp, int64_t iy, int64_t ky0, int64_t ky1,
+			int64_t ox, int n, bool inside, bool average, int64_t rows_count)
 {
 	const nn_geom *g = j->g;
 	int64_t		w = g->in[AW],
@@ -888,7 +910,7 @@ max_pool_pixels(const pool_job *j, const float *xp, float *yp, int64_t iy, int64
 	nv_t		v[POOL_PX];
 
 	for (int p = 0; p < POOL_PX; p++)
-		v[p] = nv_set1(-FLT_MAX);
+		v[p] = average ? nv_zero() : nv_set1(-FLT_MAX);
 	for (int64_t ky = ky0; ky < ky1; ky++)
 	{
 		const float *xr = xp + (iy + ky * g->d[AH]) * w * BLK;
@@ -902,17 +924,60 @@ max_pool_pixels(const pool_job *j, const float *xp, float *yp, int64_t iy, int64
 			if (!inside)
 				nn_nchwc_tap_range(ix, dw, g->k[AW], w, &kx0, &kx1);
 			for (int64_t kx = kx0; kx < kx1; kx++)
-				v[p] = nv_take_greater(nv_load(xr + (ix + kx * dw) * BLK), v[p]);
+				v[p] = average ? nv_add(v[p], nv_load(xr + (ix + kx * dw) * BLK))
+					: nv_take_greater(nv_load(xr + (ix + kx * dw) * BLK), v[p]);
 		}
 	}
 	for (int p = 0; p < n; p++)
+	{
+		if (average)
+		{
+			int64_t		ix = (ox + p) * sw - g->pb[AW],
+						kx0 = 0,
+						kx1 = g->k[AW],
+						count;
+
+			if (!inside)
+				nn_nchwc_tap_range(ix, dw, g->k[AW], w, &kx0, &kx1);
+			count = rows_count * pool_axis_count(g, AW, ix, kx0, kx1, j->count_include_pad);
+			v[p] = count > 0 ? nv_div(v[p], nv_set1((float) count)) : nv_zero();
+		}
 		nv_store(yp + (ox + p) * BLK, v[p]);
+	}
+}
+
+/* one output row of MaxPool (average false) or AveragePool */
+__attribute__((target(NCHWC_TARGET)))
+static inline __attribute__((always_inline)) void
+pool_row(const pool_job *j, const float *xp, float *yp, int64_t iy, int64_t ky0, int64_t ky1, bool average,
+		 int64_t rows_count)
+{
+	int64_t		ow = j->g->out[AW];
+
+	for (int64_t ox = 0; ox < ow;)
+	{
+		if (ox >= j->ow_lo && ox + POOL_PX <= j->ow_hi)
+		{
+			pool_pixels(j, xp, yp, iy, ky0, ky1, ox, POOL_PX, true, average, rows_count);
+			ox += POOL_PX;
+		}
+		else
+		{
+			/* up to the next group of inside pixels, at most POOL_PX */
+			int64_t		n = ow - ox < POOL_PX ? ow - ox : POOL_PX;
+
+			if (ox < j->ow_lo && j->ow_lo - ox < n)
+				n = j->ow_lo - ox;
+			pool_pixels(j, xp, yp, iy, ky0, ky1, ox, (int) n, false, average, rows_count);
+			ox += n;
+		}
+	}
 }
 
 /* rows (image and block, output row) in [begin, end) */
 __attribute__((target(NCHWC_TARGET)))
 static void
-max_pool_task(void *arg, int64_t begin, int64_t end)
+pool_task(void *arg, int64_t begin, int64_t end)
 {
 	const pool_job *j = arg;
 	const nn_geom *g = j->g;
@@ -932,38 +997,29 @@ max_pool_task(void *arg, int64_t begin, int64_t end)
 					iy = oy * g->s[AH] - g->pb[AH];
 
 		nn_nchwc_tap_range(iy, g->d[AH], g->k[AH], h, &ky0, &ky1);
-		for (int64_t ox = 0; ox < ow;)
-		{
-			if (ox >= j->ow_lo && ox + POOL_PX <= j->ow_hi)
-			{
-				max_pool_pixels(j, xp, yp, iy, ky0, ky1, ox, POOL_PX, true);
-				ox += POOL_PX;
-			}
-			else
-			{
-				/* up to the next group of inside pixels, at most POOL_PX */
-				int64_t		n = ow - ox < POOL_PX ? ow - ox : POOL_PX;
-
-				if (ox < j->ow_lo && j->ow_lo - ox < n)
-					n = j->ow_lo - ox;
-				max_pool_pixels(j, xp, yp, iy, ky0, ky1, ox, (int) n, false);
-				ox += n;
-			}
-		}
+		/* two copies of the row loop, each with its operation fixed */
+		if (j->average)
+			pool_row(j, xp, yp, iy, ky0, ky1, true, pool_axis_count(g, AH, iy, ky0, ky1, j->count_include_pad));
+		else
+			pool_row(j, xp, yp, iy, ky0, ky1, false, 0);
 	}
 }
 
-/* MaxPool of the window win on X in blocks of BLK (the caller checked X) */
+/*
+ * MaxPool (average false) or AveragePool of the window win on X in blocks
+ * of BLK (the caller checked X)
+ */
 ox_code
-NCHWC_FN(max_pool_run) (ox_kernel_ctx *ctx, const nn_window *win)
+NCHWC_FN(pool_run) (ox_kernel_ctx *ctx, const nn_window *win, bool average, bool count_include_pad)
 {
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
+	const char *op = average ? "onnx_pg.nchwc AveragePool" : "onnx_pg.nchwc MaxPool";
 	nn_geom		g;
 	pool_job	j;
 	int64_t		dims[5];
 	ox_tensor  *y;
 
-	OX_TRY(nn_window_resolve(win, "onnx_pg.nchwc MaxPool", 2, x->dims + 2, NULL, &g, ctx->st));
+	OX_TRY(nn_window_resolve(win, op, 2, x->dims + 2, NULL, &g, ctx->st));
 	dims[0] = x->dims[0];
 	dims[1] = x->dims[1];
 	dims[2] = g.out[AH];
@@ -974,9 +1030,11 @@ NCHWC_FN(max_pool_run) (ox_kernel_ctx *ctx, const nn_window *win)
 	j.g = &g;
 	j.x = x->data;
 	j.y = y->data;
+	j.average = average;
+	j.count_include_pad = count_include_pad;
 	nn_valid_range(g.out[AW], g.s[AW], -g.pb[AW], g.in[AW] - (g.k[AW] - 1) * g.d[AW], &j.ow_lo, &j.ow_hi);
 	if (ox_tensor_numel(y) > 0)
-		ox_parallel_for(ctx, dims[0] * dims[1] * dims[2], 1, max_pool_task, &j);
+		ox_parallel_for(ctx, dims[0] * dims[1] * dims[2], 1, pool_task, &j);
 	return OX_OK;
 }
 

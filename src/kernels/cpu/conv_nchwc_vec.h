@@ -41,7 +41,7 @@ typedef __mmask16 nv_keep_t;	/* lanes to keep */
 #define nv_max(a, b) _mm512_max_ps((a), (b))
 #define nv_div(a, b) _mm512_div_ps((a), (b))
 #define nv_fmadd(a, b, c) _mm512_fmadd_ps((a), (b), (c))
-#define nv_act(act, v) nn_act_avx512((act), (v))
+#define nv_act(act, v) nn_nchwc_act16((act), (v))
 /* the first n lanes (n in 0 .. 16) */
 #define nv_keep_first(n) ((n) >= BLK ? (__mmask16) 0xFFFF : (__mmask16) ((1u << (n)) - 1))
 #define nv_keep_all() ((__mmask16) 0xFFFF)
@@ -72,7 +72,7 @@ typedef __m256 nv_keep_t;
 #define nv_max(a, b) _mm256_max_ps((a), (b))
 #define nv_div(a, b) _mm256_div_ps((a), (b))
 #define nv_fmadd(a, b, c) _mm256_fmadd_ps((a), (b), (c))
-#define nv_act(act, v) nn_act_avx2((act), (v))
+#define nv_act(act, v) nn_nchwc_act8((act), (v))
 #define nv_keep_first(n) \
 	_mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (n)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)))
 #define nv_keep_all() _mm256_castsi256_ps(_mm256_set1_epi32(-1))

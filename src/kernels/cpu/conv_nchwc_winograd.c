@@ -441,7 +441,7 @@ output_transform(const wino_job *j, int64_t t0, int64_t nt, int64_t mb0, int64_t
 					if (j->z)
 						v = _mm512_add_ps(v, _mm512_loadu_ps(j->z + at));
 					/* channels past M stay zero whatever act(0) is */
-					_mm512_storeu_ps(j->y + at, _mm512_maskz_mov_ps(keep, nn_act_avx512(j->act, v)));
+					_mm512_storeu_ps(j->y + at, _mm512_maskz_mov_ps(keep, nn_nchwc_act16(j->act, v)));
 				}
 			}
 		}

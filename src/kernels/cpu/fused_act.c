@@ -55,6 +55,8 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 	}
 	else if (strcmp(name, "HardSwish") == 0 && strcmp(node->domain, OX_NCHWC_DOMAIN) == 0)
 		act->kind = NN_ACT_HARD_SWISH;
+	else if (strcmp(name, "SiLU") == 0 && strcmp(node->domain, OX_NCHWC_DOMAIN) == 0)
+		act->kind = NN_ACT_SILU;
 	else
 		return ox_fail(st, OX_UNSUPPORTED, "%s: activation \"%s\" is not supported", node->op_type, name);
 	return OX_OK;
@@ -100,6 +102,18 @@ nn_activation_parse(const ox_node *node, nn_activation *act, ox_status *st)
 			{ \
 				T			v = y[i] * (T) (1.0 / 6.0) + (T) 0.5; \
 				y[i] *= v < 0 ? (T) 0 : (v > 1 ? (T) 1 : v); \
+			} \
+			break; \
+		case NN_ACT_SILU: \
+			/* Sigmoid then Mul, as the unfused graph computes it */ \
+			for (int64_t i = 0; i < n; i += 256) \
+			{ \
+				T			s[256]; \
+				int64_t		len = n - i < 256 ? n - i : 256; \
+				memcpy(s, y + i, sizeof(T) * (size_t) len); \
+				SIGMOID_ROWS(s, len); \
+				for (int64_t e = 0; e < len; e++) \
+					y[i + e] *= s[e]; \
 			} \
 			break; \
 	}

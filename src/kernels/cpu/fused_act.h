@@ -25,7 +25,12 @@ typedef enum nn_act_kind
 	 * since onnxruntime's FusedConv does not know it and saved models
 	 * must load there
 	 */
-	NN_ACT_HARD_SWISH
+	NN_ACT_HARD_SWISH,
+	/*
+	 * x * Sigmoid(x) (SiLU, Swish): the same, for EfficientNet's
+	 * Sigmoid-then-Mul activations (layout_nchwc.c absorbs the pair)
+	 */
+	NN_ACT_SILU
 } nn_act_kind;
 
 typedef struct nn_activation

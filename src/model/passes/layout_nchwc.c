@@ -20,9 +20,11 @@
  *	   FusedConv's Z) and a ReorderOutput of its output; an activation the
  *	   kernels cannot apply in registers leaves the node alone, and so do
  *	   other grouped convolutions;
- *	2. moves MaxPool and GlobalAveragePool of such an output behind its
- *	   ReorderOutput (onnx_pg.nchwc MaxPool, GlobalAveragePool), and a Mul
- *	   of two such outputs (onnx_pg.nchwc Mul: a channel gate);
+ *	2. moves MaxPool, AveragePool and GlobalAveragePool of such an output
+ *	   behind its ReorderOutput (onnx_pg.nchwc MaxPool, AveragePool,
+ *	   GlobalAveragePool), a Mul of two such outputs (onnx_pg.nchwc Mul: a
+ *	   channel gate) and a Concat of such outputs along the channels
+ *	   (onnx_pg.nchwc Concat: Inception's modules);
  *	3. reads a blocked value directly wherever a ReorderInput would undo a
  *	   ReorderOutput, so that a chain of residual blocks is reordered only
  *	   where it meets the other operators (the network's input, its head,
@@ -156,7 +158,7 @@ activation_supported(const ox_node *n)
 	const char *act = ox_attr_string(n, "activation", NULL);
 
 	return act == NULL || strcmp(act, "Relu") == 0 || strcmp(act, "LeakyRelu") == 0 ||
-		strcmp(act, "Clip") == 0 || strcmp(act, "HardSigmoid") == 0;
+		strcmp(act, "Clip") == 0 || strcmp(act, "HardSigmoid") == 0 || strcmp(act, "Sigmoid") == 0;
 }
 
 /* all values of an ints attribute are 1 (or it is absent) */
@@ -258,6 +260,66 @@ absorb_hard_swish(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	return OX_OK;
 }
 
+/* the nodes reading value v, up to two, into k[]; returns how many read it (any count) */
+static int
+readers_of(const ox_graph *g, int v, int k[2])
+{
+	int			found = 0;
+
+	for (int j = 0; j < g->n_nodes; j++)
+	{
+		const ox_node *n = &g->nodes[j];
+		bool		reads = false;
+
+		if (n->dead)
+			continue;
+		for (int i = 0; i < n->n_inputs; i++)
+			reads |= n->inputs[i] == v;
+		for (int i = 0; i < n->n_implicit; i++)
+			reads |= n->implicit_inputs[i] == v;
+		if (reads && found < 2)
+			k[found] = j;
+		found += reads;
+	}
+	return found;
+}
+
+/*
+ * SiLU, x * Sigmoid(x), as PyTorch exports it: a Sigmoid of blocked
+ * convolution k's output and a Mul of the two, which alone read that output,
+ * become k's activation "SiLU" (nn_nchwc_act16), when k has none.
+ * EfficientNet's every layer but the projections ends so, and each left the
+ * blocked chain for its Sigmoid and Mul.  Engine-only, as HardSwish.
+ */
+static ox_code
+absorb_silu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
+{
+	int			v = g->nodes[k].outputs[0];
+	int			r[2],
+				sig,
+				mul,
+				s;
+
+	if (v < 0 || g->values[v].is_output || ox_attr_string(&g->nodes[k], "activation", NULL) != NULL ||
+		readers_of(g, v, r) != 2)
+		return OX_OK;
+	sig = ox_pass_is_op(&g->nodes[r[0]], "Sigmoid") ? r[0] : r[1];
+	mul = sig == r[0] ? r[1] : r[0];
+	if (!ox_pass_is_op(&g->nodes[sig], "Sigmoid") || !ox_pass_is_op(&g->nodes[mul], "Mul") ||
+		g->nodes[sig].n_inputs != 1 || g->nodes[sig].n_outputs != 1 || (s = g->nodes[sig].outputs[0]) < 0 ||
+		g->values[s].is_output || ox_graph_sole_consumer(g, s) != mul ||
+		g->nodes[mul].n_inputs != 2 || g->nodes[mul].n_outputs != 1 || g->nodes[mul].outputs[0] < 0 ||
+		!((g->nodes[mul].inputs[0] == v && g->nodes[mul].inputs[1] == s) ||
+		  (g->nodes[mul].inputs[0] == s && g->nodes[mul].inputs[1] == v)))
+		return OX_OK;
+	OX_TRY(ox_pass_add_activation_attrs(pc->model, &g->nodes[k], "SiLU", NULL, 0, false, st));
+	g->nodes[k].outputs[0] = g->nodes[mul].outputs[0];
+	g->nodes[sig].dead = true;
+	g->nodes[mul].dead = true;
+	pc->changes++;
+	return OX_OK;
+}
+
 /* step 1 */
 static ox_code
 convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
@@ -316,6 +378,7 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	else if (!depthwise && runs_direct(pc, g, n, w))
 		OX_TRY(ox_pass_add_int_attr(pc, g, k, "winograd", 0, st));
 	OX_TRY(absorb_hard_swish(pc, g, k, st));
+	OX_TRY(absorb_silu(pc, g, k, st));
 	return retarget_output(pc, g, k, m, st);
 }
 
@@ -333,6 +396,9 @@ sink_pool(ox_pass_ctx *pc, ox_graph *g, int k, const char *op, ox_status *st)
 	/* 2-D MaxPool with the default storage order (the Indices output is excluded above) */
 	if (strcmp(op, "MaxPool") == 0 &&
 		(ox_attr_ints(n, "kernel_shape", &ks) != 2 || ox_attr_int(n, "storage_order", 0) != 0))
+		return OX_OK;
+	/* 2-D AveragePool (the blocked kernel divides as pool.c does) */
+	if (strcmp(op, "AveragePool") == 0 && ox_attr_ints(n, "kernel_shape", &ks) != 2)
 		return OX_OK;
 	n->inputs[0] = g->nodes[r].inputs[0];
 	n->domain = OX_NCHWC_DOMAIN;
@@ -373,7 +439,10 @@ unit_plane(const ox_graph *g, int v)
  * broadcasts are the only ones: the same channels, and the same plane or
  * one of them 1 x 1 (a squeeze-and-excitation gate; any other broadcast of
  * the plane stays in NCHW).  Batches may broadcast as in ONNX: the kernel
- * does.  LR-ASPP's nine gates each left the blocks for their Mul.
+ * does.  LR-ASPP's nine gates each left the blocks for their Mul.  A gate
+ * of a chain's output that is not blocked itself (EfficientNet's: its 1 x 1
+ * convolutions have too few channels) is reordered into blocks, a pixel
+ * per image, rather than the chain out of them.
  */
 static ox_code
 sink_mul(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
@@ -386,19 +455,84 @@ sink_mul(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	int64_t		channels;
 
 	if (!is_op(n, "", "Mul") || n->n_inputs != 2 || n->n_outputs != 1 || n->outputs[0] < 0 ||
-		(ra = reorder_output_of(g, n->inputs[0])) < 0 || (rb = reorder_output_of(g, n->inputs[1])) < 0)
+		n->inputs[0] < 0 || n->inputs[1] < 0)
 		return OX_OK;
 	a = n->inputs[0];
 	b = n->inputs[1];
-	channels = ox_attr_int(&g->nodes[ra], "channels", 0);
-	if (channels <= 0 || channels != ox_attr_int(&g->nodes[rb], "channels", 0) ||
-		!same_dim(g, a, b, 1) || g->values[a].type.dims[1].value != channels ||
+	ra = reorder_output_of(g, a);
+	rb = reorder_output_of(g, b);
+	if (ra < 0 && rb < 0)
+		return OX_OK;
+	channels = ox_attr_int(&g->nodes[ra >= 0 ? ra : rb], "channels", 0);
+	if (channels <= 0 || !same_dim(g, a, b, 1) || g->values[a].type.dims[1].value != channels ||
 		!((same_dim(g, a, b, 2) && same_dim(g, a, b, 3)) || unit_plane(g, a) || unit_plane(g, b)))
 		return OX_OK;
-	n->inputs[0] = g->nodes[ra].inputs[0];
-	n->inputs[1] = g->nodes[rb].inputs[0];
+	/* one of them not blocked: only a float gate */
+	if ((ra < 0 && !(unit_plane(g, a) && g->values[a].type.elem == OX_FLOAT)) ||
+		(rb < 0 && !(unit_plane(g, b) && g->values[b].type.elem == OX_FLOAT)) ||
+		(rb >= 0 && channels != ox_attr_int(&g->nodes[rb], "channels", 0)))
+		return OX_OK;
+	if ((a = blocked_of(pc, g, a, st)) < 0 || (b = blocked_of(pc, g, b, st)) < 0)
+		return st->code;
+	n = &g->nodes[k];
+	n->inputs[0] = a;
+	n->inputs[1] = b;
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
+	return retarget_output(pc, g, k, channels, st);
+}
+
+/*
+ * step 2, Concat: of chains' outputs along the channels, as onnx_pg.nchwc
+ * Concat of their blocks, when every input but the last has a whole number
+ * of blocks (the last one's zero channels past its C then end the output).
+ * Inception's modules concatenate their branches, all convolutions or
+ * pools, and the next module reads the result with convolutions and pools
+ * again: blocked, nothing is reordered between modules.
+ */
+static ox_code
+sink_concat(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
+{
+	ox_node    *n = &g->nodes[k];
+	int64_t		axis,
+				channels = 0;
+	int			r;
+
+	if (!is_op(n, "", "Concat") || n->n_inputs < 1 || n->n_outputs != 1 || n->outputs[0] < 0)
+		return OX_OK;
+	/* the inputs are 2-D convolutions' outputs: rank 4 */
+	axis = ox_attr_int(n, "axis", 1);
+	if (axis != 1 && axis != -3)
+		return OX_OK;
+	for (int i = 0; i < n->n_inputs; i++)
+	{
+		int64_t		c;
+
+		if ((r = reorder_output_of(g, n->inputs[i])) < 0 || (c = ox_attr_int(&g->nodes[r], "channels", 0)) <= 0 ||
+			(i < n->n_inputs - 1 && c % pc->nchwc_block != 0))
+			return OX_OK;
+		channels += c;
+	}
+	for (int i = 0; i < n->n_inputs; i++)
+		n->inputs[i] = g->nodes[reorder_output_of(g, n->inputs[i])].inputs[0];
+	n->domain = OX_NCHWC_DOMAIN;
+	n->opset = 1;
+	if (axis != 1)
+	{
+		ox_attr		a;
+
+		/* the blocked kernel's axis is the channel blocks' */
+		memset(&a, 0, sizeof(a));
+		a.name = "axis";
+		a.type = OX_ATTR_INT;
+		a.i = 1;
+		for (int i = 0; i < n->n_attrs; i++)
+			if (strcmp(n->attrs[i].name, "axis") == 0)
+			{
+				OX_TRY(ox_pass_set_attrs(pc, g, k, n->attrs, n->n_attrs, NULL, 0, st));
+				g->nodes[k].attrs[i] = a;
+			}
+	}
 	return retarget_output(pc, g, k, channels, st);
 }
 
@@ -435,8 +569,10 @@ ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 			continue;
 		OX_TRY(convert_conv(pc, g, k, st));
 		OX_TRY(sink_pool(pc, g, k, "MaxPool", st));
+		OX_TRY(sink_pool(pc, g, k, "AveragePool", st));
 		OX_TRY(sink_pool(pc, g, k, "GlobalAveragePool", st));
 		OX_TRY(sink_mul(pc, g, k, st));
+		OX_TRY(sink_concat(pc, g, k, st));
 	}
 	cancel_pairs(pc, g);
 	return OX_OK;

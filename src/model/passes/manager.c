@@ -12,6 +12,7 @@ static const ox_pass passes[] = {
 	{"constant_fold", 1, ox_pass_constant_fold},
 	{"eliminate_identity", 1, ox_pass_eliminate_identity},
 	{"fold_conv_bn", 1, ox_pass_fold_conv_bn},
+	{"fuse_pad", 1, ox_pass_fuse_pad},
 	{"eliminate_dead", 1, ox_pass_eliminate_dead},
 	{"fuse_matmul_add", 2, ox_pass_fuse_matmul_add},	/* before fuse_activation: Gemm takes the Relu */
 	{"fuse_activation", 2, ox_pass_fuse_activation},

@@ -85,6 +85,7 @@ ox_code		ox_pass_fuse_transformer(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_attention(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_gather_reduce(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
+ox_code		ox_pass_fuse_pad(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nhwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 
