@@ -127,7 +127,7 @@ def export_sklearn(model, x):
 
 
 # the images of the torchvision models: batches of 64 would take seconds a run
-TORCH_BATCHES = {"lraspp": (1, 4), "alexnet": (1, 8)}
+TORCH_BATCHES = {"lraspp": (1, 4), "alexnet": (1, 8), "inception": (1, 4), "efficientnet": (1, 8)}
 
 
 def torch_models():
@@ -141,7 +141,9 @@ def torch_models():
             "conv1d": "Conv1d signal classifier, 8 x 256", "tinytf": "TransformerEncoder, 2 layers, d 128, 64 tokens",
             "embed": "Embedding 10,000 x 64 bag of 20 ids + MLP", "tabres": "tabular residual MLP, LayerNorm + GELU",
             "lraspp": "LR-ASPP MobileNetV3 segmentation, 224 x 224 (torchvision)",
-            "alexnet": "AlexNet, 244 MB, dynamic batch (torchvision)"}
+            "alexnet": "AlexNet, 244 MB, dynamic batch (torchvision)",
+            "inception": "Inception-v3, 299 x 299 (torchvision)",
+            "efficientnet": "EfficientNet-B0, 224 x 224 (torchvision)"}
     out = {}
     for name, shape in shapes.items():
         with open(os.path.join(ZOO_DIR, name + ".onnx"), "rb") as f:

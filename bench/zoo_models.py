@@ -2,8 +2,9 @@
 """Export the PyTorch models of bench/zoo.py (the models beyond issue 4's list
 that people score in a database: sequence models, 1-D convolutions, a small
 transformer, an embedding bag, a tabular residual MLP; from torchvision, when
-python3-torchvision is installed, a segmentation network and AlexNet, whose
-Linear layers are most of its 244 MB), random seeded weights.
+python3-torchvision is installed, a segmentation network, AlexNet, whose
+Linear layers are most of its 244 MB, Inception-v3 and EfficientNet-B0),
+random seeded weights.
 
 Runs with Debian's /usr/bin/python3 and python3-torch (torch 1.13, opset 17);
 nothing is downloaded.
@@ -26,7 +27,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 # name -> per-example input shape (int64 token ids for "embed", float otherwise)
 SHAPES = {"lstm": (50, 16), "gru": (50, 16), "conv1d": (8, 256), "tinytf": (64, 128),
-          "embed": (20,), "tabres": (40,), "lraspp": (3, 224, 224), "alexnet": (3, 224, 224)}
+          "embed": (20,), "tabres": (40,), "lraspp": (3, 224, 224), "alexnet": (3, 224, 224),
+          "inception": (3, 299, 299), "efficientnet": (3, 224, 224)}
 
 
 class LSTMNet(nn.Module):
@@ -124,9 +126,27 @@ def alexnet():
     return torchvision.models.alexnet()
 
 
+def inception():
+    """Inception-v3 (no auxiliary head): modules of parallel branches joined by
+    a Concat, and 3x3 average pools that PyTorch exports as Pad then
+    AveragePool"""
+    import torchvision
+    # init_weights=False: PyTorch's default initialization; torchvision's truncated normal
+    # (std 0.1) grows the logits to 1e12, where float32 sums cancel
+    return torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False)
+
+
+def efficientnet():
+    """EfficientNet-B0: SiLU (a Sigmoid and a Mul) after nearly every convolution,
+    squeeze-and-excitation gates whose middle 1x1 layers have 4 to 48 channels"""
+    import torchvision
+    return torchvision.models.efficientnet_b0(weights=None)
+
+
 BUILD = {"lstm": LSTMNet, "gru": GRUNet, "conv1d": Conv1dNet, "tinytf": TinyTransformer,
-         "embed": EmbedBag, "tabres": TabResNet, "lraspp": lraspp, "alexnet": alexnet}
-TORCHVISION = ("lraspp", "alexnet")
+         "embed": EmbedBag, "tabres": TabResNet, "lraspp": lraspp, "alexnet": alexnet,
+         "inception": inception, "efficientnet": efficientnet}
+TORCHVISION = ("lraspp", "alexnet", "inception", "efficientnet")
 
 
 def main():
