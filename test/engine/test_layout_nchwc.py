@@ -694,6 +694,59 @@ def test_pass_absorbs_silu(h, threads, block):
     assert ops.count("ReorderOutput") == 2 and ops.count("ReorderInput") == 1, ops
 
 
+def densenet_like(seed, h, stats_fed=False):
+    """DenseNet's dense block and transition: each layer normalizes the Concat
+    of the features so far (BatchNormalization, Relu), a 1x1 then a 3x3
+    convolution add 16 more; a transition normalizes, convolves and average
+    pools; the head normalizes before global pooling.  stats_fed: the first
+    normalization's statistics are graph inputs (not constants)"""
+    net = Net(seed)
+    feats = [net.op("MaxPool", [net.conv("x", 3, 32, k=3, stride=2)], kernel_shape=[3, 3], strides=[2, 2],
+                    pads=[1, 1, 1, 1])]
+    c = 32
+    extra = []
+
+    def norm_relu(v, ch, fed=False):
+        names = []
+        for i, arr in enumerate((1 + 0.1 * net.rng.standard_normal(ch), 0.1 * net.rng.standard_normal(ch),
+                                 0.1 * net.rng.standard_normal(ch), 1 + 0.1 * net.rng.random(ch))):
+            if fed:
+                names.append("stat%d" % i)
+                extra.append(("stat%d" % i, arr.astype(np.float32)))
+            else:
+                names.append(net.const(arr))
+        return net.op("Relu", [net.op("BatchNormalization", [v] + names, epsilon=1e-3)])
+
+    for layer in range(3):
+        x = net.op("Concat", feats, axis=1) if len(feats) > 1 else feats[0]
+        x = norm_relu(x, c, fed=stats_fed and layer == 1)
+        feats.append(net.conv(net.conv(x, c, 32, k=1), 32, 16, k=3, relu=False))
+        c += 16
+    x = net.op("Concat", feats, axis=1)
+    x = net.op("AveragePool", [net.conv(norm_relu(x, c), c, 32, k=1, relu=False)], kernel_shape=[2, 2],
+               strides=[2, 2])
+    net.nodes.append(helper.make_node("GlobalAveragePool", [norm_relu(x, 32)], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])] + [(n, [len(a)]) for n, a in extra], ["y"], net.inits), extra
+
+
+@pytest.mark.parametrize("h,threads", [(32, 1), (26, 2)])
+def test_pass_normalizes_blocks(h, threads, block):
+    """a BatchNormalization of a blocked chain (with constant statistics)
+    becomes a 1x1 DepthwiseConv on the blocks with its Relu, so DenseNet's
+    layers stay blocked; one whose statistics are fed stays NCHW"""
+    m, _ = densenet_like(h, h)
+    ops = level3_ops(m, h, threads)
+    assert "BatchNormalization" not in ops and "Relu" not in ops, ops
+    assert ops.count("DepthwiseConv") == 5 and ops.count("Concat") == 3, ops
+    assert ops.count("ReorderInput") == 0 and ops.count("ReorderOutput") == 1, ops
+    m, extra = densenet_like(h, h, stats_fed=True)
+    feeds = {"x": np.random.default_rng(h).standard_normal((2, 3, h, h)).astype(np.float32)}
+    feeds.update(dict(extra))
+    s = Session(m, opt_level=3, threads=threads)
+    close(s.run(feeds)[0], ort_run(m, feeds)[0], "statistics fed")
+    assert [op for _, op, _ in s.profile(feeds)].count("BatchNormalization") == 1
+
+
 @pytest.mark.parametrize("shapes", [((1, 2, 3, 4, 8), (1, 1, 3, 4, 8)), ((2, 1, 3, 4, 8), (2, 3, 3, 4, 8), (2, 0, 3, 4, 8)),
                                     ((1, 2, 3, 4, 8), (1, 1, 3, 5, 8)), ((1, 2, 3, 4, 8), (2, 1, 3, 4, 8)),
                                     ((1, 2, 3, 4, 8), (1, 1, 3, 4, 16)), ((1, 2, 3, 4), (1, 1, 3, 4))])
@@ -751,7 +804,11 @@ def test_blocked_mul_shapes(shapes):
                                   (1, 48, 5, 33, 3, 1, [1, 1, 1, 1], 1, False, False, None),
                                   # 784 output pixels and more on 2 threads: tasks a row after another
                                   (2, 40, 30, 29, 3, 1, [1, 1, 1, 1], 1, True, True, "Clip"),
-                                  (1, 48, 60, 57, 3, 2, [1, 1, 1, 1], 1, True, False, "Relu")])
+                                  (1, 48, 60, 57, 3, 2, [1, 1, 1, 1], 1, True, False, "Relu"),
+                                  # 1x1: a per-channel affine map (a BatchNormalization), pixel by pixel
+                                  (2, 40, 7, 9, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),
+                                  (1, 24, 60, 50, 1, 1, [0, 0, 0, 0], 1, True, False, "SiLU"),
+                                  (1, 16, 6, 6, 1, 2, [0, 0, 0, 0], 1, False, False, None)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_blocked_depthwise_matches_conv(case, threads):
     n, c, h, w, k, stride, pads, dilation, bias, z, act = case

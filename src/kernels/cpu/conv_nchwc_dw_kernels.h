@@ -371,6 +371,34 @@ dw_span_ends(dw_job *j, int64_t kw, const nn_geom *g)
 	}
 }
 
+/*
+ * Planes (image and block) [begin, end) of a 1x1 stride-1 unpadded
+ * DepthwiseConv, a per-channel affine map (a BatchNormalization the layout
+ * pass turned into one: DenseNet's): its pixels one after the other, with
+ * dw_pixels' product and dw_finish's epilogue, so the bits of the general
+ * path's, without its row and edge machinery (a pixel's single multiply-add
+ * is all the work there is).
+ */
+__attribute__((target(NCHWC_TARGET)))
+static void
+dw_pointwise_task(void *arg, int64_t begin, int64_t end)
+{
+	const dw_job *j = arg;
+	int64_t		hw = j->g->out[AH] * j->g->out[AW];
+
+	for (int64_t plane = begin; plane < end; plane++)
+	{
+		int64_t		b = plane % j->s->cb;
+		const float *xp = j->x + plane * hw * BLK;
+		nv_t		w = nv_load(j->s->w + b * BLK);
+		dw_epilogue e;
+
+		dw_epilogue_init(&e, j, b);
+		for (int64_t p = 0; p < hw; p++)
+			dw_finish(j, &e, nv_fmadd(nv_load(xp + p * BLK), w, nv_zero()), plane * hw + p);
+	}
+}
+
 /* the blocked depthwise convolution of state s (prepared in this block size: the caller checked) */
 ox_code
 NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
@@ -397,6 +425,16 @@ NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
 	nn_valid_range(cs.g.out[AW], cs.g.s[AW], -cs.g.pb[AW], cs.g.in[AW] - (s->kw - 1) * cs.g.d[AW],
 				   &j.ow_lo, &j.ow_hi);
 	dw_span_ends(&j, s->kw, &cs.g);
+	if (s->kh == 1 && s->kw == 1 && cs.g.s[AH] == 1 && cs.g.s[AW] == 1 && cs.g.pb[AH] == 0 && cs.g.pb[AW] == 0 &&
+		cs.g.pe[AH] == 0 && cs.g.pe[AW] == 0)
+	{
+		int64_t		hw = cs.g.out[AH] * cs.g.out[AW];
+
+		/* a few thousand pixels a task */
+		ox_parallel_for(ctx, x->dims[0] * s->cb, hw > 0 && hw < 2048 ? 2048 / hw : 1, dw_pointwise_task, &j);
+		nn_nchwc_bias_done(&s->bias, bias);
+		return OX_OK;
+	}
 	/* as the convolutions that write its input: by rows on large planes (conv_run) */
 	j.rows_first = ctx->nthreads > 1 && cs.g.out[AH] * cs.g.out[AW] >= LARGE_PLANE;
 	ox_parallel_for(ctx, x->dims[0] * s->cb * cs.g.out[AH], 1, dw_task, &j);

@@ -43,6 +43,7 @@
  */
 #include "model/passes/passes.h"
 
+#include <math.h>
 #include <string.h>
 
 /* a live node of op in domain */
@@ -234,28 +235,38 @@ float_4d(const ox_graph *g, int v)
 }
 
 /*
- * A HardSwish that alone reads blocked convolution k's output becomes k's
- * activation (the kernels apply it in registers, nn_act_avx512), when k
- * has none: MobileNetV3's layers otherwise left the blocked chain for it,
- * a reorder out and one back in around every HardSwish (LR-ASPP: 20 of
- * them; 0.92x the model's time without).  Only here: onnxruntime's
- * FusedConv has no HardSwish, and the blocked graph is never saved.
+ * An activation that alone reads blocked convolution k's output becomes k's
+ * (the kernels apply it in registers, nn_nchwc_act16), when k has none:
+ * a HardSwish (MobileNetV3's layers otherwise left the blocked chain for
+ * it, a reorder out and one back in around every HardSwish; LR-ASPP: 20 of
+ * them, 0.92x the model's time without; only here: onnxruntime's FusedConv
+ * has no HardSwish, and the blocked graph is never saved), and the ones the
+ * activation fusion takes (fused_attrs.c) but Tanh, which the level-2 pass
+ * could not give k: a Relu after a BatchNormalization that became a blocked
+ * DepthwiseConv (DenseNet's), or after a residual Add's FusedConv.
  */
 static ox_code
-absorb_hard_swish(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
+absorb_activation(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 {
 	ox_node    *n = &g->nodes[k];
 	int			v = n->outputs[0];
 	int			a = v >= 0 && !g->values[v].is_output ? ox_graph_sole_consumer(g, v) : -1;
-	ox_node    *hs = a >= 0 ? &g->nodes[a] : NULL;
+	ox_node    *act = a >= 0 ? &g->nodes[a] : NULL;
+	const char *name = NULL;
+	float		params[2];
+	int			np = 0;
 
-	if (!hs || !ox_pass_is_op(hs, "HardSwish") || hs->n_inputs != 1 || hs->inputs[0] != v ||
-		hs->n_outputs != 1 || hs->outputs[0] < 0 || ox_attr_string(n, "activation", NULL) != NULL)
+	if (!act || act->n_inputs < 1 || act->inputs[0] != v || act->n_outputs != 1 || act->outputs[0] < 0 ||
+		ox_attr_string(n, "activation", NULL) != NULL)
 		return OX_OK;
-	OX_TRY(ox_pass_add_activation_attrs(pc->model, n, "HardSwish", NULL, 0, false, st));
+	if (ox_pass_is_op(act, "HardSwish") && act->n_inputs == 1)
+		name = "HardSwish";
+	else if (!ox_pass_activation_of(g, act, &name, params, &np) || strcmp(name, "Tanh") == 0)
+		return OX_OK;
+	OX_TRY(ox_pass_add_activation_attrs(pc->model, n, name, params, np, false, st));
 	n = &g->nodes[k];
-	n->outputs[0] = hs->outputs[0];
-	hs->dead = true;
+	n->outputs[0] = act->outputs[0];
+	act->dead = true;
 	pc->changes++;
 	return OX_OK;
 }
@@ -377,9 +388,87 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		OX_TRY(ox_pass_add_int_attr(pc, g, k, "nchw_input", 1, st));
 	else if (!depthwise && runs_direct(pc, g, n, w))
 		OX_TRY(ox_pass_add_int_attr(pc, g, k, "winograd", 0, st));
-	OX_TRY(absorb_hard_swish(pc, g, k, st));
+	OX_TRY(absorb_activation(pc, g, k, st));
 	OX_TRY(absorb_silu(pc, g, k, st));
 	return retarget_output(pc, g, k, m, st);
+}
+
+/*
+ * step 2, BatchNormalization of a chain's output (inference, constant
+ * statistics): onnx_pg.nchwc DepthwiseConv 1x1 with W = scale / sqrt(var +
+ * eps) and B = bias - mean * W, the affine map norm.c computes, on the
+ * blocks; a Relu after it becomes its activation.  DenseNet normalizes
+ * every Concat of its features before the next convolution (which the
+ * Conv+BatchNormalization fold cannot reach), so each of its layers left
+ * the blocks for a BatchNormalization and a Relu and came back.
+ */
+static ox_code
+convert_batch_norm(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
+{
+	ox_node    *n = &g->nodes[k];
+	const ox_tensor *p[4];
+	int64_t		channels,
+				wdims[4],
+				one[2] = {1, 1};
+	double		eps;
+	float	   *w,
+			   *b;
+	int			r,
+				wv,
+				bv,
+				x;
+	ox_attr		attrs[2];
+	int64_t    *ks;
+
+	if (!is_op(n, "", "BatchNormalization") || n->n_inputs != 5 || n->n_outputs != 1 || n->outputs[0] < 0 ||
+		ox_attr_int(n, "training_mode", 0) != 0 || (r = reorder_output_of(g, n->inputs[0])) < 0 ||
+		(channels = ox_attr_int(&g->nodes[r], "channels", 0)) <= 0)
+		return OX_OK;
+	for (int i = 0; i < 4; i++)
+		if (!(p[i] = ox_node_const_input(g, n, i + 1)) || p[i]->released || p[i]->dtype != OX_FLOAT ||
+			p[i]->rank != 1 || p[i]->dims[0] != channels || !p[i]->data)
+			return OX_OK;
+	eps = (double) ox_attr_float(n, "epsilon", 1e-5f);
+	wdims[0] = channels;
+	wdims[1] = wdims[2] = wdims[3] = 1;
+	if ((wv = ox_pass_new_init(pc, g, "nchwc_bn_scale", OX_FLOAT, 4, wdims, (void **) &w, st)) < 0 ||
+		(bv = ox_pass_new_init(pc, g, "nchwc_bn_shift", OX_FLOAT, 1, wdims, (void **) &b, st)) < 0)
+		return st->code;
+	for (int64_t c = 0; c < channels; c++)
+	{
+		const float *scale = p[0]->data,
+				   *bias = p[1]->data,
+				   *mean = p[2]->data,
+				   *var = p[3]->data;
+
+		w[c] = (float) (scale[c] / sqrt((double) var[c] + eps));
+		b[c] = bias[c] - mean[c] * w[c];
+	}
+	if (!(ks = ox_arena_alloc(&pc->model->arena, sizeof(one))))
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate attributes");
+	memcpy(ks, one, sizeof(one));
+	memset(attrs, 0, sizeof(attrs));
+	attrs[0].name = "kernel_shape";
+	attrs[0].type = OX_ATTR_INTS;
+	attrs[0].ints = ks;
+	attrs[0].n = 2;
+	attrs[1].name = "group";
+	attrs[1].type = OX_ATTR_INT;
+	attrs[1].i = channels;
+	OX_TRY(ox_pass_set_attrs(pc, g, k, NULL, 0, attrs, 2, st));
+	x = g->nodes[r].inputs[0];
+	n = &g->nodes[k];
+	/* the inputs array held five */
+	n->inputs[0] = x;
+	n->inputs[1] = wv;
+	n->inputs[2] = bv;
+	n->n_inputs = 3;
+	n->op_type = "DepthwiseConv";
+	n->domain = OX_NCHWC_DOMAIN;
+	n->opset = 1;
+	n->fused_from = "BatchNormalization";
+	OX_TRY(absorb_activation(pc, g, k, st));
+	return retarget_output(pc, g, k, channels, st);
 }
 
 /* step 2: op of a chain's output, with its attributes, behind the ReorderOutput */
@@ -568,6 +657,7 @@ ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		if (g->nodes[k].dead)
 			continue;
 		OX_TRY(convert_conv(pc, g, k, st));
+		OX_TRY(convert_batch_norm(pc, g, k, st));
 		OX_TRY(sink_pool(pc, g, k, "MaxPool", st));
 		OX_TRY(sink_pool(pc, g, k, "AveragePool", st));
 		OX_TRY(sink_pool(pc, g, k, "GlobalAveragePool", st));
