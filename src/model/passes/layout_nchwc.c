@@ -597,8 +597,9 @@ sink_concat(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	{
 		int64_t		c;
 
+		/* a model's own ReorderOutput may say anything: no sum past int64 */
 		if ((r = reorder_output_of(g, n->inputs[i])) < 0 || (c = ox_attr_int(&g->nodes[r], "channels", 0)) <= 0 ||
-			(i < n->n_inputs - 1 && c % pc->nchwc_block != 0))
+			(i < n->n_inputs - 1 && c % pc->nchwc_block != 0) || c > INT64_MAX - channels)
 			return OX_OK;
 		channels += c;
 	}
