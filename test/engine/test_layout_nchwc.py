@@ -526,6 +526,19 @@ def test_many_channels_run_directly(c, block):
     np.testing.assert_array_equal(got, outs[1 if c <= 512 else 0])
 
 
+@pytest.mark.parametrize("c,h,wino", [(256, 14, 1), (384, 14, 0), (384, 28, 1), (320, 12, 0)])
+def test_few_tiles_run_directly(c, h, wino, block):
+    """a 3x3 stride-1 layer whose transformed weights (36 x C x M floats)
+    come to more than 1 MB per 4x4 tile of its known output plane runs
+    directly: C = M = 384 at 14x14 (16 tiles, 1.3 MB each), not at 28x28
+    (49 tiles); 256 at 14x14 (0.6 MB) by Winograd"""
+    if block == 8:
+        pytest.skip("no blocked Winograd in blocks of 8: every 3x3 layer runs directly")
+    outs, plain, feeds = both_ways((1, c, c, h, h, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu"), c + h)
+    got = Session(plain, opt_level=3).run(feeds)[0]
+    np.testing.assert_array_equal(got, outs[wino])
+
+
 def mobilenet_like(seed, h):
     """inverted residual blocks: 1x1 expand (24 input channels: padded to 32
     in the blocks), 3x3 depthwise (stride 1 and 2), 1x1

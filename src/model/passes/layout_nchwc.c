@@ -211,16 +211,38 @@ all_ones(const ox_node *n, const char *name)
  */
 #define WINOGRAD_MAX_CHANNELS 512
 
+/*
+ * Nor where an image's tiles are few for the transformed weights (36 x C x
+ * M floats, read at least once per image): past WINOGRAD_MAX_TILE_BYTES of
+ * them per 4x4 tile of the output plane, when the plane is known.  Within
+ * a whole network the transformed weights of all its layers no longer fit
+ * in L3 where each is read for few tiles: Wide ResNet-50-2's 512 -> 512
+ * layers at 14x14 (37.7 MB for 16 tiles, 2.4 MB a tile; six of them) took
+ * 7.8 ms each by Winograd against onnxruntime's 4.9, direct ones 4.9
+ * (alone, with its weights in L3, such a layer tied).  ResNet-50's 256 ->
+ * 256 at 14x14 (0.6 MB a tile) and VGG's 512 -> 512 at 28x28 (0.8 MB)
+ * stay Winograd.
+ */
+#define WINOGRAD_MAX_TILE_BYTES ((int64_t) 1 << 20)
+
 static bool
 runs_direct(const ox_pass_ctx *pc, const ox_graph *g, const ox_node *n, const ox_tensor *w)
 {
 	const ox_type *yt = &g->values[n->outputs[0]].type;
-	bool		small_plane = yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
-		yt->dims[2].value > 0 && yt->dims[3].value > 0 &&
-		yt->dims[2].value * yt->dims[3].value < WINOGRAD_MIN_PLANE;
+	bool		known = yt->kind == OX_TYPE_TENSOR && yt->rank == 4 && yt->dims &&
+		yt->dims[2].value > 0 && yt->dims[3].value > 0;
+	bool		small_plane = known && yt->dims[2].value * yt->dims[3].value < WINOGRAD_MIN_PLANE;
+	bool		few_tiles = false;
 
+	if (known && w->dims[0] <= (int64_t) 1 << 20 && w->dims[1] <= (int64_t) 1 << 20)
+	{
+		int64_t		tiles = ((yt->dims[2].value + 3) / 4) * ((yt->dims[3].value + 3) / 4);
+		int64_t		bytes = 36 * 4 * w->dims[0] * w->dims[1];
+
+		few_tiles = tiles <= INT64_MAX / WINOGRAD_MAX_TILE_BYTES && bytes > tiles * WINOGRAD_MAX_TILE_BYTES;
+	}
 	return pc->nchwc_block == 16 && w->dims[2] == 3 && w->dims[3] == 3 && all_ones(n, "strides") &&
-		all_ones(n, "dilations") && (small_plane || w->dims[1] > WINOGRAD_MAX_CHANNELS);
+		all_ones(n, "dilations") && (small_plane || few_tiles || w->dims[1] > WINOGRAD_MAX_CHANNELS);
 }
 
 /* a value that is (or can be) 4-D float: as declared, or coming out of a chain */
