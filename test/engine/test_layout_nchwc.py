@@ -72,19 +72,22 @@ ACTS = {
 }
 
 
-def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, depthwise=False, nchw_input=False):
+def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, depthwise=False, nchw_input=False,
+              group=1):
     """(blocked model, plain model, feeds) of act(conv(x) + b + z); depthwise:
     group = c = m, the blocked DepthwiseConv; nchw_input: the blocked Conv
-    reads x as it is (an RGB stem)"""
+    reads x as it is (an RGB stem); group: a grouped Conv"""
     rng = np.random.default_rng(seed)
     kh, kw = k if isinstance(k, tuple) else (k, k)
-    wt = (rng.standard_normal((m, 1 if depthwise else c, kh, kw)) * 0.2).astype(np.float32)
+    wt = (rng.standard_normal((m, 1 if depthwise else c // group, kh, kw)) * 0.2).astype(np.float32)
     inits = [numpy_helper.from_array(wt, "w")]
     if bias:
         inits.append(numpy_helper.from_array(rng.standard_normal(m).astype(np.float32), "b"))
     attrs = dict(kernel_shape=[kh, kw], strides=[stride, stride], pads=pads, dilations=[dilation, dilation])
     if depthwise:
         attrs["group"] = c
+    elif group > 1:
+        attrs["group"] = group
     oh = (h + pads[0] + pads[2] - dilation * (kh - 1) - 1) // stride + 1
     ow = (w + pads[1] + pads[3] - dilation * (kw - 1) - 1) // stride + 1
     feeds = {"x": rng.standard_normal((n, c, h, w)).astype(np.float32)}
@@ -209,6 +212,59 @@ def test_blocked_sigmoid_saturates(act, block):
     got, want = np.delete(got, 7, axis=3), np.delete(want, 7, axis=3)
     # atol: SiLU of about -100 multiplies a Sigmoid of a few subnormal steps (float has no finer ones)
     np.testing.assert_allclose(got, want, rtol=4e-7, atol=1e-42)
+
+
+# n, c, m, h, w, k, stride, pads, dilation, bias, z, act, group: whole blocks of 16 a group in and out
+GROUPED_CASES = [
+    (1, 64, 64, 14, 14, 3, 1, [1, 1, 1, 1], 1, True, False, "Relu", 4),     # ResNeXt's layer3: a block a group
+    (2, 96, 192, 9, 11, 3, 2, [1, 1, 1, 1], 1, True, False, None, 3),       # 4 output blocks a group (2 of 8: 8)
+    (1, 128, 64, 7, 7, 1, 1, [0, 0, 0, 0], 1, False, True, "Clip", 2),     # 1x1, a residual
+    (1, 32, 288, 10, 10, 3, 1, [1, 1, 1, 1], 1, True, False, "SiLU", 2),   # 9 output blocks a group: 3 tiles of 3
+    (1, 512, 512, 28, 28, 3, 1, [1, 1, 1, 1], 1, True, True, "Relu", 32),  # weights chunked, a large plane
+]
+
+
+@pytest.mark.parametrize("case", range(len(GROUPED_CASES)))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_blocked_grouped_conv_matches_conv(case, threads, block):
+    """a grouped Conv on the blocks: each group's output blocks from its own
+    input blocks, tiles never across two groups"""
+    *args, group = GROUPED_CASES[case]
+    blocked, plain, feeds = conv_case(*args, seed=case, group=group)
+    want = ort_run(plain, feeds)[0]
+    got = Session(blocked, opt_level=0, threads=threads).run(feeds)[0]
+    close(got, want, "grouped case %d" % case)
+    # and the pass makes the same of the plain model (whole blocks of 8 and 16 alike)
+    close(Session(plain, opt_level=3, threads=threads).run(feeds)[0], want, "grouped case %d, level 3" % case)
+
+
+def test_blocked_grouped_conv_needs_whole_blocks(block):
+    """a model's own onnx_pg.nchwc Conv with groups that cut blocks: an error"""
+    blocked, _, feeds = conv_case(1, 24, 24, 6, 6, 3, 1, [1, 1, 1, 1], 1, False, False, None, seed=0, group=6)
+    with pytest.raises(EngineError, match="whole blocks"):
+        Session(blocked, opt_level=0).run(feeds)
+
+
+def resnext_like(seed, h):
+    """ResNeXt bottlenecks: 1x1, a 3x3 of 8 groups of 16 or 4 (stride 1 and
+    2), 1x1, residual"""
+    net = Net(seed)
+    x = net.conv("x", 3, 64, k=3, stride=2)
+    for width, groups, stride in ((128, 8, 1), (128, 32, 2)):
+        y = net.conv(net.conv(net.conv(x, 64, width, k=1), width, width, stride=stride, group=groups), width, 64,
+                     k=1, relu=False)
+        skip = x if stride == 1 else net.conv(x, 64, 64, k=1, stride=stride, relu=False)
+        x = net.op("Relu", [net.op("Add", [y, skip])])
+    net.nodes.append(helper.make_node("GlobalAveragePool", [x], ["y"]))
+    return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
+
+
+@pytest.mark.parametrize("h,threads", [(32, 1), (30, 2)])
+def test_pass_keeps_grouped_convs_blocked(h, threads, block):
+    """16 channels a group stay blocked; 4 a group (the second module) leave
+    the blocks: the one NCHW FusedConv, reordered around"""
+    ops = level3_ops(resnext_like(h, h), h, threads)
+    assert ops.count("FusedConv") == 1 and ops.count("Conv") == 7, ops
 
 
 def bias_as_input(m):
@@ -542,7 +598,8 @@ def test_few_tiles_run_directly(c, h, wino, block):
 def mobilenet_like(seed, h):
     """inverted residual blocks: 1x1 expand (24 input channels: padded to 32
     in the blocks), 3x3 depthwise (stride 1 and 2), 1x1
-    project, a residual add; a grouped (not depthwise) conv stays NCHW"""
+    project, a residual add; a grouped conv of 4 channels a group (not whole
+    blocks) stays NCHW"""
     net = Net(seed)
     x = net.conv("x", 3, 24, k=3, stride=2)
     e = net.conv(x, 24, 96, k=1)
@@ -552,7 +609,7 @@ def mobilenet_like(seed, h):
     e = net.conv(x, 24, 64, k=1)
     d = net.conv(e, 64, 64, k=3, stride=2, group=64)
     x = net.conv(d, 64, 32, k=1, relu=False)
-    x = net.conv(x, 32, 32, k=3, group=2)
+    x = net.conv(x, 32, 32, k=3, group=8)
     x = net.op("GlobalAveragePool", [x])
     net.nodes.append(helper.make_node("Flatten", [x], ["y"]))
     return model(net.nodes, [("x", [None, 3, h, h])], ["y"], net.inits)
@@ -567,7 +624,7 @@ def test_pass_depthwise_network(h, threads):
     close(s.run(feeds)[0], want, "level 3")
     ops = [op for _, op, _ in s.profile(feeds)]
     assert ops.count("DepthwiseConv") == 2, ops
-    # the group-2 conv stays NCHW
+    # the group-8 conv stays NCHW
     assert ops.count("FusedConv") == 1, ops
 
 

@@ -17,7 +17,8 @@
  *	 ReorderInput		X [N, C, H, W] -> [N, ceil(C/B), H, W, B]; attribute
  *						block (8 or 16; default this CPU's: 16 with AVX-512)
  *	 ReorderOutput		channels = C: the inverse
- *	 Conv				FusedConv's inputs and attributes (group 1, constant
+ *	 Conv				FusedConv's inputs and attributes (groups of whole
+ *						blocks in and out, constant
  *						W in the original [M, C, kh, kw] layout, packed at
  *						prepare); X, Z and Y blocked, or with nchw_input = 1
  *						X plain NCHW (an RGB stem, which then needs no
@@ -174,8 +175,8 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 
 	if (!nn_nchwc_have(blk, "Conv", pc->st))
 		return pc->st->code;
-	if (ox_attr_int(pc->node, "group", 1) != 1)
-		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: group must be 1");
+	if (ox_attr_int(pc->node, "group", 1) < 1)
+		return ox_fail(pc->st, OX_INVALID_MODEL, "onnx_pg.nchwc Conv: group must be at least 1");
 	if (!(s = calloc(1, sizeof(*s))))
 		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc Conv: could not allocate state");
 	if (nn_nchwc_prepare_begin(pc, "Conv", &w, &s->win, &s->act) != OX_OK)
@@ -185,6 +186,7 @@ nchwc_conv_prepare(ox_prepare_ctx *pc)
 	}
 	s->nchw_input = ox_attr_int(pc->node, "nchw_input", 0) != 0;
 	s->winograd = ox_attr_int(pc->node, "winograd", 1) != 0;
+	s->groups = ox_attr_int(pc->node, "group", 1);
 	rc = blk == 16 ? nn_nchwc16_conv_prepare(pc, s, w) : nn_nchwc8_conv_prepare(pc, s, w);
 	if (rc != OX_OK)
 	{

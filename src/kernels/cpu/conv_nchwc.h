@@ -162,8 +162,18 @@ typedef struct nn_nchwc_conv_state
 				kh,
 				kw;
 	int64_t		mb,				/* output blocks */
-				cb,				/* input blocks */
+				cb,				/* input blocks (of one convolution group) */
 				og;				/* groups of the output blocks of one register tile */
+	/*
+	 * The convolution's groups (group attribute), each of whole blocks in
+	 * and out: mbg output blocks, ogg register-tile groups of them (og =
+	 * groups x ogg; none straddles two convolution groups), and X's blocks
+	 * x_cb = groups x cb.  1, mb, og and cb for a dense layer.
+	 */
+	int64_t		groups,
+				mbg,
+				ogg,
+				x_cb;
 	size_t		og_floats;		/* packed floats per group (room for a full group) */
 	float	   *w;				/* [og][cb][kh][kw][blk ic][nob x blk oc] */
 	const void *w_data;			/* the constant's data the packing came from */

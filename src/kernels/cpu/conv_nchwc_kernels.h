@@ -171,16 +171,17 @@ NCHWC_FN(reorder_output_run) (ox_kernel_ctx *ctx)
 static int64_t
 group_first(const nchwc_conv_state *s, int64_t g)
 {
-	int64_t		base = s->mb / s->og,
-				extra = s->mb % s->og;
+	int64_t		lg = g % s->ogg,
+				base = s->mbg / s->ogg,
+				extra = s->mbg % s->ogg;
 
-	return g * base + (g < extra ? g : extra);
+	return g / s->ogg * s->mbg + lg * base + (lg < extra ? lg : extra);
 }
 
 static int64_t
 group_blocks(const nchwc_conv_state *s, int64_t g)
 {
-	return s->mb / s->og + (g < s->mb % s->og ? 1 : 0);
+	return s->mbg / s->ogg + (g % s->ogg < s->mbg % s->ogg ? 1 : 0);
 }
 
 static bool
@@ -257,7 +258,16 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 	s->kw = w->dims[3];
 	s->mb = (s->m + BLK - 1) / BLK;
 	s->cb = (s->c + BLK - 1) / BLK;
-	s->og = (s->mb + MAX_NOB - 1) / MAX_NOB;
+	if (s->groups < 1)
+		s->groups = 1;
+	if (s->groups > 1 && (s->nchw_input || s->c % BLK != 0 || s->m % s->groups != 0 || s->m / s->groups % BLK != 0))
+		return ox_fail(pc->st, OX_INVALID_MODEL,
+					   "onnx_pg.nchwc Conv: with group %lld, W [%lld, %lld, ..] must have whole blocks of %d channels "
+					   "per group in and out", (long long) s->groups, (long long) s->m, (long long) s->c, BLK);
+	s->mbg = s->mb / s->groups;
+	s->ogg = (s->mbg + MAX_NOB - 1) / MAX_NOB;
+	s->og = s->groups * s->ogg;
+	s->x_cb = s->groups * s->cb;
 	s->w_data = w->data;
 	if (ox_shape_numel(5, (int64_t[]) {s->og * MAX_NOB * BLK, s->cb * BLK, s->kh, s->kw, 1}) < 0)
 		return ox_fail(pc->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc Conv: W is too large");
@@ -265,7 +275,7 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 	OX_TRY(nn_nchwc_prepare_bias(pc, "Conv", s->m, s->og * MAX_NOB * BLK, &s->bias));
 #if BLK == 16
 	/* 3x3 stride 1 (ResNet's): a third of the multiplies by Winograd's F(4x4, 3x3) */
-	if (s->winograd && s->kh == 3 && s->kw == 3 && !s->nchw_input &&
+	if (s->winograd && s->groups == 1 && s->kh == 3 && s->kw == 3 && !s->nchw_input &&
 		all_ones(s->win.strides, s->win.n_strides) && all_ones(s->win.dilations, s->win.n_dilations))
 	{
 		if (!(s->wino = nn_nchwc_winograd_pack(pc, s->m, s->c, w->data)))
@@ -658,7 +668,8 @@ conv_task(void *arg, int64_t begin, int64_t end)
 		ta.w = s->w + g * s->og_floats;
 		ta.bias = j->bias + ob0 * BLK;
 		ta.last_mask = nv_keep_first(m_last);
-		ta.x = j->x + n * (s->nchw_input ? s->c : s->cb * BLK) * j->h * j->w;
+		/* the image, and in it the blocks of g's convolution group */
+		ta.x = j->x + (n * (s->nchw_input ? s->c : s->x_cb * BLK) + g / s->ogg * s->cb * BLK) * j->h * j->w;
 		/* each chunk of input blocks over all the task's pixels while its weights are in L1 */
 		for (ta.icb0 = 0; ta.icb0 < s->cb; ta.icb0 += j->ic_chunk)
 		{
@@ -733,8 +744,8 @@ NCHWC_FN(conv_run) (ox_kernel_ctx *ctx)
 	float	   *bias;
 	const nn_geom *g = &cs.g;
 
-	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", BLK, &s->win, 1, s->c, s->cb, s->m, s->w_data, s->nchw_input,
-							   &s->bias, &cs, &y, &bias));
+	OX_TRY(nn_nchwc_conv_begin(ctx, "Conv", BLK, &s->win, s->groups, s->groups * s->c, s->x_cb, s->m, s->w_data,
+							   s->nchw_input, &s->bias, &cs, &y, &bias));
 	if (!bias)
 		return OX_OK;
 #if BLK == 16
