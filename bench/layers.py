@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Per-layer comparison with onnxruntime: single-node Conv (and MatMul) models with the
-shapes of resnet50, mobilenet_v2 and the encoder, each engine timed by process CPU time
+shapes of resnet50, mobilenet_v2, mnasnet and the encoder, each engine timed by process CPU time
 per call (alternating blocks), so that a slow layer shape stands out.
 
-    python3 bench/layers.py [--set resnet50|mobilenet|encoder|all] [--threads 1] [--reps 5]
+    python3 bench/layers.py [--set resnet50|mobilenet|mnasnet|encoder|all] [--threads 1] [--reps 5]
 
 Prints one line per layer: CPU time per call (the minimum over the blocks) of both engines, the ratio onnx_pg /
 onnxruntime, and GFLOP per CPU-second.  A tool for finding work, not a report.
@@ -74,6 +74,29 @@ MOBILENET = [
     ("dw 3x3 960@7", 960, 7, 960, 3, 1, 960),
     ("pw 960>160@7", 960, 7, 160, 1, 1, 1),
     ("pw 320>1280@7", 320, 7, 1280, 1, 1, 1),
+]
+
+# MNASNet-1.0's shapes that MobileNet-v2 lacks: 5x5 depthwise layers, expansions of 3,
+# channel counts of 40, 80, 120 and 192
+MNASNET = [
+    ("pw 16>48@112", 16, 112, 48, 1, 1, 1),
+    ("dw 3x3/2 48@112", 48, 112, 48, 3, 2, 48),
+    ("pw 48>24@56", 48, 56, 24, 1, 1, 1),
+    ("pw 24>72@56", 24, 56, 72, 1, 1, 1),
+    ("dw 5x5/2 72@56", 72, 56, 72, 5, 2, 72),
+    ("pw 72>40@28", 72, 28, 40, 1, 1, 1),
+    ("pw 40>120@28", 40, 28, 120, 1, 1, 1),
+    ("dw 5x5 120@28", 120, 28, 120, 5, 1, 120),
+    ("pw 120>40@28", 120, 28, 40, 1, 1, 1),
+    ("pw 80>480@14", 80, 14, 480, 1, 1, 1),
+    ("dw 5x5 480@14", 480, 14, 480, 5, 1, 480),
+    ("pw 480>80@14", 480, 14, 80, 1, 1, 1),
+    ("pw 96>576@14", 96, 14, 576, 1, 1, 1),
+    ("pw 576>96@14", 576, 14, 96, 1, 1, 1),
+    ("pw 192>1152@7", 192, 7, 1152, 1, 1, 1),
+    ("dw 5x5 1152@7", 1152, 7, 1152, 5, 1, 1152),
+    ("pw 1152>192@7", 1152, 7, 192, 1, 1, 1),
+    ("pw 1152>320@7", 1152, 7, 320, 1, 1, 1),
 ]
 
 # (name, M, K, N): MatMul [M, K] x [K, N] with constant B
@@ -148,7 +171,7 @@ def measure(model_bytes, feeds, threads, reps, min_block):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", default="all", choices=["resnet50", "mobilenet", "encoder", "all"])
+    ap.add_argument("--set", default="all", choices=["resnet50", "mobilenet", "mnasnet", "encoder", "all"])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--reps", type=int, default=5)
@@ -161,6 +184,8 @@ def main():
         sets.append(("resnet50", RESNET50, RESNET50_COUNT))
     if args.set in ("mobilenet", "all"):
         sets.append(("mobilenet", MOBILENET, None))
+    if args.set in ("mnasnet", "all"):
+        sets.append(("mnasnet", MNASNET, None))
     if args.set in ("encoder", "all"):
         sets.append(("encoder", ENCODER, None))
     for sname, layers, counts in sets:
