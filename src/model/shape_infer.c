@@ -510,8 +510,8 @@ infer_node(ox_model *m, ox_graph *g, const ox_node *n)
 				else if (pads[i] == 0 && pads[a.rank + i] == 0)
 					out.d[i] = a.d[i];
 				else
-					out.d[i] = a.d[i].value >= 0 && !__builtin_add_overflow(a.d[i].value, pads[i], &v) &&
-						!__builtin_add_overflow(v, pads[a.rank + i], &v) && v >= 0 ? dim_known(v) : dim_unknown();
+					out.d[i] = a.d[i].value >= 0 && dim_add(a.d[i].value, pads[i], &v) &&
+						dim_add(v, pads[a.rank + i], &v) && v >= 0 ? dim_known(v) : dim_unknown();
 			}
 			set_out(m, g, n, 0, e0, &out);
 			return;

@@ -552,16 +552,20 @@ concat_blocks(void *arg, int64_t t0, int64_t t1)
 {
 	const concat_job *j = arg;
 	int			n_in = j->ctx->n_in;
+	int64_t		before = 0;		/* the output blocks before input t % n_in's */
 
+	for (int k = 0; k < t0 % n_in; k++)
+		before += ox_in_tensor(j->ctx, k)->dims[1];
 	for (int64_t t = t0; t < t1; t++)
 	{
-		int64_t		n = t / n_in,
-					before = 0;
+		int64_t		n = t / n_in;
 		int			i = (int) (t % n_in);
 		const ox_tensor *x = ox_in_tensor(j->ctx, i);
 
-		for (int k = 0; k < i; k++)
-			before += ox_in_tensor(j->ctx, k)->dims[1];
+		if (i == 0)
+			before = 0;
+		else if (t > t0)
+			before += ox_in_tensor(j->ctx, i - 1)->dims[1];
 		if (x->dims[1] > 0)
 			memcpy(j->y + (n * j->total_cb + before) * j->span, (const float *) x->data + n * x->dims[1] * j->span,
 				   sizeof(float) * (size_t) (x->dims[1] * j->span));

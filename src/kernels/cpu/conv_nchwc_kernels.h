@@ -258,8 +258,6 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 	s->kw = w->dims[3];
 	s->mb = (s->m + BLK - 1) / BLK;
 	s->cb = (s->c + BLK - 1) / BLK;
-	if (s->groups < 1)
-		s->groups = 1;
 	if (s->groups > 1 && (s->nchw_input || s->c % BLK != 0 || s->m % s->groups != 0 || s->m / s->groups % BLK != 0))
 		return ox_fail(pc->st, OX_INVALID_MODEL,
 					   "onnx_pg.nchwc Conv: with group %lld, W [%lld, %lld, ..] must have whole blocks of %d channels "

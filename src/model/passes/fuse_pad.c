@@ -89,16 +89,13 @@ constant_zero_pads(const ox_graph *g, const ox_node *pad, int r, int64_t *begin,
 	if (pad->n_inputs > 3 && pad->inputs[3] >= 0)
 	{
 		/* Pad-18's axes: which axes the pads are for */
-		const void *data;
-
-		if (!(axes = ox_node_const_input(g, pad, 3)) || axes->released || axes->rank != 1 ||
+		if (!(axes = ox_node_const_input(g, pad, 3)) || axes->released || !axes->data || axes->rank != 1 ||
 			axes->dims[0] < 1 || axes->dims[0] > r || (axes->dtype != OX_INT64 && axes->dtype != OX_INT32))
 			return false;
 		n_axes = (int) axes->dims[0];
-		data = axes->data;
 		for (int i = 0; i < n_axes; i++)
 		{
-			int64_t		a = axes->dtype == OX_INT64 ? ((const int64_t *) data)[i] : ((const int32_t *) data)[i];
+			int64_t		a = ox_tensor_get_int64(axes, i);
 
 			if (a < -r || a >= r)
 				return false;

@@ -645,21 +645,16 @@ sink_concat(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		n->inputs[i] = g->nodes[reorder_output_of(g, n->inputs[i])].inputs[0];
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
+	/* the blocked kernel's axis is the channel blocks' (axis is Concat's one attribute) */
 	if (axis != 1)
 	{
 		ox_attr		a;
 
-		/* the blocked kernel's axis is the channel blocks' */
 		memset(&a, 0, sizeof(a));
 		a.name = "axis";
 		a.type = OX_ATTR_INT;
 		a.i = 1;
-		for (int i = 0; i < n->n_attrs; i++)
-			if (strcmp(n->attrs[i].name, "axis") == 0)
-			{
-				OX_TRY(ox_pass_set_attrs(pc, g, k, n->attrs, n->n_attrs, NULL, 0, st));
-				g->nodes[k].attrs[i] = a;
-			}
+		OX_TRY(ox_pass_set_attrs(pc, g, k, NULL, 0, &a, 1, st));
 	}
 	return retarget_output(pc, g, k, channels, st);
 }
