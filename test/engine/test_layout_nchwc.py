@@ -192,6 +192,40 @@ def test_blocked_conv_matches_conv(case, threads, block):
         np.testing.assert_array_equal(other, got, err_msg="case %d, broadcast in the FMA: %s" % (case, not before))
 
 
+# n, c, m, h, w, k, stride, pads, dilation: a residual's convolution of each kind
+RESIDUAL_CASES = [
+    (1, 64, 256, 14, 14, 1, 1, [0, 0, 0, 0], 1),     # 1x1, the input blocks in one pass
+    (1, 640, 80, 7, 7, 1, 1, [0, 0, 0, 0], 1),       # 40 input blocks in chunks: partial sums in Y
+    (1, 256, 40, 28, 28, 1, 1, [0, 0, 0, 0], 1),     # chunked on a large plane
+    (1, 32, 48, 20, 20, 3, 1, [1, 1, 1, 1], 1),      # Winograd
+    (1, 40, 40, 12, 12, 3, 2, [1, 1, 1, 1], 1),      # direct 3x3/2
+]
+
+
+@pytest.mark.parametrize("case", RESIDUAL_CASES + ["depthwise"])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_blocked_residual_in_place_or_shared(case, threads, block):
+    """Y takes Z's buffer when the convolution alone reads Z (the sum in
+    place, partial sums of chunked passes in it); when another node reads Z
+    after it, Z stays as it was"""
+    from onnx import load_from_string
+    if case == "depthwise":
+        blocked, plain, feeds = conv_case(1, 48, 48, 13, 11, 3, 1, [1, 1, 1, 1], 1, True, True, "Relu", seed=5,
+                                          depthwise=True)
+        m = 48
+    else:
+        blocked, plain, feeds = conv_case(*case, True, True, "Relu", seed=case[1])
+        m = case[2]
+    want = ort_run(plain, feeds)[0]
+    close(Session(blocked, opt_level=0, threads=threads).run(feeds)[0], want, "in place: %s" % (case,))
+    shared = load_from_string(blocked)
+    shared.graph.node.append(helper.make_node("ReorderOutput", ["zb"], ["z_again"], domain=NC, channels=m))
+    shared.graph.output.append(helper.make_tensor_value_info("z_again", TensorProto.FLOAT, None))
+    y, z_again = Session(shared.SerializeToString(), opt_level=0, threads=threads).run(feeds)
+    close(y, want, "Z shared: %s" % (case,))
+    np.testing.assert_array_equal(z_again, feeds["z"])
+
+
 @pytest.mark.parametrize("act", ["Sigmoid", "SiLU"])
 def test_blocked_sigmoid_saturates(act, block):
     """Sigmoid and SiLU in registers over the whole float range of their

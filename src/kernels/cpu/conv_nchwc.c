@@ -216,14 +216,24 @@ nchwc_conv_run(ox_kernel_ctx *ctx)
  * weights were packed from (w_data), B [m]; *cs the geometry of the NCHW
  * shape the blocks stand for; Y [N, ceil(m/blk), OH, OW, blk] allocated and
  * Z checked against it (blk channels a block, which the caller has
- * checked this CPU runs); *bias B padded with zeros to pb->len floats (pb's
+ * checked this CPU runs); *z_data Z's data or NULL, and Y in Z's own
+ * buffer where Z is read by this node alone and released after it (a
+ * residual block's shortcut, added in place as onnxruntime's fused Sum
+ * is): every kernel here reads a pixel's Z before it stores that pixel's
+ * Y, and stores it once; *bias B padded with zeros to pb->len floats (pb's
  * own when prepared, else made here; the caller hands it to
  * nn_nchwc_bias_done), or NULL when Y is empty and there is nothing to do.
+ *
+ * In place, the output needs no fresh lines of its own: a separate Y had
+ * each of its cache lines read for ownership before the store, beside the
+ * stream of Z (ResNet-50's 64 -> 256 layers at 56x56 with their shortcut
+ * took 1.3x onnxruntime's time within the network, 1.04x alone).
  */
 ox_code
 nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const nn_window *win, int64_t group,
 					int64_t c, int64_t cb, int64_t m, const void *w_data, bool nchw_input,
-					const nn_nchwc_bias *pb, nn_conv_shape *cs, ox_tensor **y, float **bias)
+					const nn_nchwc_bias *pb, nn_conv_shape *cs, ox_tensor **y, const float **z_data,
+					float **bias)
 {
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	const ox_tensor *w = ox_in_tensor(ctx, 1);
@@ -233,6 +243,7 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const nn_window
 	int64_t		dims[5];
 
 	*y = NULL;
+	*z_data = NULL;
 	*bias = NULL;
 	/* released: the session freed it, this node's packed copy being the only one needed */
 	if (!w || (w->data != w_data && !w->released))
@@ -280,6 +291,12 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const nn_window
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "onnx_pg.nchwc %s: the output is too large", op);
 	if (z && (z->dtype != OX_FLOAT || z->rank != 5 || memcmp(z->dims, dims, sizeof(int64_t) * 5) != 0))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "onnx_pg.nchwc %s: Z must have the blocked shape of Y", op);
+	/* Z's data before its buffer may become Y's (the take hands Z Y's old one) */
+	if (z)
+	{
+		*z_data = z->data;
+		(void) ox_take_input_buffer(ctx, z, 0, 5, dims);
+	}
 	if (!(*y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
 		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
 	if (ox_tensor_numel(*y) == 0)

@@ -135,7 +135,7 @@ void		nn_nchwc_bias_free(nn_nchwc_bias *pb);
 ox_code		nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const nn_window *win,
 								int64_t group, int64_t c, int64_t cb, int64_t m, const void *w_data,
 								bool nchw_input, const nn_nchwc_bias *pb, nn_conv_shape *cs, ox_tensor **y,
-								float **bias);
+								const float **z_data, float **bias);
 void		nn_nchwc_bias_done(const nn_nchwc_bias *pb, float *bias);
 bool		nn_nchwc_fma_bcast(void);
 int			nn_nchwc_force_fma_bcast(int on);

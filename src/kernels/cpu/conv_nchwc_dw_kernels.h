@@ -405,20 +405,20 @@ NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
 {
 	const dw_state *s = ctx->state;
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
-	const ox_tensor *z = ox_in_tensor(ctx, 3);
 	nn_conv_shape cs;
 	dw_job		j;
 	ox_tensor  *y;
+	const float *z;
 	float	   *bias;
 
 	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", BLK, &s->win, s->c, s->c, s->cb, s->c, s->w_data, false,
-							   &s->bias, &cs, &y, &bias));
+							   &s->bias, &cs, &y, &z, &bias));
 	if (!bias)
 		return OX_OK;
 	memset(&j, 0, sizeof(j));
 	j.s = s;
 	j.x = x->data;
-	j.z = z ? z->data : NULL;
+	j.z = z;
 	j.bias = bias;
 	j.y = y->data;
 	j.g = &cs.g;
