@@ -133,6 +133,9 @@ CONV_CASES = [
     (1, 64, 64, 14, 14, 1, 1, [0, 0, 0, 0], 1, True, False, "Relu"),      # pointwise: one long row
     (2, 32, 200, 9, 11, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),       # 13 blocks: groups of 4, 3, 3, 3 (of 8: 25 in 4 x 4 + 3 x 3)
     (1, 16, 24, 7, 5, 1, 2, [0, 0, 0, 0], 1, False, False, None),         # stride-2 1x1, M not a multiple of 16
+    (1, 40, 48, 13, 11, 1, 2, [0, 0, 0, 0], 1, True, True, "Relu"),       # stride-2 1x1, a partial input block
+    (1, 640, 40, 15, 14, 1, 2, [0, 0, 0, 0], 1, True, False, None),       # stride-2 1x1, input blocks in chunks
+    (1, 24, 32, 9, 9, 1, 2, [1, 1, 1, 1], 1, True, False, "Relu"),        # stride-2 1x1, padded: the general tile
     (1, 48, 80, 12, 13, 3, 1, [1, 1, 1, 1], 1, True, True, "LeakyRelu"),
     (2, 20, 40, 10, 9, 3, 2, [1, 1, 1, 1], 1, True, False, "Clip"),       # C not a multiple of 16
     (1, 16, 16, 8, 8, 3, 1, [2, 2, 2, 2], 2, True, False, "HardSigmoid"),  # dilation 2, act(0) != 0
