@@ -912,6 +912,15 @@ def test_blocked_mul_shapes(shapes):
                                   # 784 output pixels and more on 2 threads: tasks a row after another
                                   (2, 40, 30, 29, 3, 1, [1, 1, 1, 1], 1, True, True, "Clip"),
                                   (1, 48, 60, 57, 3, 2, [1, 1, 1, 1], 1, True, False, "Relu"),
+                                  # MNASNet's 5x5 layers: rows of 7 and 14 with two outputs at each end
+                                  # lacking taps, in masked groups; stride 2; a 7x7 kernel (runtime width)
+                                  (1, 40, 7, 7, 5, 1, [2, 2, 2, 2], 1, True, False, "Relu"),
+                                  (1, 24, 14, 14, 5, 1, [2, 2, 2, 2], 1, True, True, None),
+                                  (2, 32, 28, 27, 5, 2, [2, 2, 2, 2], 1, False, False, "Relu"),
+                                  (1, 16, 9, 12, 7, 1, [3, 3, 3, 3], 1, True, True, "Clip"),
+                                  (1, 16, 6, 20, 5, 1, [2, 2, 2, 2], 2, True, False, None),
+                                  # masked groups in a row whose span ends in a cut output (3 wide)
+                                  (1, 16, 15, 21, 3, 2, [1, 3, 0, 1], 2, True, False, "Relu"),
                                   # 1x1: a per-channel affine map (a BatchNormalization), pixel by pixel
                                   (2, 40, 7, 9, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),
                                   (1, 24, 60, 50, 1, 1, [0, 0, 0, 0], 1, True, False, "SiLU"),

@@ -393,6 +393,14 @@ output_transform(const wino_job *j, int64_t t0, int64_t nt, int64_t mb0, int64_t
 {
 	const nn_nchwc_wino *p = j->p;
 	int64_t		plane = j->oh * j->ow * BLK;
+	const float *z = j->z;
+	float	   *y = j->y;
+	float		lo_,
+				hi_;
+	/* decided here, not per vector (conv_nchwc_kernels.h's TILE_FINISH) */
+	const bool	clamp = nn_act_as_clamp(j->act, &lo_, &hi_);
+	const __m512 lo = _mm512_set1_ps(lo_),
+				hi = _mm512_set1_ps(hi_);
 
 	for (int64_t tl = 0; tl < nt; tl++)
 	{
@@ -438,10 +446,11 @@ output_transform(const wino_job *j, int64_t t0, int64_t nt, int64_t mb0, int64_t
 
 					if (bad)
 						v = direct_lanes(j, n, mb, oy + rr, ox + c4, bad, v);
-					if (j->z)
-						v = _mm512_add_ps(v, _mm512_loadu_ps(j->z + at));
+					if (z)
+						v = _mm512_add_ps(v, _mm512_loadu_ps(z + at));
+					v = clamp ? _mm512_min_ps(hi, _mm512_max_ps(lo, v)) : nn_nchwc_act16(j->act, v);
 					/* channels past M stay zero whatever act(0) is */
-					_mm512_storeu_ps(j->y + at, _mm512_maskz_mov_ps(keep, nn_nchwc_act16(j->act, v)));
+					_mm512_storeu_ps(y + at, _mm512_maskz_mov_ps(keep, v));
 				}
 			}
 		}
