@@ -718,28 +718,34 @@ def explain_misses(res, runs):
     return why
 
 
-def paired_spread(r):
-    """The spread of the ratio over the row's repetitions (each times a block of both engines,
-    back to back), as text: a ratio a hair past its target is only as firm as this spread."""
-    a = (r.get("ox") or {}).get("cpu_samples")
-    b = (r.get("ort") or {}).get("cpu_samples")
-    if not a or not b or len(a) != len(b):
-        return ""
-    q = [x / y for x, y in zip(a, b) if y > 0]
-    if len(q) < 5:
-        return ""
-    return " (the ratio of each repetition's two blocks: p10 %.2f, median %.2f, p90 %.2f over %d)" % (
-        pct(q, 10), pct(q, 50), pct(q, 90), len(q))
-
-
-def paired_p90(r):
-    """the 90th percentile of the row's per-repetition ratios, or None"""
+def paired_ratios(r):
+    """the row's ratio per repetition (each times a block of both engines, back to back), or
+    None where there are too few"""
     a = (r.get("ox") or {}).get("cpu_samples")
     b = (r.get("ort") or {}).get("cpu_samples")
     if not a or not b or len(a) != len(b):
         return None
     q = [x / y for x, y in zip(a, b) if y > 0]
-    return pct(q, 90) if len(q) >= 5 else None
+    return q if len(q) >= 5 else None
+
+
+def paired_spread(r):
+    """The spread of the ratio over the row's repetitions, as text: a ratio a hair past its
+    target is only as firm as this spread."""
+    q = paired_ratios(r)
+    if not q:
+        return ""
+    return " (the ratio of each repetition's two blocks: p10 %.2f, median %.2f, p90 %.2f over %d)" % (
+        pct(q, 10), pct(q, 50), pct(q, 90), len(q))
+
+
+def row_list(rows, L):
+    """each row against its target, with the spread of its repetitions' ratios"""
+    for r in rows:
+        L.append("- %s batch %d, %d thread(s): %.2f against %.1f%s" % (
+            r["model"], r["batch"], r["threads"], r["ratio"], target_for(r["model"], r["batch"]),
+            paired_spread(r)))
+    L.append("")
 
 
 def write_narrow(res, L):
@@ -747,7 +753,7 @@ def write_narrow(res, L):
     repetition: a result another run of the same build may not repeat"""
     narrow = [r for r in res["rows"] if r.get("ratio") is not None
               and r["ratio"] <= target_for(r["model"], r["batch"])
-              and (paired_p90(r) or 0) > target_for(r["model"], r["batch"])]
+              and pct(paired_ratios(r) or [0], 90) > target_for(r["model"], r["batch"])]
     if not narrow:
         return
     L.append("## Targets met narrowly")
@@ -755,11 +761,7 @@ def write_narrow(res, L):
     L.append("These rows meet their target by the median, but more than a tenth of their repetitions "
              "do not; another run may put them on the other side of it.")
     L.append("")
-    for r in narrow:
-        L.append("- %s batch %d, %d thread(s): %.2f against %.1f%s" % (
-            r["model"], r["batch"], r["threads"], r["ratio"], target_for(r["model"], r["batch"]),
-            paired_spread(r)))
-    L.append("")
+    row_list(narrow, L)
 
 
 def write_misses(res, L):
@@ -770,11 +772,7 @@ def write_misses(res, L):
     why = res.get("why", {})
     L.append("## Targets not met, and why")
     L.append("")
-    for r in miss:
-        L.append("- %s batch %d, %d thread(s): %.2f against %.1f%s" % (
-            r["model"], r["batch"], r["threads"], r["ratio"], target_for(r["model"], r["batch"]),
-            paired_spread(r)))
-    L.append("")
+    row_list(miss, L)
     for name, w in why.items():
         if w["kind"] == "nodes":
             cats = w["categories"]

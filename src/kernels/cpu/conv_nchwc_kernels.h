@@ -449,6 +449,57 @@ typedef struct tile_args
  * ran 0.82x the time reading 8 instead of 16).
  */
 /*
+ * The parts DEFINE_TILE and DEFINE_PW_TILE share (both define s, t, j, acc,
+ * ty, tz and ystep, Y's plane of a block).  TILE_FLAGS: what the epilogue
+ * decides once per tile call.  TILE_START: the tile's share of the next
+ * pass's weights to prefetch, then the sums from zero, from Z (a first pass
+ * that is not the last: Y may be Z's buffer, which the partial sums
+ * overwrite) or from Y's partial sums; Z's lines fetched early when the
+ * epilogue adds them.  TILE_END: the partial sums stored, or the epilogue.
+ */
+#define TILE_FLAGS \
+	float		lo_, \
+				hi_; \
+	const bool	first = t->first, \
+				last = t->last, \
+				clamp = nn_act_as_clamp(&s->act, &lo_, &hi_), \
+				add_z = t->z && first; \
+	const nv_t	lo = nv_set1(lo_), \
+				hi = nv_set1(hi_)
+
+#define TILE_START(NOB, PX) \
+	do { \
+		for (int64_t i = 0; i < t->pf_step && t->pf_lines > 0; i++, t->pf_lines--, t->pf += 16) \
+			_mm_prefetch((const char *) t->pf, _MM_HINT_T1); \
+		_Pragma("GCC unroll 4") \
+		for (int o = 0; o < NOB; o++) \
+			_Pragma("GCC unroll 6") \
+			for (int p = 0; p < PX; p++) \
+				acc[o][p] = !first ? nv_load(ty + o * ystep + p * BLK) \
+					: add_z && !last ? nv_load(tz + o * ystep + p * BLK) : nv_zero(); \
+		if (add_z && last) \
+			_Pragma("GCC unroll 4") \
+			for (int o = 0; o < NOB; o++) \
+				_Pragma("GCC unroll 6") \
+				for (int p = 0; p < PX; p++) \
+					_mm_prefetch((const char *) (tz + o * ystep + p * BLK), _MM_HINT_T0); \
+	} while (0)
+
+#define TILE_END(NOB, PX) \
+	do { \
+		if (!last) \
+			_Pragma("GCC unroll 4") \
+			for (int o = 0; o < NOB; o++) \
+				_Pragma("GCC unroll 6") \
+				for (int p = 0; p < PX; p++) \
+					nv_store(ty + o * ystep + p * BLK, acc[o][p]); \
+		else if (clamp) \
+			TILE_FINISH(NOB, PX, nv_min(hi, nv_max(lo, v))); \
+		else \
+			TILE_FINISH(NOB, PX, nv_act(&s->act, v)); \
+	} while (0)
+
+/*
  * The last pass's epilogue (inside DEFINE_TILE): bias, Z when this pass
  * started from zero, the activation ACT of v, stored.  Everything it
  * decides is decided once per tile call (clamp, add_z): tested per vector,
@@ -461,7 +512,6 @@ typedef struct tile_args
 		_Pragma("GCC unroll 4") \
 		for (int o = 0; o < NOB; o++) \
 		{ \
-			const int64_t ystep = j->oh * j->ow * BLK; \
 			const nv_t	b = nv_load(t->bias + o * BLK); \
 			const nv_keep_t keep = o == NOB - 1 ? t->last_mask : nv_keep_all(); \
 			_Pragma("GCC unroll 6") \
@@ -488,35 +538,16 @@ NAME(const conv_job *j, tile_args *t) \
 				xch = NCHW ? j->h * j->w : 1, \
 				xps = S1 ? BLK : j->sw * xpix, \
 				xrow = j->w * xpix, \
-				xblk = j->h * j->w * BLK; \
-	float		lo_, \
-				hi_; \
-	const bool	first = t->first, \
-				last = t->last, \
-				clamp = nn_act_as_clamp(&s->act, &lo_, &hi_), \
-				add_z = t->z && first; \
-	const nv_t	lo = nv_set1(lo_), \
-				hi = nv_set1(hi_); \
+				xblk = j->h * j->w * BLK, \
+				ystep = j->oh * j->ow * BLK; \
+	TILE_FLAGS; \
   for (int64_t q = 0; q < t->ntiles; q++) \
   { \
 	nv_t		acc[NOB][PX]; \
 	const int64_t tix = t->ix + q * PX * j->sw; \
 	float	   *ty = t->y + q * PX * BLK; \
 	const float *tz = t->z ? t->z + q * PX * BLK : NULL; \
-	for (int64_t i = 0; i < t->pf_step && t->pf_lines > 0; i++, t->pf_lines--, t->pf += 16) \
-		_mm_prefetch((const char *) t->pf, _MM_HINT_T1); \
-	_Pragma("GCC unroll 4") \
-	for (int o = 0; o < NOB; o++) \
-		_Pragma("GCC unroll 6") \
-		for (int p = 0; p < PX; p++) \
-			acc[o][p] = !first ? nv_load(ty + o * j->oh * j->ow * BLK + p * BLK) \
-				: add_z && !last ? nv_load(tz + o * j->oh * j->ow * BLK + p * BLK) : nv_zero(); \
-	if (add_z && last) \
-		_Pragma("GCC unroll 4") \
-		for (int o = 0; o < NOB; o++) \
-			_Pragma("GCC unroll 6") \
-			for (int p = 0; p < PX; p++) \
-				_mm_prefetch((const char *) (tz + o * j->oh * j->ow * BLK + p * BLK), _MM_HINT_T0); \
+	TILE_START(NOB, PX); \
 	for (int64_t icb = t->icb0; icb < t->icb1; icb++) \
 	{ \
 		const float *xb = t->x + icb * xblk; \
@@ -541,16 +572,7 @@ NAME(const conv_job *j, tile_args *t) \
 				} \
 			} \
 	} \
-	if (!last) \
-		_Pragma("GCC unroll 4") \
-		for (int o = 0; o < NOB; o++) \
-			_Pragma("GCC unroll 6") \
-			for (int p = 0; p < PX; p++) \
-				nv_store(ty + o * j->oh * j->ow * BLK + p * BLK, acc[o][p]); \
-	else if (clamp) \
-		TILE_FINISH(NOB, PX, nv_min(hi, nv_max(lo, v))); \
-	else \
-		TILE_FINISH(NOB, PX, nv_act(&s->act, v)); \
+	TILE_END(NOB, PX); \
   } \
 }
 
@@ -575,14 +597,7 @@ NAME(const conv_job *j, tile_args *t) \
 				xblk = j->h * j->w * BLK, \
 				ystep = j->oh * j->ow * BLK; \
 	const int	last_nic = (int) (s->c - (s->cb - 1) * BLK); \
-	float		lo_, \
-				hi_; \
-	const bool	first = t->first, \
-				last = t->last, \
-				clamp = nn_act_as_clamp(&s->act, &lo_, &hi_), \
-				add_z = t->z && first; \
-	const nv_t	lo = nv_set1(lo_), \
-				hi = nv_set1(hi_); \
+	TILE_FLAGS; \
 	const int64_t icb0 = t->icb0, \
 				icb1 = t->icb1; \
   for (int64_t q = 0; q < t->ntiles; q++) \
@@ -591,14 +606,7 @@ NAME(const conv_job *j, tile_args *t) \
 	const float *xq = t->x + (t->iy * j->w + t->ix + q * PX * S) * BLK; \
 	float	   *ty = t->y + q * PX * BLK; \
 	const float *tz = t->z ? t->z + q * PX * BLK : NULL; \
-	for (int64_t i = 0; i < t->pf_step && t->pf_lines > 0; i++, t->pf_lines--, t->pf += 16) \
-		_mm_prefetch((const char *) t->pf, _MM_HINT_T1); \
-	_Pragma("GCC unroll 4") \
-	for (int o = 0; o < NOB; o++) \
-		_Pragma("GCC unroll 6") \
-		for (int p = 0; p < PX; p++) \
-			acc[o][p] = !first ? nv_load(ty + o * ystep + p * BLK) \
-				: add_z && !last ? nv_load(tz + o * ystep + p * BLK) : nv_zero(); \
+	TILE_START(NOB, PX); \
 	for (int64_t icb = icb0; icb < icb1; icb++) \
 	{ \
 		const float *xp = xq + icb * xblk; \
@@ -616,16 +624,7 @@ NAME(const conv_job *j, tile_args *t) \
 				TILE_CHANNEL(NOB, PX, ic, EB); \
 		} \
 	} \
-	if (!last) \
-		_Pragma("GCC unroll 4") \
-		for (int o = 0; o < NOB; o++) \
-			_Pragma("GCC unroll 6") \
-			for (int p = 0; p < PX; p++) \
-				nv_store(ty + o * ystep + p * BLK, acc[o][p]); \
-	else if (clamp) \
-		TILE_FINISH(NOB, PX, nv_min(hi, nv_max(lo, v))); \
-	else \
-		TILE_FINISH(NOB, PX, nv_act(&s->act, v)); \
+	TILE_END(NOB, PX); \
   } \
 }
 
