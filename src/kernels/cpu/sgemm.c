@@ -646,20 +646,27 @@ static __thread struct
 	const float *b;
 	bool		reverse;
 }			tls_zigzag[ZIGZAG_SLOTS];
+static __thread unsigned tls_zigzag_next_slot;
 
+/*
+ * B's direction for this call, flipped from its last one.  The table is
+ * searched whole: two weights that shared a slot of a hashed table (their
+ * addresses alike modulo a page, as mmap gives them) reset each other on
+ * every call, and neither ever went backwards.  A B not there takes the
+ * slots in turn.
+ */
 static bool
 zigzag_next(const float *B)
 {
-	size_t		h = ((uintptr_t) B >> 6) % ZIGZAG_SLOTS;
+	unsigned	h;
 
-	if (tls_zigzag[h].b == B)
-		tls_zigzag[h].reverse = !tls_zigzag[h].reverse;
-	else
-	{
-		tls_zigzag[h].b = B;
-		tls_zigzag[h].reverse = false;
-	}
-	return tls_zigzag[h].reverse;
+	for (int i = 0; i < ZIGZAG_SLOTS; i++)
+		if (tls_zigzag[i].b == B)
+			return tls_zigzag[i].reverse = !tls_zigzag[i].reverse;
+	h = tls_zigzag_next_slot++ % ZIGZAG_SLOTS;
+	tls_zigzag[h].b = B;
+	tls_zigzag[h].reverse = false;
+	return false;
 }
 
 /* the nonzero entries of x's K floats into ks (room for K + 16), their count returned */
