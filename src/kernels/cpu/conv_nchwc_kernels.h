@@ -632,18 +632,29 @@ NAME(const conv_job *j, tile_args *t) \
 #define DEFINE_TILE_KINDS(NOB, PX, E, EB) \
 	DEFINE_TILE(E##tile_##NOB##_##PX, NOB, PX, 0, 0, EB) \
 	DEFINE_TILE(E##ntile_##NOB##_##PX, NOB, PX, 1, 0, EB) \
-	DEFINE_TILE(E##stile_##NOB##_##PX, NOB, PX, 0, 1, EB) \
-	DEFINE_PW_TILE(E##ptile_##NOB##_##PX, NOB, PX, EB, 1) \
-	DEFINE_PW_TILE(E##p2tile_##NOB##_##PX, NOB, PX, EB, 2)
+	DEFINE_TILE(E##stile_##NOB##_##PX, NOB, PX, 0, 1, EB)
 #define DEFINE_TILES_3(NOB, E, EB) \
 	DEFINE_TILE_KINDS(NOB, 1, E, EB) DEFINE_TILE_KINDS(NOB, 2, E, EB) DEFINE_TILE_KINDS(NOB, 3, E, EB)
+/*
+ * The pointwise kinds only in full tiles: a row's last few pixels go to the
+ * general tiles (stride 1 and any stride), which run a 1x1 layer the same
+ * way.  Sixty more unrolled functions per block size made clang's
+ * sanitized build of this file (CI's fuzz stage) take about ten minutes.
+ */
+#define DEFINE_PW_TILES(NOB, PX, E, EB) \
+	DEFINE_PW_TILE(E##ptile_##NOB##_##PX, NOB, PX, EB, 1) \
+	DEFINE_PW_TILE(E##p2tile_##NOB##_##PX, NOB, PX, EB, 2)
 #if TILE_PX == 6
 #define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) \
-	DEFINE_TILE_KINDS(NOB, 4, E, EB) DEFINE_TILE_KINDS(NOB, 5, E, EB) DEFINE_TILE_KINDS(NOB, 6, E, EB)
+	DEFINE_TILE_KINDS(NOB, 4, E, EB) DEFINE_TILE_KINDS(NOB, 5, E, EB) DEFINE_TILE_KINDS(NOB, 6, E, EB) \
+	DEFINE_PW_TILES(NOB, 6, E, EB)
 #define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3, P##NOB##_4, P##NOB##_5, P##NOB##_6}
+/* full tiles of kind P, the rest of kind G */
+#define PW_ROW(P, G, NOB) {G##NOB##_1, G##NOB##_2, G##NOB##_3, G##NOB##_4, G##NOB##_5, P##NOB##_6}
 #elif TILE_PX == 3
-#define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB)
+#define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) DEFINE_PW_TILES(NOB, 3, E, EB)
 #define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3}
+#define PW_ROW(P, G, NOB) {G##NOB##_1, G##NOB##_2, P##NOB##_3}
 #else
 #error "TILE_PX must be 6 or 3"
 #endif
@@ -656,17 +667,18 @@ DEFINE_TILES(4, , 0)
 DEFINE_TILES(2, e, 1)
 #endif
 #define TILE_KIND(P) {TILE_ROW(P, 1), TILE_ROW(P, 2), TILE_ROW(P, 3), TILE_ROW(P, 4)}
+#define PW_KIND(P, G) {PW_ROW(P, G, 1), PW_ROW(P, G, 2), PW_ROW(P, G, 3), PW_ROW(P, G, 4)}
 
 typedef void (*tile_fn) (const conv_job *j, tile_args *t);
 
 /* [tile_kind][NOB - 1][PX - 1] */
 static const tile_fn tiles[5][MAX_NOB][TILE_PX] = {TILE_KIND(tile_), TILE_KIND(ntile_), TILE_KIND(stile_),
-	TILE_KIND(ptile_), TILE_KIND(p2tile_)};
+	PW_KIND(ptile_, stile_), PW_KIND(p2tile_, tile_)};
 
 #if BLK == 16
 /* [tile_kind][PX - 1], 2 blocks */
 static const tile_fn tiles_fma_bcast[5][TILE_PX] = {TILE_ROW(etile_, 2), TILE_ROW(entile_, 2), TILE_ROW(estile_, 2),
-	TILE_ROW(eptile_, 2), TILE_ROW(ep2tile_, 2)};
+	PW_ROW(eptile_, estile_, 2), PW_ROW(ep2tile_, etile_, 2)};
 #endif
 
 /* the group of unsplit task t, in the job's order of tasks (pixels_first or by groups) */
