@@ -364,7 +364,11 @@ def test_blocked_winograd_non_finite(threads):
 
 @pytest.mark.parametrize("case", [(1, 3, 64, 23, 21, 7, 2, [3, 3, 3, 3], 1, True, False, "Relu"),
                                   (2, 3, 32, 17, 16, 3, 2, [1, 1, 1, 1], 1, True, True, "Clip"),
-                                  (1, 5, 20, 9, 30, 1, 1, [0, 0, 0, 0], 1, False, False, None)])
+                                  (1, 5, 20, 9, 30, 1, 1, [0, 0, 0, 0], 1, False, False, None),
+                                  # stride 2 (the tiles of constant pixel offsets): rows of several
+                                  # full tiles, asymmetric pads, dilation, 4 output blocks
+                                  (1, 3, 40, 31, 50, 3, 2, [1, 0, 1, 1], 1, True, False, "Relu"),
+                                  (2, 4, 64, 16, 37, 3, 2, [2, 2, 2, 1], 2, True, True, None)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_blocked_conv_of_nchw_input(case, threads):
     blocked, plain, feeds = conv_case(*case, seed=len(case) + case[1], nchw_input=True)

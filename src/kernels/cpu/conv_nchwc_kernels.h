@@ -323,7 +323,8 @@ typedef enum tile_kind
 	TILE_NCHW,					/* plain NCHW input (nchw_input) */
 	TILE_BLOCKED_S1,			/* blocked input, stride 1: the pixels' offsets constant */
 	TILE_POINTWISE,				/* blocked input, 1x1 stride 1 unpadded (one long row) */
-	TILE_POINTWISE_S2			/* blocked input, 1x1 stride 2 unpadded */
+	TILE_POINTWISE_S2,			/* blocked input, 1x1 stride 2 unpadded */
+	TILE_NCHW_S2				/* plain NCHW input, stride 2: the pixels' offsets constant */
 } tile_kind;
 
 typedef struct conv_job
@@ -527,7 +528,7 @@ typedef struct tile_args
 		} \
 	} while (0)
 
-#define DEFINE_TILE(NAME, NOB, PX, NCHW, S1, EB) \
+#define DEFINE_TILE(NAME, NOB, PX, NCHW, SC, EB) \
 __attribute__((target(NCHWC_TARGET))) \
 static void \
 NAME(const conv_job *j, tile_args *t) \
@@ -536,7 +537,7 @@ NAME(const conv_job *j, tile_args *t) \
 	const int64_t ns = NOB * BLK, \
 				xpix = NCHW ? 1 : BLK, \
 				xch = NCHW ? j->h * j->w : 1, \
-				xps = S1 ? BLK : j->sw * xpix, \
+				xps = (SC) ? (SC) * xpix : j->sw * xpix, \
 				xrow = j->w * xpix, \
 				xblk = j->h * j->w * BLK, \
 				ystep = j->oh * j->ow * BLK; \
@@ -643,7 +644,8 @@ NAME(const conv_job *j, tile_args *t) \
  */
 #define DEFINE_PW_TILES(NOB, PX, E, EB) \
 	DEFINE_PW_TILE(E##ptile_##NOB##_##PX, NOB, PX, EB, 1) \
-	DEFINE_PW_TILE(E##p2tile_##NOB##_##PX, NOB, PX, EB, 2)
+	DEFINE_PW_TILE(E##p2tile_##NOB##_##PX, NOB, PX, EB, 2) \
+	DEFINE_TILE(E##n2tile_##NOB##_##PX, NOB, PX, 1, 2, EB)
 #if TILE_PX == 6
 #define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) \
 	DEFINE_TILE_KINDS(NOB, 4, E, EB) DEFINE_TILE_KINDS(NOB, 5, E, EB) DEFINE_TILE_KINDS(NOB, 6, E, EB) \
@@ -672,13 +674,13 @@ DEFINE_TILES(2, e, 1)
 typedef void (*tile_fn) (const conv_job *j, tile_args *t);
 
 /* [tile_kind][NOB - 1][PX - 1] */
-static const tile_fn tiles[5][MAX_NOB][TILE_PX] = {TILE_KIND(tile_), TILE_KIND(ntile_), TILE_KIND(stile_),
-	PW_KIND(ptile_, stile_), PW_KIND(p2tile_, tile_)};
+static const tile_fn tiles[6][MAX_NOB][TILE_PX] = {TILE_KIND(tile_), TILE_KIND(ntile_), TILE_KIND(stile_),
+	PW_KIND(ptile_, stile_), PW_KIND(p2tile_, tile_), PW_KIND(n2tile_, ntile_)};
 
 #if BLK == 16
 /* [tile_kind][PX - 1], 2 blocks */
-static const tile_fn tiles_fma_bcast[5][TILE_PX] = {TILE_ROW(etile_, 2), TILE_ROW(entile_, 2), TILE_ROW(estile_, 2),
-	PW_ROW(eptile_, estile_, 2), PW_ROW(ep2tile_, etile_, 2)};
+static const tile_fn tiles_fma_bcast[6][TILE_PX] = {TILE_ROW(etile_, 2), TILE_ROW(entile_, 2), TILE_ROW(estile_, 2),
+	PW_ROW(eptile_, estile_, 2), PW_ROW(ep2tile_, etile_, 2), PW_ROW(en2tile_, entile_, 2)};
 #endif
 
 /* the group of unsplit task t, in the job's order of tasks (pixels_first or by groups) */
@@ -898,7 +900,7 @@ NCHWC_FN(conv_run) (ox_kernel_ctx *ctx)
 	j.ph = g->pb[AH];
 	j.pw = g->pb[AW];
 	/* a pointwise layer is one long row: full tiles across the plane's row ends */
-	j.tile_kind = s->nchw_input ? TILE_NCHW : j.sw == 1 ? TILE_BLOCKED_S1 : TILE_BLOCKED;
+	j.tile_kind = s->nchw_input ? (j.sw == 2 ? TILE_NCHW_S2 : TILE_NCHW) : j.sw == 1 ? TILE_BLOCKED_S1 : TILE_BLOCKED;
 	if (s->kh == 1 && s->kw == 1 && j.sh == 1 && j.sw == 1 && j.ph == 0 && j.pw == 0 &&
 		g->pe[AH] == 0 && g->pe[AW] == 0)
 	{
