@@ -925,6 +925,15 @@ def test_blocked_mul_shapes(shapes):
                                   (1, 16, 6, 20, 5, 1, [2, 2, 2, 2], 2, True, False, None),
                                   # masked groups in a row whose span ends in a cut output (3 wide)
                                   (1, 16, 15, 21, 3, 2, [1, 3, 0, 1], 2, True, False, "Relu"),
+                                  # those rows read from a ring of zero-padded input rows: dilated at
+                                  # stride 2 with uneven pads; rows wholly in the padding; a large plane
+                                  # (tasks a row after another on 2 threads, the ring refilled)
+                                  (2, 24, 17, 23, 5, 2, [3, 1, 2, 4], 2, False, True, None),
+                                  (1, 16, 3, 10, 5, 1, [6, 2, 6, 2], 1, True, False, "Relu"),
+                                  (1, 32, 36, 30, 5, 1, [2, 2, 2, 2], 1, True, True, "Clip"),
+                                  # no ring: a kernel taller than 16 rows, a ring past 256 KB (masked)
+                                  (1, 16, 20, 12, (17, 5), 1, [8, 2, 8, 2], 1, True, False, None),
+                                  (1, 16, 20, 250, 5, 1, [8, 8, 8, 8], 4, True, False, "Relu"),
                                   # 1x1: a per-channel affine map (a BatchNormalization), pixel by pixel
                                   (2, 40, 7, 9, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),
                                   (1, 24, 60, 50, 1, 1, [0, 0, 0, 0], 1, True, False, "SiLU"),

@@ -316,6 +316,147 @@ dw_row_masked(const dw_job *j, const dw_epilogue *e, const float *xp, const floa
 	}
 }
 
+/*
+ * The rows of dw_row_masked read from copies padded with zeros instead:
+ * every output of the row in unmasked groups, as dw_group runs the inside
+ * ones.  Masked, a 5x5 layer's row of 14 needed 5 x 8 tap masks a group,
+ * more than the mask registers, and a third of its instructions moved
+ * masks (MNASNet's 5x5 layers at 14x14 and 7x7: 1.4x onnxruntime's time,
+ * and 1.9x at stride 2).  The copies are a ring of the last
+ * (kh - 1) dh + 1 input rows of the plane, each row pl + w + pr pixels, so
+ * that consecutive output rows of a plane copy each input row once.  A tap
+ * in the padding adds 0 x w, which leaves a sum as it is (up to the sign
+ * of a zero sum, and a NaN where w is infinite, as the padding of the
+ * operator's definition gives).  Without room for the ring (a kernel
+ * taller than DW_PAD_MAX_KH, rows past DW_PAD_MAX_BYTES, no memory) the
+ * rows stay masked.
+ */
+#define DW_PAD_MAX_KH 16
+#define DW_PAD_MAX_BYTES (256 * 1024)
+
+typedef struct dw_pad_ring
+{
+	float	   *rows;			/* nslots rows of pwid pixels */
+	int64_t		nslots,
+				pwid,
+				pl,				/* zero pixels before a row's first */
+				plane,			/* the plane whose rows [lo, hi) are in their slots, -1 none */
+				lo,
+				hi;
+} dw_pad_ring;
+
+static __thread float *tls_dw_ring;
+static __thread size_t tls_dw_ring_len;
+
+static bool
+dw_pad_ring_init(const dw_job *j, dw_pad_ring *r)
+{
+	const nn_geom *g = j->g;
+	int64_t		w = g->in[AW],
+				pl = g->pb[AW],
+				last = (g->out[AW] - 1) * g->s[AW] - pl + (j->s->kw - 1) * g->d[AW],
+				pr = last >= w ? last - (w - 1) : 0;
+	double		bytes;
+
+	r->rows = NULL;
+	if (j->s->kh > DW_PAD_MAX_KH || pl < 0 || g->d[AH] < 1)
+		return false;
+	r->nslots = (j->s->kh - 1) * g->d[AH] + 1;
+	r->pwid = pl + w + pr;
+	r->pl = pl;
+	bytes = (double) r->nslots * (double) r->pwid * BLK * sizeof(float);
+	if (bytes > DW_PAD_MAX_BYTES)
+		return false;
+	r->rows = ox_aligned_grow(&tls_dw_ring, &tls_dw_ring_len, (size_t) (r->nslots * r->pwid * BLK));
+	r->plane = -1;
+	r->lo = r->hi = 0;
+	return r->rows != NULL;
+}
+
+/* input rows [a, b) of plane (its data at xp) in their slots of the ring */
+static void
+dw_pad_fill(dw_pad_ring *r, const dw_job *j, int64_t plane, const float *xp, int64_t a, int64_t b)
+{
+	int64_t		w = j->g->in[AW];
+
+	if (r->plane != plane || a < r->lo || a > r->hi)
+	{
+		r->plane = plane;
+		r->lo = r->hi = a;
+	}
+	for (int64_t row = r->hi > a ? r->hi : a; row < b; row++)
+	{
+		float	   *dst = r->rows + row % r->nslots * r->pwid * BLK;
+
+		memset(dst, 0, sizeof(float) * (size_t) (r->pl * BLK));
+		memcpy(dst + r->pl * BLK, xp + row * w * BLK, sizeof(float) * (size_t) (w * BLK));
+		memset(dst + (r->pl + w) * BLK, 0, sizeof(float) * (size_t) ((r->pwid - r->pl - w) * BLK));
+	}
+	if (b > r->hi)
+		r->hi = b;
+	if (r->lo < r->hi - r->nslots)
+		r->lo = r->hi - r->nslots;
+}
+
+/* dw_pixels over padded rows (rows[ky]: input row iy + ky dh from the padding's start): no cuts */
+__attribute__((target(NCHWC_TARGET)))
+static inline __attribute__((always_inline)) void
+dw_pixels_padded(const dw_job *j, const dw_epilogue *e, const float *wb, const float *const *rows, int64_t ky0,
+				 int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ox, const int np,
+				 int64_t off)
+{
+	nv_t		acc[DW_PX];
+
+	for (int p = 0; p < np; p++)
+		acc[p] = nv_zero();
+	for (int64_t ky = ky0; ky < ky1; ky++)
+	{
+		const float *xr = rows[ky] + ox * sw * BLK;
+
+#pragma GCC unroll 5
+		for (int64_t kx = 0; kx < kw; kx++)
+		{
+			nv_t		wv = nv_load_aligned(wb + (ky * kw + kx) * BLK);
+			const float *xq = xr + kx * dw * BLK;
+
+#pragma GCC unroll 8
+			for (int p = 0; p < np; p++)
+				acc[p] = nv_fmadd(nv_load(xq + p * sw * BLK), wv, acc[p]);
+		}
+	}
+	for (int p = 0; p < np; p++)
+		dw_finish(j, e, acc[p], off + p);
+}
+
+#define DW_PADDED_CASE(N) \
+	case N: \
+		dw_pixels_padded(j, e, wb, rows, ky0, ky1, kw, sw, dw, ox, N, off); \
+		break
+
+/* a row's outputs over padded rows, in groups of DW_PX and a shorter last one */
+__attribute__((target(NCHWC_TARGET)))
+static inline __attribute__((always_inline)) void
+dw_row_padded(const dw_job *j, const dw_epilogue *e, const float *wb, const float *const *rows, int64_t ky0,
+			  int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ow, int64_t off)
+{
+	for (int64_t ox = 0; ox < ow; ox += DW_PX, off += DW_PX)
+	{
+		switch (ow - ox < DW_PX ? ow - ox : DW_PX)
+		{
+				DW_PADDED_CASE(1);
+				DW_PADDED_CASE(2);
+				DW_PADDED_CASE(3);
+				DW_PADDED_CASE(4);
+				DW_PADDED_CASE(5);
+				DW_PADDED_CASE(6);
+				DW_PADDED_CASE(7);
+				DW_PADDED_CASE(8);
+			default:
+				break;
+		}
+	}
+}
+
 /* rows (image, block, output row), or (image, output row, block), in [begin, end) */
 __attribute__((target(NCHWC_TARGET)))
 static void
@@ -340,6 +481,8 @@ dw_task(void *arg, int64_t begin, int64_t end)
 				plane = j->rows_first ? begin / (s->cb * oh) * s->cb + begin % s->cb : begin / oh,
 				b = plane % s->cb;
 	dw_epilogue e;
+	dw_pad_ring ring = {0};
+	bool		padded = (j->span_lo > 0 || j->span_hi < ow) && dw_pad_ring_init(j, &ring);
 
 	dw_epilogue_init(&e, j, b);
 	for (int64_t t = begin; t < end; t++)
@@ -353,7 +496,24 @@ dw_task(void *arg, int64_t begin, int64_t end)
 
 		nn_nchwc_tap_range(iy, g->d[AH], s->kh, h, &ky0, &ky1);
 
-		if (j->span_lo > 0 || j->span_hi < ow)
+		if (padded)
+		{
+			const float *rows[DW_PAD_MAX_KH];
+			bool		full5x5 = s->kh == 5 && s->kw == 5 && ky0 == 0 && ky1 == 5 && dw == 1;
+
+			if (ky0 < ky1)
+				dw_pad_fill(&ring, j, plane, xp, iy + ky0 * g->d[AH], iy + (ky1 - 1) * g->d[AH] + 1);
+			for (int64_t ky = ky0; ky < ky1; ky++)
+				rows[ky] = ring.rows + (iy + ky * g->d[AH]) % ring.nslots * ring.pwid * BLK;
+			/* MNASNet's 5x5 layers with constant offsets */
+			if (full5x5 && sw == 1)
+				dw_row_padded(j, &e, wb, rows, 0, 5, 5, 1, 1, ow, row);
+			else if (full5x5 && sw == 2)
+				dw_row_padded(j, &e, wb, rows, 0, 5, 5, 2, 1, ow, row);
+			else
+				dw_row_padded(j, &e, wb, rows, ky0, ky1, s->kw, sw, dw, ow, row);
+		}
+		else if (j->span_lo > 0 || j->span_hi < ow)
 		{
 			/* MNASNet's 5x5 layers with constant offsets */
 			if (s->kh == 5 && s->kw == 5 && ky0 == 0 && ky1 == 5 && sw == 1 && dw == 1)
