@@ -119,13 +119,14 @@ dw_finish(const dw_job *j, const dw_epilogue *e, nv_t v, int64_t off)
  * constant np and cuts (and kw = 3 for the 3x3 layers), so that the pixel
  * loop unrolls into np independent accumulators.  The taps of an output go
  * in the same order on every path (dw_pixels_masked's too), so its bits do not
- * depend on the path.
+ * depend on the path.  With rows (dw_row_padded's ring, xp unused), input
+ * row iy + ky dh is rows[ky], from its padding's start.
  */
 __attribute__((target(NCHWC_TARGET)))
 static inline __attribute__((always_inline)) void
-dw_pixels(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, int64_t iy, int64_t ky0,
-		  int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ox, const int np,
-		  const bool cuts, nv_keep_t keep_first, nv_keep_t keep_last, int64_t off)
+dw_pixels(const dw_job *j, const dw_epilogue *e, const float *xp, const float *const *rows, const float *wb,
+		  int64_t iy, int64_t ky0, int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ox,
+		  const int np, const bool cuts, nv_keep_t keep_first, nv_keep_t keep_last, int64_t off)
 {
 	const nn_geom *g = j->g;
 	int64_t		w = g->in[AW],
@@ -137,7 +138,7 @@ dw_pixels(const dw_job *j, const dw_epilogue *e, const float *xp, const float *w
 		acc[p] = nv_zero();
 	for (int64_t ky = ky0; ky < ky1; ky++)
 	{
-		const float *xr = xp + ((iy + ky * dh) * w + ix) * BLK;
+		const float *xr = rows ? rows[ky] + ox * sw * BLK : xp + ((iy + ky * dh) * w + ix) * BLK;
 
 #pragma GCC unroll 5
 		for (int64_t kx = 0; kx < kw; kx++)
@@ -165,7 +166,7 @@ dw_pixels(const dw_job *j, const dw_epilogue *e, const float *xp, const float *w
 
 #define DW_GROUP_CASE(N) \
 	case N: \
-		dw_pixels(j, e, xp, wb, iy, ky0, ky1, kw, sw, dw, ox, N, cuts, keep_first, keep_last, off); \
+		dw_pixels(j, e, xp, NULL, wb, iy, ky0, ky1, kw, sw, dw, ox, N, cuts, keep_first, keep_last, off); \
 		break
 
 /* one group of n (1 to DW_PX) outputs from ox: dw_pixels with n made a constant */
@@ -398,39 +399,9 @@ dw_pad_fill(dw_pad_ring *r, const dw_job *j, int64_t plane, const float *xp, int
 		r->lo = r->hi - r->nslots;
 }
 
-/* dw_pixels over padded rows (rows[ky]: input row iy + ky dh from the padding's start): no cuts */
-__attribute__((target(NCHWC_TARGET)))
-static inline __attribute__((always_inline)) void
-dw_pixels_padded(const dw_job *j, const dw_epilogue *e, const float *wb, const float *const *rows, int64_t ky0,
-				 int64_t ky1, const int64_t kw, const int64_t sw, const int64_t dw, int64_t ox, const int np,
-				 int64_t off)
-{
-	nv_t		acc[DW_PX];
-
-	for (int p = 0; p < np; p++)
-		acc[p] = nv_zero();
-	for (int64_t ky = ky0; ky < ky1; ky++)
-	{
-		const float *xr = rows[ky] + ox * sw * BLK;
-
-#pragma GCC unroll 5
-		for (int64_t kx = 0; kx < kw; kx++)
-		{
-			nv_t		wv = nv_load_aligned(wb + (ky * kw + kx) * BLK);
-			const float *xq = xr + kx * dw * BLK;
-
-#pragma GCC unroll 8
-			for (int p = 0; p < np; p++)
-				acc[p] = nv_fmadd(nv_load(xq + p * sw * BLK), wv, acc[p]);
-		}
-	}
-	for (int p = 0; p < np; p++)
-		dw_finish(j, e, acc[p], off + p);
-}
-
 #define DW_PADDED_CASE(N) \
 	case N: \
-		dw_pixels_padded(j, e, wb, rows, ky0, ky1, kw, sw, dw, ox, N, off); \
+		dw_pixels(j, e, NULL, rows, wb, 0, ky0, ky1, kw, sw, dw, ox, N, false, nv_keep_all(), nv_keep_all(), off); \
 		break
 
 /* a row's outputs over padded rows, in groups of DW_PX and a shorter last one */
