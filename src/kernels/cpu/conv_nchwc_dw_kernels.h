@@ -486,7 +486,9 @@ dw_task(void *arg, int64_t begin, int64_t end)
 				b = plane % s->cb;
 	dw_epilogue e;
 	dw_pad_ring ring = {0};
-	bool		padded = (j->span_lo > 0 || j->span_hi < ow) && dw_pad_ring_init(j, &ring);
+	/* rows with outputs whose taps leave them (the groups' span leaves out their ends) */
+	bool		edges = j->span_lo > 0 || j->span_hi < ow,
+				padded = edges && dw_pad_ring_init(j, &ring);
 
 	dw_epilogue_init(&e, j, b);
 	for (int64_t t = begin; t < end; t++)
@@ -502,7 +504,7 @@ dw_task(void *arg, int64_t begin, int64_t end)
 
 		if (padded)
 			dw_row_from_ring(j, &e, &ring, plane, xp, wb, iy, ky0, ky1, row);
-		else if (j->span_lo > 0 || j->span_hi < ow)
+		else if (edges)
 		{
 			/* MNASNet's 5x5 layers with constant offsets */
 			if (s->kh == 5 && s->kw == 5 && ky0 == 0 && ky1 == 5 && sw == 1 && dw == 1)

@@ -437,25 +437,12 @@ typedef struct tile_args
 #endif
 
 /*
- * acc[ob][p] = Z (when given) plus the sum over input channels and taps
- * of x * w, then the epilogue, stored (Z first: Y may be Z's own buffer,
- * which the partial sums of chunked passes overwrite), for t->ntiles tiles along the row (one call for a run
- * of them: AVX2's tiles of 3 pixels spent a fifth of their time in the
- * call, its set-up and its spills).  NOB and PX are constants in each
- * instantiation, and
- * so is NCHW: a blocked input (a channel's value at stride 1 in its
- * pixel's 16), or a plain NCHW one (nchw_input: an RGB stem's 3 channels,
- * a plane apart, unrolled).  Only the channels that exist are read: the
- * last block of MobileNet-v2's 24 channels holds 8 (its 24 -> 144 layers
- * ran 0.82x the time reading 8 instead of 16).
- */
-/*
  * The parts DEFINE_TILE and DEFINE_PW_TILE share (both define s, t, j, acc,
  * ty, tz and ystep, Y's plane of a block).  TILE_FLAGS: what the epilogue
- * decides once per tile call.  TILE_START: the sums from zero, from Z (a first pass
- * that is not the last: Y may be Z's buffer, which the partial sums
- * overwrite) or from Y's partial sums; Z's lines fetched early when the
- * epilogue adds them.  TILE_END: the partial sums stored, or the epilogue.
+ * decides once per tile call.  TILE_START: the sums from zero, from Z (a
+ * first pass that is not the last: Y may be Z's buffer, which the partial
+ * sums overwrite) or from Y's partial sums; Z's lines fetched early when
+ * the epilogue adds them.  TILE_END: the partial sums stored, or the epilogue.
  */
 #define TILE_FLAGS \
 	float		lo_, \
@@ -552,6 +539,20 @@ typedef struct tile_args
 		} \
 	} while (0)
 
+/*
+ * acc[ob][p] = Z (when given) plus the sum over input channels and taps
+ * of x * w, then the epilogue, stored (Z first: Y may be Z's own buffer,
+ * which the partial sums of chunked passes overwrite), for t->ntiles
+ * tiles along the row (one call for a run of them: AVX2's tiles of 3
+ * pixels spent a fifth of their time in the call, its set-up and its
+ * spills).  NOB and PX are constants in each instantiation, and so are
+ * NCHW: a blocked input (a channel's value at stride 1 in its pixel's 16),
+ * or a plain NCHW one (nchw_input: an RGB stem's 3 channels, a plane
+ * apart, unrolled); and SC: the stride when constant (0: the job's), so
+ * that the pixels' offsets are immediates.  Only the channels that exist
+ * are read: the last block of MobileNet-v2's 24 channels holds 8 (its
+ * 24 -> 144 layers ran 0.82x the time reading 8 instead of 16).
+ */
 #define DEFINE_TILE(NAME, NOB, PX, NCHW, SC, EB) \
 __attribute__((target(NCHWC_TARGET))) \
 static void \
@@ -667,26 +668,27 @@ NAME(const conv_job *j, tile_args *t) \
 #define DEFINE_TILES_3(NOB, E, EB) \
 	DEFINE_TILE_KINDS(NOB, 1, E, EB) DEFINE_TILE_KINDS(NOB, 2, E, EB) DEFINE_TILE_KINDS(NOB, 3, E, EB)
 /*
- * The pointwise kinds only in full tiles: a row's last few pixels go to the
- * general tiles (stride 1 and any stride), which run a 1x1 layer the same
- * way.  Sixty more unrolled functions per block size made clang's
- * sanitized build of this file (CI's fuzz stage) take about ten minutes.
+ * The kinds of constant offsets only in full tiles (the pointwise ones and
+ * the stride-2 NCHW one): a row's last few pixels go to the general tiles
+ * of the same input (FULL_ROW), which compute the same way.  Sixty more
+ * unrolled functions per block size made clang's sanitized build of this
+ * file (CI's fuzz stage) take about ten minutes.
  */
-#define DEFINE_PW_TILES(NOB, PX, E, EB) \
+#define DEFINE_FULL_TILES(NOB, PX, E, EB) \
 	DEFINE_PW_TILE(E##ptile_##NOB##_##PX, NOB, PX, EB, 1) \
 	DEFINE_PW_TILE(E##p2tile_##NOB##_##PX, NOB, PX, EB, 2) \
 	DEFINE_TILE(E##n2tile_##NOB##_##PX, NOB, PX, 1, 2, EB)
 #if TILE_PX == 6
 #define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) \
 	DEFINE_TILE_KINDS(NOB, 4, E, EB) DEFINE_TILE_KINDS(NOB, 5, E, EB) DEFINE_TILE_KINDS(NOB, 6, E, EB) \
-	DEFINE_PW_TILES(NOB, 6, E, EB)
+	DEFINE_FULL_TILES(NOB, 6, E, EB)
 #define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3, P##NOB##_4, P##NOB##_5, P##NOB##_6}
 /* full tiles of kind P, the rest of kind G */
-#define PW_ROW(P, G, NOB) {G##NOB##_1, G##NOB##_2, G##NOB##_3, G##NOB##_4, G##NOB##_5, P##NOB##_6}
+#define FULL_ROW(P, G, NOB) {G##NOB##_1, G##NOB##_2, G##NOB##_3, G##NOB##_4, G##NOB##_5, P##NOB##_6}
 #elif TILE_PX == 3
-#define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) DEFINE_PW_TILES(NOB, 3, E, EB)
+#define DEFINE_TILES(NOB, E, EB) DEFINE_TILES_3(NOB, E, EB) DEFINE_FULL_TILES(NOB, 3, E, EB)
 #define TILE_ROW(P, NOB) {P##NOB##_1, P##NOB##_2, P##NOB##_3}
-#define PW_ROW(P, G, NOB) {G##NOB##_1, G##NOB##_2, P##NOB##_3}
+#define FULL_ROW(P, G, NOB) {G##NOB##_1, G##NOB##_2, P##NOB##_3}
 #else
 #error "TILE_PX must be 6 or 3"
 #endif
@@ -699,18 +701,18 @@ DEFINE_TILES(4, , 0)
 DEFINE_TILES(2, e, 1)
 #endif
 #define TILE_KIND(P) {TILE_ROW(P, 1), TILE_ROW(P, 2), TILE_ROW(P, 3), TILE_ROW(P, 4)}
-#define PW_KIND(P, G) {PW_ROW(P, G, 1), PW_ROW(P, G, 2), PW_ROW(P, G, 3), PW_ROW(P, G, 4)}
+#define FULL_KIND(P, G) {FULL_ROW(P, G, 1), FULL_ROW(P, G, 2), FULL_ROW(P, G, 3), FULL_ROW(P, G, 4)}
 
 typedef void (*tile_fn) (const conv_job *j, tile_args *t);
 
 /* [tile_kind][NOB - 1][PX - 1] */
 static const tile_fn tiles[6][MAX_NOB][TILE_PX] = {TILE_KIND(tile_), TILE_KIND(ntile_), TILE_KIND(stile_),
-	PW_KIND(ptile_, stile_), PW_KIND(p2tile_, tile_), PW_KIND(n2tile_, ntile_)};
+	FULL_KIND(ptile_, stile_), FULL_KIND(p2tile_, tile_), FULL_KIND(n2tile_, ntile_)};
 
 #if BLK == 16
 /* [tile_kind][PX - 1], 2 blocks */
 static const tile_fn tiles_fma_bcast[6][TILE_PX] = {TILE_ROW(etile_, 2), TILE_ROW(entile_, 2), TILE_ROW(estile_, 2),
-	PW_ROW(eptile_, estile_, 2), PW_ROW(ep2tile_, etile_, 2), PW_ROW(en2tile_, entile_, 2)};
+	FULL_ROW(eptile_, estile_, 2), FULL_ROW(ep2tile_, etile_, 2), FULL_ROW(en2tile_, entile_, 2)};
 #endif
 
 /* the group of unsplit task t, in the job's order of tasks (pixels_first or by groups) */
