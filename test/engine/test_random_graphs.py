@@ -16,6 +16,10 @@ from a seed:
   transformer     LayerNormalization, GELU (erf and tanh forms), linear
                   layers with biases of several shapes, multi-head attention
                   with masks, and near-misses of each pattern
+  tree_ensemble   TreeEnsembleRegressor and TreeEnsembleClassifier (every
+                  branch mode, missing-value directions, post transforms,
+                  aggregates, base values) on rows of float, double and
+                  integer features with NaNs and values equal to thresholds
   broadcast       elementwise operators on broadcast shapes, reductions,
                   Transpose, Reshape, Slice (negative steps), Concat, Gather
                   (negative indices), Expand, Where, Pad, Tile, MatMul,
@@ -25,7 +29,7 @@ Each graph runs at optimization level 3 on 1 and 2 threads and at level 0,
 against onnxruntime with its optimizations off.  Tolerance: |got - want| <=
 2e-4 * max(1, max|want|) for conv_chain and transformer (float32 sums over up
 to a few thousand terms, in other orders), and <= 1e-4 * (1 + |want|) per
-element for broadcast; integer outputs exactly.
+element for broadcast and tree_ensemble; integer outputs exactly.
 
 The generators avoid what ONNX leaves undefined or what makes the reference
 itself ill-conditioned, so that a failure is the engine's: no float to
@@ -36,8 +40,9 @@ an axis of fewer than 4 values (a row of equal values has variance 0, and
 its output is then rounding divided by sqrt(epsilon)), no products of more
 than 8 values and no periodic functions (whose large arguments turn the
 last bit into any value).  Developed as a
-hunt over 30,000 transformer, 26,000 convolution and 60,000 broadcast graphs;
-the seeds here are a fixed sample of the same generators.
+hunt over 30,000 transformer, 26,000 convolution, 60,000 broadcast and 5,000
+tree-ensemble graphs; the seeds here are a fixed sample of the same
+generators.
 """
 import random
 
@@ -90,6 +95,14 @@ class Graph:
         model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
         model.ir_version = 8
         return model.SerializeToString()
+
+
+def normal_input(seed, shape, dtype):
+    """the graph's input x: standard normal floats, or integers in [-5, 5]"""
+    rng = np.random.default_rng(seed)
+    if dtype == np.float32:
+        return rng.standard_normal(shape).astype(dtype)
+    return rng.integers(-5, 6, shape).astype(dtype)
 
 
 # ---- conv_chain ----------------------------------------------------------
@@ -174,7 +187,7 @@ def conv_chain(seed):
     if not g.nodes:
         return None
     shape = (n, c, hgt, wid)
-    return g.model(shape, T.FLOAT, cur[0]), shape, np.float32
+    return g.model(shape, T.FLOAT, cur[0]), normal_input(seed, shape, np.float32)
 
 
 # ---- transformer ---------------------------------------------------------
@@ -272,7 +285,7 @@ def transformer(seed):
             cur = g.op("Add", [cur, y])
         else:
             cur = g.op("Add", [cur, layer_norm(g, cur, shape)])
-    return g.model(x_shape, T.FLOAT, cur), x_shape, np.float32
+    return g.model(x_shape, T.FLOAT, cur), normal_input(seed, x_shape, np.float32)
 
 
 # ---- broadcast -----------------------------------------------------------
@@ -438,13 +451,106 @@ def broadcast(seed):
         cur = step
     if not g.nodes:
         return None
-    return g.model(x_shape, NP_TO_ONNX[x_dtype], cur[0], NP_TO_ONNX[cur[2]]), tuple(x_shape), x_dtype
+    return g.model(x_shape, NP_TO_ONNX[x_dtype], cur[0], NP_TO_ONNX[cur[2]]), normal_input(seed, x_shape, x_dtype)
+
+
+# ---- tree_ensemble -------------------------------------------------------
+
+TREE_MODES = ["BRANCH_LEQ"] * 6 + ["BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
+
+
+def random_trees(r, features, n_targets):
+    """the node and leaf attributes of 1 to 12 random trees (depth up to 7)"""
+    nodes = {k: [] for k in ("treeids", "nodeids", "featureids", "values", "modes", "truenodeids",
+                             "falsenodeids", "missing_value_tracks_true", "hitrates")}
+    leaves = {"treeids": [], "nodeids": [], "ids": [], "weights": []}
+    one_mode = r.choice(TREE_MODES) if r.random() < 0.6 else None
+    for tree in range(r.randint(1, 12)):
+        depth = r.randint(0, 7)
+        made = []
+
+        def grow(level):
+            entry = {"id": len(made), "leaf": level >= depth or (level > 0 and r.random() < 0.25)}
+            made.append(entry)
+            if not entry["leaf"]:
+                entry.update(f=r.randrange(features), mode=one_mode or r.choice(TREE_MODES), miss=r.randint(0, 1),
+                             v=float(np.float32(r.choice([r.uniform(-2, 2), round(r.uniform(-2, 2), 1), 0.0]))))
+                entry["true"] = grow(level + 1)
+                entry["false"] = grow(level + 1)
+            return entry["id"]
+
+        grow(0)
+        for e in made:
+            leaf = e["leaf"]
+            for key, value in (("treeids", tree), ("nodeids", e["id"]), ("hitrates", 1.0),
+                               ("featureids", 0 if leaf else e["f"]), ("values", 0.0 if leaf else e["v"]),
+                               ("modes", "LEAF" if leaf else e["mode"]), ("truenodeids", 0 if leaf else e["true"]),
+                               ("falsenodeids", 0 if leaf else e["false"]),
+                               ("missing_value_tracks_true", 0 if leaf else e["miss"])):
+                nodes[key].append(value)
+            if not leaf:
+                continue
+            # a leaf adds to every target, or (some leaves) to the first only
+            for k in range(n_targets if n_targets == 1 or r.random() < 0.8 else 1):
+                leaves["treeids"].append(tree)
+                leaves["nodeids"].append(e["id"])
+                leaves["ids"].append(k)
+                leaves["weights"].append(float(np.float32(r.uniform(-1, 1))))
+    return nodes, leaves
+
+
+def tree_ensemble(seed):
+    """TreeEnsembleRegressor or TreeEnsembleClassifier (ai.onnx.ml) over rows with NaNs and exact threshold values"""
+    r = random.Random(seed)
+    features = r.randint(1, 12)
+    classifier = r.random() < 0.5
+    n_targets = r.choice([2, 2, 3, 4]) if classifier else r.choice([1, 1, 2, 3, 5])
+    nodes, leaves = random_trees(r, features, n_targets)
+    attrs = {"nodes_" + k: v for k, v in nodes.items()}
+    for optional in ("nodes_missing_value_tracks_true", "nodes_hitrates"):
+        if r.random() < 0.4:
+            del attrs[optional]
+    post = r.choice(["NONE", "NONE", "LOGISTIC", "SOFTMAX", "SOFTMAX_ZERO", "PROBIT"])
+    if post == "PROBIT" and (classifier or n_targets > 1):
+        post = "NONE"
+    attrs["post_transform"] = post
+    if r.random() < 0.4:
+        attrs["base_values"] = [float(np.float32(r.uniform(-1, 1))) for _ in range(n_targets)]
+    prefix = "class_" if classifier else "target_"
+    for k, v in leaves.items():
+        attrs[prefix + k] = v
+    if classifier:
+        attrs["classlabels_int64s"] = list(range(10, 10 + n_targets))
+        node = h.make_node("TreeEnsembleClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml", **attrs)
+        outputs = [h.make_tensor_value_info("label", T.INT64, None), h.make_tensor_value_info("scores", T.FLOAT, None)]
+    else:
+        attrs.update(n_targets=n_targets, aggregate_function=r.choice(["SUM", "SUM", "AVERAGE", "MIN", "MAX"]))
+        node = h.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain="ai.onnx.ml", **attrs)
+        outputs = [h.make_tensor_value_info("y", T.FLOAT, None)]
+    x_type = r.choice([T.FLOAT, T.FLOAT, T.DOUBLE, T.INT64, T.INT32])
+    graph = h.make_graph([node], "g", [h.make_tensor_value_info("x", x_type, [None, features])], outputs)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17), h.make_opsetid("ai.onnx.ml", 3)])
+    model.ir_version = 8
+    rows = r.choice([1, 2, 7, 64, 257])
+    rng = np.random.default_rng(seed)
+    dtype = {T.FLOAT: np.float32, T.DOUBLE: np.float64, T.INT64: np.int64, T.INT32: np.int32}[x_type]
+    if dtype in (np.int64, np.int32):
+        x = rng.integers(-3, 3, (rows, features)).astype(dtype)
+    else:
+        x = rng.uniform(-2.5, 2.5, (rows, features))
+        x = np.where(rng.random(x.shape) < 0.3, np.round(x, 1), x).astype(dtype)
+        hit = rng.random(x.shape) < 0.15         # values equal to thresholds
+        x[hit] = np.array(nodes["values"], dtype)[rng.integers(0, len(nodes["values"]), int(hit.sum()))]
+        if r.random() < 0.5:
+            x[rng.random(x.shape) < 0.1] = np.nan
+    return model.SerializeToString(), x
 
 
 # ---- the comparison ------------------------------------------------------
 
-GENERATORS = {"conv_chain": conv_chain, "transformer": transformer, "broadcast": broadcast}
-BASE_SEED = {"conv_chain": 50000, "transformer": 100000, "broadcast": 10000}
+GENERATORS = {"conv_chain": conv_chain, "transformer": transformer, "broadcast": broadcast,
+              "tree_ensemble": tree_ensemble}
+BASE_SEED = {"conv_chain": 50000, "transformer": 100000, "broadcast": 10000, "tree_ensemble": 0}
 
 
 def mismatch(family, got, want):
@@ -457,7 +563,7 @@ def mismatch(family, got, want):
         return "NaN or infinity where the reference has none, or the reverse"
     fin = np.isfinite(want)
     diff = np.abs(got[fin] - want[fin])
-    if family == "broadcast":
+    if family in ("broadcast", "tree_ensemble"):
         err = (diff / (1 + np.abs(want[fin]))).max(initial=0)
         return None if err <= 1e-4 else "max error %.3g relative to 1 + |want|" % err
     err = diff.max(initial=0) / max(1.0, float(np.abs(want[fin]).max(initial=0)))
@@ -473,20 +579,19 @@ def test_random_graphs_match_onnxruntime(family, chunk):
         made = GENERATORS[family](seed)
         if made is None:
             continue
-        model, shape, dtype = made
-        rng = np.random.default_rng(seed)
-        x = rng.standard_normal(shape).astype(dtype) if dtype == np.float32 else \
-            rng.integers(-5, 6, shape).astype(dtype)
+        model, x = made
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
-            want = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"]).run(None, {"x": x})[0]
+            want = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"]).run(None, {"x": x})
         except Exception:
-            continue        # a graph onnxruntime rejects (integer division by zero): nothing to compare
+            continue        # a graph onnxruntime rejects (integer division by zero, an input type it lacks)
         for threads, level in ((1, 3), (2, 3), (1, 0)):
-            got = np.asarray(Session(model, opt_level=level, threads=threads).run({"x": x})[0])
-            why = mismatch(family, got, want)
-            assert why is None, "%s seed %d (level %d, %d threads): %s\n%s" % (
-                family, seed, level, threads, why, onnx.helper.printable_graph(onnx.load_from_string(model).graph))
+            got = Session(model, opt_level=level, threads=threads).run({"x": x})
+            for k, w in enumerate(want):
+                why = mismatch(family, np.asarray(got[k]), w)
+                assert why is None, "%s seed %d (level %d, %d threads), output %d: %s\n%s" % (
+                    family, seed, level, threads, k, why,
+                    onnx.helper.printable_graph(onnx.load_from_string(model).graph))
         checked += 1
     assert checked >= SEEDS_PER_CHUNK // 2, "only %d of %d graphs compared" % (checked, SEEDS_PER_CHUNK)
