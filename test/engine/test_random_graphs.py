@@ -20,6 +20,10 @@ from a seed:
                   branch mode, missing-value directions, post transforms,
                   aggregates, base values) on rows of float, double and
                   integer features with NaNs and values equal to thresholds
+  qdq             one operator between QuantizeLinear/DequantizeLinear pairs
+                  (uint8 and int8, per-tensor and per-channel weights, int32
+                  biases), which the engine fuses into QLinearConv, QGemm,
+                  QLinearAdd, QLinearGlobalAveragePool or an int8 MaxPool
   broadcast       elementwise operators on broadcast shapes, reductions,
                   Transpose, Reshape, Slice (negative steps), Concat, Gather
                   (negative indices), Expand, Where, Pad, Tile, MatMul,
@@ -29,7 +33,11 @@ Each graph runs at optimization level 3 on 1 and 2 threads and at level 0,
 against onnxruntime with its optimizations off.  Tolerance: |got - want| <=
 2e-4 * max(1, max|want|) for conv_chain and transformer (float32 sums over up
 to a few thousand terms, in other orders), and <= 1e-4 * (1 + |want|) per
-element for broadcast and tree_ensemble; integer outputs exactly.
+element for broadcast and tree_ensemble; for qdq one quantization step of
+the output, in at most 2 + 1% of the elements (the engine's integer
+arithmetic against onnxruntime's float on dequantized values rounds a tie
+either way: at most 2 elements of a graph over 3,000 graphs), or 1e-3 *
+max(1, max|want|) for a float output; integer outputs exactly.
 
 The generators avoid what ONNX leaves undefined or what makes the reference
 itself ill-conditioned, so that a failure is the engine's: no float to
@@ -40,9 +48,9 @@ an axis of fewer than 4 values (a row of equal values has variance 0, and
 its output is then rounding divided by sqrt(epsilon)), no products of more
 than 8 values and no periodic functions (whose large arguments turn the
 last bit into any value).  Developed as a
-hunt over 30,000 transformer, 26,000 convolution, 60,000 broadcast and 5,000
-tree-ensemble graphs; the seeds here are a fixed sample of the same
-generators.
+hunt over 30,000 transformer, 26,000 convolution, 60,000 broadcast, 5,000
+tree-ensemble and 33,000 QDQ graphs; the seeds here are a fixed sample of the
+same generators.
 """
 import random
 
@@ -546,15 +554,104 @@ def tree_ensemble(seed):
     return model.SerializeToString(), x
 
 
+# ---- qdq -------------------------------------------------------------------
+
+def qdq(seed):
+    """one quantized operator between QuantizeLinear/DequantizeLinear pairs (the
+    QDQ format), which the engine fuses into QLinearConv, QGemm, QLinearAdd,
+    QLinearGlobalAveragePool or the int8 MaxPool"""
+    r = random.Random(seed)
+    g = Graph(r)
+    rng = np.random.default_rng(seed)
+    act_type = r.choice([np.uint8, np.int8])
+    w_type = r.choice([np.int8, np.int8, np.uint8])
+    w_range = (-127, 127) if w_type == np.int8 else (0, 255)
+    w_zero = 0 if w_type == np.int8 else 128
+
+    def params(lo, hi):
+        scale = np.float32((hi - lo) / 255.0 * r.uniform(0.8, 1.5))
+        if act_type == np.uint8:
+            zp = int(np.clip(round(-lo / scale), 0, 255)) if r.random() < 0.8 else r.randint(0, 255)
+        else:
+            zp = 0 if r.random() < 0.6 else r.randint(-20, 20)
+        return g.const(scale), g.const(np.array(zp, act_type)), scale
+
+    def fake_quant(x, lo, hi):
+        s, z, scale = params(lo, hi)
+        return g.op("DequantizeLinear", [g.op("QuantizeLinear", [x, s, z]), s, z]), scale
+
+    def weights(wf, per_channel):
+        if per_channel:
+            ws = (np.abs(wf).reshape(wf.shape[0], -1).max(1) / 127 + 1e-4).astype(np.float32)
+            wq = np.clip(np.round(wf / ws.reshape((-1,) + (1,) * (wf.ndim - 1))) + w_zero, *w_range).astype(w_type)
+            return g.op("DequantizeLinear", [g.const(wq), g.const(ws), g.const(np.full(wf.shape[0], w_zero, w_type))],
+                        axis=0), ws
+        ws = np.float32(np.abs(wf).max() / 127 + 1e-5)
+        wq = np.clip(np.round(wf / ws) + w_zero, *w_range).astype(w_type)
+        return g.op("DequantizeLinear", [g.const(wq), g.const(ws), g.const(np.array(w_zero, w_type))]), ws
+
+    kind = r.choice(["conv", "conv", "matmul", "gemm", "add", "gap", "pool"])
+    if kind in ("conv", "add", "gap", "pool"):
+        side = r.randint(3, 20)
+        shape = [r.choice([1, 2]), r.choice([1, 3, 8, 16, 24, 32]), side, side]
+    else:
+        shape = r.choice([[1, r.randint(1, 300)], [r.randint(1, 9), r.randint(1, 300)],
+                          [2, r.randint(1, 5), r.randint(1, 100)]])
+    x, x_scale = fake_quant("x", -3, 3)
+    out_quantized = True
+    if kind == "conv":
+        c = shape[1]
+        m, k, group = r.choice([1, 4, 8, 16, 33]), r.choice([1, 3, 5]), 1
+        if r.random() < 0.3 and c > 1:
+            m = group = c
+        w, ws = weights((rng.standard_normal((m, c // group, k, k)) * 0.3).astype(np.float32), r.random() < 0.5)
+        inputs = [x, w]
+        if r.random() < 0.7:
+            # an int32 bias on the scale x_scale * w_scale, as quantizers write it
+            bs = (x_scale * np.broadcast_to(ws, (m,))).astype(np.float32)
+            bq = np.round(rng.standard_normal(m) * 0.5 / bs).astype(np.int32)
+            inputs.append(g.op("DequantizeLinear", [g.const(bq), g.const(bs), g.const(np.zeros(m, np.int32))], axis=0))
+        stride = r.choice([1, 1, 2])
+        y = g.op("Conv", inputs, kernel_shape=[k, k], pads=[k // 2] * 4, strides=[stride, stride], group=group)
+        if r.random() < 0.5:
+            y = g.op("Relu", [y])
+        y, _ = fake_quant(y, -4, 4)
+    elif kind in ("matmul", "gemm"):
+        n = r.choice([1, 7, 16, 64, 100])
+        b, _ = weights((rng.standard_normal((shape[-1], n)) / np.sqrt(shape[-1])).astype(np.float32), False)
+        if kind == "gemm" and len(shape) == 2:
+            y = g.op("Gemm", [x, b, g.const((rng.standard_normal(n) * 0.1).astype(np.float32))])
+        else:
+            y = g.op("MatMul", [x, b])
+        out_quantized = r.random() < 0.8
+        if out_quantized:
+            y, _ = fake_quant(y, -3, 3)
+    elif kind == "add":
+        other, _ = fake_quant(g.const(rng.standard_normal(shape).astype(np.float32)), -3, 3)
+        y, _ = fake_quant(g.op("Add", [x, other] if r.random() < 0.5 else [other, x]), -5, 5)
+    elif kind == "gap":
+        y, _ = fake_quant(g.op("GlobalAveragePool", [x]), -3, 3)
+    else:
+        # requantized with the input's parameters: the pool runs on the int8 data
+        s, z = g.nodes[0].input[1], g.nodes[0].input[2]
+        y = g.op("MaxPool", [x], kernel_shape=[2, 2], strides=[2, 2])
+        y = g.op("DequantizeLinear", [g.op("QuantizeLinear", [y, s, z]), s, z])
+    quantum = None
+    if out_quantized:
+        scale_name = g.nodes[-1].input[1]
+        quantum = float(nh.to_array(next(i for i in g.inits if i.name == scale_name)))
+    return g.model(shape, T.FLOAT, y), (rng.standard_normal(shape) * 1.2).astype(np.float32), quantum
+
+
 # ---- the comparison ------------------------------------------------------
 
 GENERATORS = {"conv_chain": conv_chain, "transformer": transformer, "broadcast": broadcast,
-              "tree_ensemble": tree_ensemble}
-BASE_SEED = {"conv_chain": 50000, "transformer": 100000, "broadcast": 10000, "tree_ensemble": 0}
+              "tree_ensemble": tree_ensemble, "qdq": qdq}
+BASE_SEED = {"conv_chain": 50000, "transformer": 100000, "broadcast": 10000, "tree_ensemble": 0, "qdq": 0}
 
 
-def mismatch(family, got, want):
-    """why got is not want (None when it is)"""
+def mismatch(family, got, want, quantum=None):
+    """why got is not want (None when it is); quantum: the output's quantization step"""
     if got.shape != want.shape or got.dtype != want.dtype:
         return "%s %s, expected %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
     if want.dtype != np.float32:
@@ -563,6 +660,17 @@ def mismatch(family, got, want):
         return "NaN or infinity where the reference has none, or the reverse"
     fin = np.isfinite(want)
     diff = np.abs(got[fin] - want[fin])
+    if quantum is not None:
+        # int8 arithmetic against onnxruntime's float on dequantized values: one step apart at a
+        # tie, which is rare (at most 2 elements of a graph over 3,000 graphs)
+        err = diff.max(initial=0)
+        if err > quantum * 1.001 + 1e-6:
+            return "%.3g apart, %.2f quantization steps" % (err, err / quantum)
+        off = int((diff > quantum * 0.5).sum())
+        return None if off <= 2 + 0.01 * diff.size else "%d of %d elements a step apart" % (off, diff.size)
+    if family == "qdq":
+        err = diff.max(initial=0) / max(1.0, float(np.abs(want[fin]).max(initial=0)))
+        return None if err <= 1e-3 else "max error %.3g of max(1, max|want|)" % err
     if family in ("broadcast", "tree_ensemble"):
         err = (diff / (1 + np.abs(want[fin]))).max(initial=0)
         return None if err <= 1e-4 else "max error %.3g relative to 1 + |want|" % err
@@ -579,7 +687,7 @@ def test_random_graphs_match_onnxruntime(family, chunk):
         made = GENERATORS[family](seed)
         if made is None:
             continue
-        model, x = made
+        model, x, *quantum = made
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
@@ -589,7 +697,7 @@ def test_random_graphs_match_onnxruntime(family, chunk):
         for threads, level in ((1, 3), (2, 3), (1, 0)):
             got = Session(model, opt_level=level, threads=threads).run({"x": x})
             for k, w in enumerate(want):
-                why = mismatch(family, np.asarray(got[k]), w)
+                why = mismatch(family, np.asarray(got[k]), w, *quantum)
                 assert why is None, "%s seed %d (level %d, %d threads), output %d: %s\n%s" % (
                     family, seed, level, threads, k, why,
                     onnx.helper.printable_graph(onnx.load_from_string(model).graph))
