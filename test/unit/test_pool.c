@@ -921,13 +921,28 @@ errors(void)
 	kt_expect_error(OX_INVALID_ARGUMENT);
 	kt_end();
 
+	/* no window fits: an empty output, as onnxruntime and the ONNX reference give */
 	kt_begin("MaxPool", "", 12);
 	kt.label = "MaxPool kernel larger than input";
 	kt_attr_ints("kernel_shape", 2, (const int64_t[]) {5, 5});
 	kt_input_f32(4, (const int64_t[]) {1, 1, 4, 4}, a);
 	kt_run(ox_kernels_pool, ox_kernels_pool_count, 1);
-	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_expect_ok();
+	kt_expect_f32(0, 4, (const int64_t[]) {1, 1, 0, 0}, NULL, 0);
 	kt_end();
+
+	/* with ceil_mode the one window over the whole 4x4 map: its max */
+	kt_begin("MaxPool", "", 12);
+	kt.label = "MaxPool ceil_mode kernel larger than input";
+	kt_attr_ints("kernel_shape", 2, (const int64_t[]) {5, 5});
+	kt_attr_ints("strides", 2, (const int64_t[]) {2, 2});
+	kt_attr_int("ceil_mode", 1);
+	a[9] = 3.5f;
+	kt_input_f32(4, (const int64_t[]) {1, 1, 4, 4}, a);
+	kt_run(ox_kernels_pool, ox_kernels_pool_count, 1);
+	kt_expect_f32(0, 4, (const int64_t[]) {1, 1, 1, 1}, (const float[]) {3.5f}, 0);
+	kt_end();
+	a[9] = 0.0f;
 
 	kt_begin("MaxPool", "", 12);
 	kt.label = "MaxPool kernel rank mismatch";

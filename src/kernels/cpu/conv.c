@@ -699,7 +699,14 @@ convt_check(const conv_state *s, const ox_tensor *x, const ox_tensor *w, const o
 							   "%s: output size %lld on spatial axis %d is invalid", op, (long long) out, i);
 			if (total < 0)
 			{
-				/* a larger output than the input covers: the tail gets only the bias (as onnxruntime) */
+				/*
+				 * a larger output than the input covers: the tail gets only
+				 * the bias, as TensorFlow's SAME transposed convolution
+				 * (stride above the kernel's extent) does.  onnxruntime
+				 * rejects such an output_shape and shortens a SAME output;
+				 * the ONNX reference splits the negative padding over both
+				 * ends
+				 */
 				pb = 0;
 				pe = total;
 			}

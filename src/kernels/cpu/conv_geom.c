@@ -127,6 +127,7 @@ nn_window_resolve(const nn_window *w, const char *op, int nsp, const int64_t *in
 				  const int64_t *kernel, nn_geom *g, ox_status *st)
 {
 	int			off = NN_MAX_SPATIAL - nsp;
+	bool		pool = kernel == NULL;	/* the window's own kernel_shape: a pool */
 
 	if (nsp < 1 || nsp > NN_MAX_SPATIAL)
 		return ox_fail(st, OX_UNSUPPORTED,
@@ -204,20 +205,36 @@ nn_window_resolve(const nn_window *w, const char *op, int nsp, const int64_t *in
 					pb = w->pads[i];
 					pe = w->pads[nsp + i];
 				}
-				if (in + pb + pe < dk)
+				if (w->ceil_mode)
+				{
+					/*
+					 * ceil((in + pb + pe - dk) / s) + 1 windows, also when the
+					 * kernel is larger than the padded input (a small map in a
+					 * network made for larger ones): its one window starts in
+					 * the begin padding or the input, as onnxruntime and the
+					 * ONNX reference have it
+					 */
+					int64_t		span = in + pb + pe - dk;
+
+					out = span >= 0 ? (span + s - 1) / s + 1 : 1 - (-span) / s;
+					/* the last window must start inside the input or the begin padding */
+					if (out > 0 && (out - 1) * s >= in + pb)
+						out--;
+				}
+				else
+					out = in + pb + pe >= dk ? (in + pb + pe - dk) / s + 1 : 0;
+				/*
+				 * a pool with no window: an empty output, as onnxruntime
+				 * and the ONNX reference give it; a convolution's kernel
+				 * must fit
+				 */
+				if (out < 1 && pool)
+					out = 0;
+				else if (out < 1)
 					return ox_fail(st, OX_INVALID_ARGUMENT,
 								   "%s: kernel extent %lld on spatial axis %d is larger than the padded input size %lld (input %lld, pads %lld + %lld)",
 								   op, (long long) dk, i, (long long) (in + pb + pe),
 								   (long long) in, (long long) pb, (long long) pe);
-				if (w->ceil_mode)
-				{
-					out = (in + pb + pe - dk + s - 1) / s + 1;
-					/* the last window must start inside the input or the begin padding */
-					if ((out - 1) * s >= in + pb)
-						out--;
-				}
-				else
-					out = (in + pb + pe - dk) / s + 1;
 				break;
 			case NN_PAD_SAME_UPPER:
 			case NN_PAD_SAME_LOWER:
