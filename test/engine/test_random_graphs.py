@@ -20,6 +20,10 @@ from a seed:
                   branch mode, missing-value directions, post transforms,
                   aggregates, base values) on rows of float, double and
                   integer features with NaNs and values equal to thresholds
+  spatial         one ConvTranspose (strides, dilations, pads, output_padding,
+                  groups), pool (ceil_mode, also with the kernel past a small
+                  input, count_include_pad, Lp norms) or Resize (every mode and
+                  coordinate transformation)
   qdq             one operator between QuantizeLinear/DequantizeLinear pairs
                   (uint8 and int8, per-tensor and per-channel weights, int32
                   biases), which the engine fuses into QLinearConv, QGemm,
@@ -30,10 +34,12 @@ from a seed:
                   CumSum, ArgMax, Softmax, Cast between floats and ints
 
 Each graph runs at optimization level 3 on 1 and 2 threads and at level 0,
-against onnxruntime with its optimizations off.  Tolerance: |got - want| <=
+against onnxruntime with its optimizations off (for the spatial family, where
+onnxruntime's Resize departs from the ONNX reference implementation, against
+that).  Tolerance: |got - want| <=
 2e-4 * max(1, max|want|) for conv_chain and transformer (float32 sums over up
 to a few thousand terms, in other orders), and <= 1e-4 * (1 + |want|) per
-element for broadcast and tree_ensemble; for qdq one quantization step of
+element for broadcast, tree_ensemble and spatial; for qdq one quantization step of
 the output, in at most 2 + 1% of the elements (the engine's integer
 arithmetic against onnxruntime's float on dequantized values rounds a tie
 either way: at most 2 elements of a graph over 3,000 graphs), or 1e-3 *
@@ -61,6 +67,7 @@ import pytest
 from onnx import TensorProto as T
 from onnx import helper as h
 from onnx import numpy_helper as nh
+from onnx.reference import ReferenceEvaluator
 
 from oxengine import Session
 
@@ -462,6 +469,75 @@ def broadcast(seed):
     return g.model(x_shape, NP_TO_ONNX[x_dtype], cur[0], NP_TO_ONNX[cur[2]]), normal_input(seed, x_shape, x_dtype)
 
 
+# ---- spatial -----------------------------------------------------------------
+
+def spatial(seed):
+    """one ConvTranspose, pool or Resize of 1 to 3 spatial dimensions: strides,
+    dilations, asymmetric pads, output_padding, groups, ceil_mode (also with
+    the kernel past a small input), count_include_pad, Lp norms, every Resize
+    mode and coordinate transformation"""
+    r = random.Random(seed)
+    g = Graph(r)
+    nsp = r.choice([1, 2, 2, 2, 3])
+    n, c = r.choice([1, 2]), r.choice([1, 2, 3, 8, 16, 17])
+    sp = [r.randint(1, 12 if nsp < 3 else 6) for _ in range(nsp)]
+    shape = [n, c] + sp
+    k = [r.choice([1, 2, 3, 4]) for _ in range(nsp)]
+    s = [r.choice([1, 2, 3]) for _ in range(nsp)]
+    d = [r.choice([1, 1, 2]) for _ in range(nsp)]
+    kind = r.choice(["ConvTranspose", "ConvTranspose", "MaxPool", "AveragePool", "LpPool", "Resize"])
+    if kind == "ConvTranspose":
+        group = r.choice([1, 1, c])
+        m = r.choice([1, 2, 5, 16]) * group
+        inputs = ["x", g.const(g.normal([c, m // group] + k, 0.3))]
+        if r.random() < 0.5:
+            inputs.append(g.const(g.normal(m)))
+        attrs = dict(kernel_shape=k, strides=s, dilations=d, group=group,
+                     pads=[r.randint(0, k[i] - 1) for i in range(nsp)] * 2)
+        full = [s[i] * (sp[i] - 1) + (k[i] - 1) * d[i] + 1 for i in range(nsp)]
+        if any(full[i] - 2 * attrs["pads"][i] < 1 for i in range(nsp)):
+            attrs["pads"] = [0] * (2 * nsp)
+        if r.random() < 0.3:
+            # below the stride (the operator allows below the dilation too; onnxruntime does not)
+            attrs["output_padding"] = [r.randint(0, s[i] - 1) for i in range(nsp)]
+        y = g.op("ConvTranspose", inputs, **attrs)
+    elif kind == "Resize":
+        mode = r.choice(["nearest", "linear", "cubic"] if nsp == 2 else ["nearest", "linear"])
+        attrs = dict(mode=mode, coordinate_transformation_mode=r.choice(
+            ["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]))
+        if mode == "nearest":
+            attrs["nearest_mode"] = r.choice(["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"])
+        if mode == "cubic":
+            attrs.update(cubic_coeff_a=r.choice([-0.75, -0.5]), exclude_outside=r.randint(0, 1))
+        if r.random() < 0.5:
+            scales = [1.0, 1.0] + [r.choice([0.6, 1.0, 1.5, 2.0, 3.0]) for _ in range(nsp)]
+            inputs = ["x", "", g.const(np.array(scales, np.float32))]
+        else:
+            # output sizes of 2 or more: onnxruntime's align_corners of a size-1 output
+            # differs from the ONNX reference (which the engine follows)
+            inputs = ["x", "", "", g.const(np.array([n, c] + [r.randint(2, 20) for _ in range(nsp)], np.int64))]
+        y = g.op("Resize", inputs, **attrs)
+    else:
+        pads = [r.randint(0, k[i] - 1) for i in range(nsp)] + [r.randint(0, k[i] - 1) for i in range(nsp)]
+        ceil = r.randint(0, 1) if kind != "LpPool" else 0
+        for i in range(nsp):
+            extent = (k[i] - 1) * (d[i] if kind == "MaxPool" else 1) + 1
+            span = sp[i] + pads[i] + pads[nsp + i] - extent
+            # at least one window, and no kernel past the padded input by a stride or
+            # more (where onnxruntime's kernel and shape inference disagree)
+            if span < 0 and not (ceil and span > -s[i]):
+                return None
+        attrs = dict(kernel_shape=k, strides=s, pads=pads)
+        if kind == "MaxPool":
+            attrs.update(dilations=d, ceil_mode=ceil)
+        elif kind == "AveragePool":
+            attrs.update(ceil_mode=ceil, count_include_pad=r.randint(0, 1))
+        else:
+            attrs["p"] = r.choice([1, 2, 3])
+        y = g.op(kind, ["x"], **attrs)
+    return g.model(shape, T.FLOAT, y), normal_input(seed, shape, np.float32)
+
+
 # ---- tree_ensemble -------------------------------------------------------
 
 TREE_MODES = ["BRANCH_LEQ"] * 6 + ["BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
@@ -646,8 +722,9 @@ def qdq(seed):
 # ---- the comparison ------------------------------------------------------
 
 GENERATORS = {"conv_chain": conv_chain, "transformer": transformer, "broadcast": broadcast,
-              "tree_ensemble": tree_ensemble, "qdq": qdq}
-BASE_SEED = {"conv_chain": 50000, "transformer": 100000, "broadcast": 10000, "tree_ensemble": 0, "qdq": 0}
+              "tree_ensemble": tree_ensemble, "qdq": qdq, "spatial": spatial}
+BASE_SEED = {"conv_chain": 50000, "transformer": 100000, "broadcast": 10000, "tree_ensemble": 0, "qdq": 0,
+             "spatial": 0}
 
 
 def mismatch(family, got, want, quantum=None):
@@ -671,7 +748,7 @@ def mismatch(family, got, want, quantum=None):
     if family == "qdq":
         err = diff.max(initial=0) / max(1.0, float(np.abs(want[fin]).max(initial=0)))
         return None if err <= 1e-3 else "max error %.3g of max(1, max|want|)" % err
-    if family in ("broadcast", "tree_ensemble"):
+    if family in ("broadcast", "tree_ensemble", "spatial"):
         err = (diff / (1 + np.abs(want[fin]))).max(initial=0)
         return None if err <= 1e-4 else "max error %.3g relative to 1 + |want|" % err
     err = diff.max(initial=0) / max(1.0, float(np.abs(want[fin]).max(initial=0)))
@@ -698,6 +775,13 @@ def test_random_graphs_match_onnxruntime(family, chunk):
             got = Session(model, opt_level=level, threads=threads).run({"x": x})
             for k, w in enumerate(want):
                 why = mismatch(family, np.asarray(got[k]), w, *quantum)
+                if why is not None and family == "spatial":
+                    # onnxruntime's Resize departs from the ONNX reference in places
+                    # (align_corners and pytorch_half_pixel by scales, nearest "ceil"),
+                    # where the engine follows the reference
+                    ref = ReferenceEvaluator(onnx.load_from_string(model)).run(None, {"x": x})[k]
+                    if mismatch(family, np.asarray(got[k]), np.asarray(ref, w.dtype)) is None:
+                        why = None
                 assert why is None, "%s seed %d (level %d, %d threads), output %d: %s\n%s" % (
                     family, seed, level, threads, k, why,
                     onnx.helper.printable_graph(onnx.load_from_string(model).graph))
