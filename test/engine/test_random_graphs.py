@@ -24,6 +24,9 @@ from a seed:
                   groups), pool (ceil_mode, also with the kernel past a small
                   input, count_include_pad, Lp norms) or Resize (every mode and
                   coordinate transformation)
+  recurrent       one LSTM, GRU or RNN (directions, sequence_lens, initial
+                  states, peepholes, clip, input_forget, linear_before_reset,
+                  bounded activations with their parameters)
   qdq             one operator between QuantizeLinear/DequantizeLinear pairs
                   (uint8 and int8, per-tensor and per-channel weights, int32
                   biases), which the engine fuses into QLinearConv, QGemm,
@@ -39,7 +42,7 @@ onnxruntime's Resize departs from the ONNX reference implementation, against
 that).  Tolerance: |got - want| <=
 2e-4 * max(1, max|want|) for conv_chain and transformer (float32 sums over up
 to a few thousand terms, in other orders), and <= 1e-4 * (1 + |want|) per
-element for broadcast, tree_ensemble and spatial; for qdq one quantization step of
+element for broadcast, tree_ensemble, spatial and recurrent; for qdq one quantization step of
 the output, in at most 2 + 1% of the elements (the engine's integer
 arithmetic against onnxruntime's float on dequantized values rounds a tie
 either way: at most 2 elements of a graph over 3,000 graphs), or 1e-3 *
@@ -55,8 +58,13 @@ its output is then rounding divided by sqrt(epsilon)), no products of more
 than 8 values and no periodic functions (whose large arguments turn the
 last bit into any value).  Developed as a
 hunt over 30,000 transformer, 26,000 convolution, 60,000 broadcast, 5,000
-tree-ensemble and 33,000 QDQ graphs; the seeds here are a fixed sample of the
-same generators.
+tree-ensemble, 33,000 QDQ, 12,000 spatial and 8,000 recurrent graphs; the
+seeds here are a fixed sample of the same generators.  Where onnxruntime and
+the engine part on what the operators leave open, the engine's choice is
+documented where it is made: a float to integer Cast saturates (NaN gives
+0); an RNN activation without activation_alpha/beta takes its ONNX
+operator's defaults (ThresholdedRelu alpha 1, Affine 1 and 0, ScaledTanh 1
+and 1) where onnxruntime takes 0.
 """
 import random
 
@@ -538,6 +546,56 @@ def spatial(seed):
     return g.model(shape, T.FLOAT, y), normal_input(seed, shape, np.float32)
 
 
+# ---- recurrent ---------------------------------------------------------------
+
+def recurrent(seed):
+    """one LSTM, GRU or RNN: directions, sequence_lens, initial states, peepholes,
+    clip, input_forget, linear_before_reset and bounded activations (with
+    unbounded ones a state can grow past float's range, and where it overflows
+    depends on rounding)"""
+    r = random.Random(seed)
+    g = Graph(r)
+    op = r.choice(["LSTM", "GRU", "RNN"])
+    gates = {"LSTM": 4, "GRU": 3, "RNN": 1}[op]
+    steps, batch, width = r.randint(1, 9), r.randint(1, 5), r.randint(1, 20)
+    hidden = r.choice([1, 3, 8, 16, 17, 32])
+    direction = r.choice(["forward", "reverse", "bidirectional"])
+    dirs = 2 if direction == "bidirectional" else 1
+    inputs = {"W": g.const(g.normal((dirs, gates * hidden, width), 0.4)),
+              "R": g.const(g.normal((dirs, gates * hidden, hidden), 0.4))}
+    if r.random() < 0.7:
+        inputs["B"] = g.const(g.normal((dirs, 2 * gates * hidden), 0.2))
+    if r.random() < 0.4:
+        inputs["sequence_lens"] = g.const(np.array([r.randint(1, steps) for _ in range(batch)], np.int32))
+    if r.random() < 0.4:
+        inputs["initial_h"] = g.const(g.normal((dirs, batch, hidden), 0.5))
+    if op == "LSTM" and r.random() < 0.3:
+        inputs["initial_c"] = g.const(g.normal((dirs, batch, hidden), 0.5))
+    if op == "LSTM" and r.random() < 0.3:
+        inputs["P"] = g.const(g.normal((dirs, 3 * hidden), 0.3))
+    order = ["W", "R", "B", "sequence_lens", "initial_h"] + (["initial_c", "P"] if op == "LSTM" else [])
+    last = max(order.index(k) for k in inputs)
+    attrs = dict(hidden_size=hidden, direction=direction)
+    if r.random() < 0.25:
+        attrs["clip"] = r.choice([0.5, 1.0, 3.0])
+    if op == "GRU" and r.random() < 0.5:
+        attrs["linear_before_reset"] = 1
+    if op == "LSTM" and r.random() < 0.2:
+        attrs["input_forget"] = 1
+    if r.random() < 0.3:
+        per_dir = {"LSTM": 3, "GRU": 2, "RNN": 1}[op]
+        acts = [r.choice(["Sigmoid", "Tanh", "HardSigmoid", "Softsign", "ScaledTanh"]) for _ in range(per_dir * dirs)]
+        attrs.update(activations=acts, activation_alpha=[r.choice([0.2, 0.5, 1.0]) for _ in acts],
+                     activation_beta=[r.choice([0.5, 1.0]) for _ in acts])
+    outputs = ["y", "y_h"] + (["y_c"] if op == "LSTM" else [])
+    g.nodes.append(h.make_node(op, ["x"] + [inputs.get(k, "") for k in order[:last + 1]], outputs, **attrs))
+    graph = h.make_graph(g.nodes, "g", [h.make_tensor_value_info("x", T.FLOAT, [steps, batch, width])],
+                         [h.make_tensor_value_info(o, T.FLOAT, None) for o in outputs], g.inits)
+    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 14)])
+    model.ir_version = 8
+    return model.SerializeToString(), normal_input(seed, (steps, batch, width), np.float32)
+
+
 # ---- tree_ensemble -------------------------------------------------------
 
 TREE_MODES = ["BRANCH_LEQ"] * 6 + ["BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ"]
@@ -722,9 +780,9 @@ def qdq(seed):
 # ---- the comparison ------------------------------------------------------
 
 GENERATORS = {"conv_chain": conv_chain, "transformer": transformer, "broadcast": broadcast,
-              "tree_ensemble": tree_ensemble, "qdq": qdq, "spatial": spatial}
+              "tree_ensemble": tree_ensemble, "qdq": qdq, "spatial": spatial, "recurrent": recurrent}
 BASE_SEED = {"conv_chain": 50000, "transformer": 100000, "broadcast": 10000, "tree_ensemble": 0, "qdq": 0,
-             "spatial": 0}
+             "spatial": 0, "recurrent": 0}
 
 
 def mismatch(family, got, want, quantum=None):
@@ -748,7 +806,7 @@ def mismatch(family, got, want, quantum=None):
     if family == "qdq":
         err = diff.max(initial=0) / max(1.0, float(np.abs(want[fin]).max(initial=0)))
         return None if err <= 1e-3 else "max error %.3g of max(1, max|want|)" % err
-    if family in ("broadcast", "tree_ensemble", "spatial"):
+    if family in ("broadcast", "tree_ensemble", "spatial", "recurrent"):
         err = (diff / (1 + np.abs(want[fin]))).max(initial=0)
         return None if err <= 1e-4 else "max error %.3g relative to 1 + |want|" % err
     err = diff.max(initial=0) / max(1.0, float(np.abs(want[fin]).max(initial=0)))
