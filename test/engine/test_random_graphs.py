@@ -6,7 +6,7 @@ optimizer and the fast kernels treat combinations: a fusion that matches a
 near-miss of its pattern (a GELU with another constant, a LayerNormalization
 over another axis, a softmax over another axis, a bias of another shape), a
 blocked convolution after a stride-2 layer with uneven pads, a broadcast
-whose shapes only one fast path handles.  Three generators make such graphs
+whose shapes only one fast path handles.  Seven generators make such graphs
 from a seed:
 
   conv_chain      1 to 4 convolutions (dense, grouped, depthwise, pointwise;
@@ -39,11 +39,11 @@ from a seed:
 Each graph runs at optimization level 3 on 1 and 2 threads and at level 0,
 against onnxruntime with its optimizations off (for the spatial family, where
 onnxruntime's Resize departs from the ONNX reference implementation, against
-that).  Tolerance: |got - want| <=
-2e-4 * max(1, max|want|) for conv_chain and transformer (float32 sums over up
-to a few thousand terms, in other orders), and <= 1e-4 * (1 + |want|) per
-element for broadcast, tree_ensemble, spatial and recurrent; for qdq one quantization step of
-the output, in at most 2 + 1% of the elements (the engine's integer
+that).  Tolerance: |got - want| <= 2e-4 * max(1, max|want|) for conv_chain
+and transformer (float32 sums over up to a few thousand terms, in other
+orders), and <= 1e-4 * (1 + |want|) per element for broadcast,
+tree_ensemble, spatial and recurrent; for qdq one quantization step of the
+output, in at most 2 + 1% of the elements (the engine's integer
 arithmetic against onnxruntime's float on dequantized values rounds a tie
 either way: at most 2 elements of a graph over 3,000 graphs), or 1e-3 *
 max(1, max|want|) for a float output; integer outputs exactly.
@@ -56,15 +56,14 @@ zero, LayerNormalization epsilons of 1e-5 and more, no normalization over
 an axis of fewer than 4 values (a row of equal values has variance 0, and
 its output is then rounding divided by sqrt(epsilon)), no products of more
 than 8 values and no periodic functions (whose large arguments turn the
-last bit into any value).  Developed as a
-hunt over 30,000 transformer, 26,000 convolution, 60,000 broadcast, 5,000
-tree-ensemble, 33,000 QDQ, 12,000 spatial and 8,000 recurrent graphs; the
-seeds here are a fixed sample of the same generators.  Where onnxruntime and
-the engine part on what the operators leave open, the engine's choice is
-documented where it is made: a float to integer Cast saturates (NaN gives
-0); an RNN activation without activation_alpha/beta takes its ONNX
-operator's defaults (ThresholdedRelu alpha 1, Affine 1 and 0, ScaledTanh 1
-and 1) where onnxruntime takes 0.
+last bit into any value).  Developed as a hunt over 30,000 transformer,
+26,000 convolution, 60,000 broadcast, 5,000 tree-ensemble, 33,000 QDQ,
+12,000 spatial and 8,000 recurrent graphs; the seeds here are a fixed sample
+of the same generators.  Where onnxruntime and the engine part on what the
+operators leave open, the engine keeps its choice: a float to integer Cast
+saturates (NaN gives 0); an RNN activation without activation_alpha/beta
+takes its ONNX operator's defaults (ThresholdedRelu alpha 1, Affine 1 and 0,
+ScaledTanh 1 and 1) where onnxruntime takes 0.
 """
 import random
 
