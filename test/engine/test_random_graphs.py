@@ -111,10 +111,13 @@ class Graph:
     def normal(self, shape, scale=1.0):
         return (np.random.default_rng(self.rng.randint(0, 1 << 30)).standard_normal(shape) * scale).astype(np.float32)
 
-    def model(self, x_shape, x_type, out, out_type=T.FLOAT):
+    def model(self, x_shape, x_type, outputs, opsets=(("", 17),)):
+        """the model's bytes: input x, and outputs [(name, element type)] or one float output's name"""
+        if isinstance(outputs, str):
+            outputs = [(outputs, T.FLOAT)]
         graph = h.make_graph(self.nodes, "g", [h.make_tensor_value_info("x", x_type, list(x_shape))],
-                             [h.make_tensor_value_info(out, out_type, None)], self.inits)
-        model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17)])
+                             [h.make_tensor_value_info(name, et, None) for name, et in outputs], self.inits)
+        model = h.make_model(graph, opset_imports=[h.make_opsetid(domain, v) for domain, v in opsets])
         model.ir_version = 8
         return model.SerializeToString()
 
@@ -473,7 +476,7 @@ def broadcast(seed):
         cur = step
     if not g.nodes:
         return None
-    return g.model(x_shape, NP_TO_ONNX[x_dtype], cur[0], NP_TO_ONNX[cur[2]]), normal_input(seed, x_shape, x_dtype)
+    return g.model(x_shape, NP_TO_ONNX[x_dtype], [(cur[0], NP_TO_ONNX[cur[2]])]), normal_input(seed, x_shape, x_dtype)
 
 
 # ---- spatial -----------------------------------------------------------------
@@ -588,11 +591,8 @@ def recurrent(seed):
                      activation_beta=[r.choice([0.5, 1.0]) for _ in acts])
     outputs = ["y", "y_h"] + (["y_c"] if op == "LSTM" else [])
     g.nodes.append(h.make_node(op, ["x"] + [inputs.get(k, "") for k in order[:last + 1]], outputs, **attrs))
-    graph = h.make_graph(g.nodes, "g", [h.make_tensor_value_info("x", T.FLOAT, [steps, batch, width])],
-                         [h.make_tensor_value_info(o, T.FLOAT, None) for o in outputs], g.inits)
-    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 14)])
-    model.ir_version = 8
-    return model.SerializeToString(), normal_input(seed, (steps, batch, width), np.float32)
+    return g.model((steps, batch, width), T.FLOAT, [(o, T.FLOAT) for o in outputs], opsets=(("", 14),)), \
+        normal_input(seed, (steps, batch, width), np.float32)
 
 
 # ---- tree_ensemble -------------------------------------------------------
@@ -660,18 +660,17 @@ def tree_ensemble(seed):
     prefix = "class_" if classifier else "target_"
     for k, v in leaves.items():
         attrs[prefix + k] = v
+    g = Graph(r)
     if classifier:
         attrs["classlabels_int64s"] = list(range(10, 10 + n_targets))
-        node = h.make_node("TreeEnsembleClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml", **attrs)
-        outputs = [h.make_tensor_value_info("label", T.INT64, None), h.make_tensor_value_info("scores", T.FLOAT, None)]
+        g.nodes.append(h.make_node("TreeEnsembleClassifier", ["x"], ["label", "scores"], domain="ai.onnx.ml", **attrs))
+        outputs = [("label", T.INT64), ("scores", T.FLOAT)]
     else:
         attrs.update(n_targets=n_targets, aggregate_function=r.choice(["SUM", "SUM", "AVERAGE", "MIN", "MAX"]))
-        node = h.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain="ai.onnx.ml", **attrs)
-        outputs = [h.make_tensor_value_info("y", T.FLOAT, None)]
+        g.nodes.append(h.make_node("TreeEnsembleRegressor", ["x"], ["y"], domain="ai.onnx.ml", **attrs))
+        outputs = [("y", T.FLOAT)]
     x_type = r.choice([T.FLOAT, T.FLOAT, T.DOUBLE, T.INT64, T.INT32])
-    graph = h.make_graph([node], "g", [h.make_tensor_value_info("x", x_type, [None, features])], outputs)
-    model = h.make_model(graph, opset_imports=[h.make_opsetid("", 17), h.make_opsetid("ai.onnx.ml", 3)])
-    model.ir_version = 8
+    model = g.model([None, features], x_type, outputs, opsets=(("", 17), ("ai.onnx.ml", 3)))
     rows = r.choice([1, 2, 7, 64, 257])
     rng = np.random.default_rng(seed)
     dtype = {T.FLOAT: np.float32, T.DOUBLE: np.float64, T.INT64: np.int64, T.INT32: np.int32}[x_type]
@@ -684,7 +683,7 @@ def tree_ensemble(seed):
         x[hit] = np.array(nodes["values"], dtype)[rng.integers(0, len(nodes["values"]), int(hit.sum()))]
         if r.random() < 0.5:
             x[rng.random(x.shape) < 0.1] = np.nan
-    return model.SerializeToString(), x
+    return model, x
 
 
 # ---- qdq -------------------------------------------------------------------

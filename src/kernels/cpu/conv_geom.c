@@ -187,6 +187,8 @@ nn_window_resolve(const nn_window *w, const char *op, int nsp, const int64_t *in
 					dk,
 					pb = 0,
 					pe = 0,
+					span,
+					num,
 					out;
 
 		if (k < 1 || k > NN_MAX_WINDOW_VALUE)
@@ -205,24 +207,21 @@ nn_window_resolve(const nn_window *w, const char *op, int nsp, const int64_t *in
 					pb = w->pads[i];
 					pe = w->pads[nsp + i];
 				}
-				if (w->ceil_mode)
-				{
-					/*
-					 * ceil((in + pb + pe - dk) / s) + 1 windows, also when the
-					 * kernel is larger than the padded input (a small map in a
-					 * network made for larger ones): its one window starts in
-					 * the begin padding or the input, as onnxruntime and the
-					 * ONNX reference have it
-					 */
-					int64_t		span = in + pb + pe - dk;
-
-					out = span >= 0 ? (span + s - 1) / s + 1 : 1 - (-span) / s;
-					/* the last window must start inside the input or the begin padding */
-					if (out > 0 && (out - 1) * s >= in + pb)
-						out--;
-				}
-				else
-					out = in + pb + pe >= dk ? (in + pb + pe - dk) / s + 1 : 0;
+				/*
+				 * floor(span / s) + 1 windows (ceil(span / s) + 1 with
+				 * ceil_mode), the division rounding down also when span is
+				 * negative: a kernel larger than the padded input (a small
+				 * map in a network made for larger ones), where ceil_mode
+				 * still makes one window over it that starts in the begin
+				 * padding or the input, as onnxruntime and the ONNX reference
+				 * have it
+				 */
+				span = in + pb + pe - dk;
+				num = span + (w->ceil_mode ? s - 1 : 0);
+				out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+				/* the last window must start inside the input or the begin padding */
+				if (w->ceil_mode && out > 0 && (out - 1) * s >= in + pb)
+					out--;
 				/*
 				 * a pool with no window: an empty output, as onnxruntime
 				 * and the ONNX reference give it; a convolution's kernel

@@ -16,6 +16,20 @@
 #include "kernels/cpu/vmath_avx512.h"
 
 /*
+ * Up to n of the *left lines from *pf (a pass's next weights) prefetched
+ * into L2, both moved past them.  The kernels spread a tile's share over
+ * its input blocks, a few lines each: all at the tile's start, a burst of
+ * them from L3 filled the core's miss buffers and stalled the tile behind
+ * them (conv_nchwc_kernels.h, TILE_PREFETCH_SOME; conv_nchwc_winograd.c).
+ */
+static inline void
+nn_nchwc_prefetch_l2(const float **pf, int64_t *left, int64_t n)
+{
+	for (int64_t i = 0; i < n && *left > 0; i++, (*left)--, *pf += 16)
+		_mm_prefetch((const char *) *pf, _MM_HINT_T1);
+}
+
+/*
  * The blocked kernels' activation on one vector (nn_act_in_nchwc_registers):
  * the shared epilogues' (nn_act_avx512, nn_act_avx2), and Sigmoid and SiLU
  * through vmath.  With AVX-512 these are the standalone Sigmoid's own

@@ -469,11 +469,7 @@ typedef struct tile_args
 	const float *pf = t->pf; \
 	int64_t		pf_left = t->pf_lines
 
-#define TILE_PREFETCH_SOME() \
-	do { \
-		for (int64_t i = 0; i < pf_per_block && pf_left > 0; i++, pf_left--, pf += 16) \
-			_mm_prefetch((const char *) pf, _MM_HINT_T1); \
-	} while (0)
+#define TILE_PREFETCH_SOME() nn_nchwc_prefetch_l2(&pf, &pf_left, pf_per_block)
 
 #define TILE_PREFETCH_SAVE() \
 	do { \

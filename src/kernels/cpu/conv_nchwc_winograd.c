@@ -310,8 +310,7 @@ NAME(const float *v, const float *u, int64_t cp, float *m, const float *pf, int6
 	{ \
 		__m512		wv[NB]; \
 		if (c % BLK == 0) \
-			for (int64_t i = 0; i < pf_per_block && pf_lines > 0; i++, pf_lines--, pf += 16) \
-				_mm_prefetch((const char *) pf, _MM_HINT_T1); \
+			nn_nchwc_prefetch_l2(&pf, &pf_lines, pf_per_block); \
 		_Pragma("GCC unroll 4") \
 		for (int o = 0; o < NB; o++) \
 			wv[o] = _mm512_load_ps(u + c * NS + o * BLK); \
