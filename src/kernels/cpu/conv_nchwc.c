@@ -39,8 +39,8 @@
  * a clear error.
  */
 #include "kernels/cpu/conv_nchwc.h"
+#include "util/cpu_vendor.h"
 
-#include <cpuid.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -649,31 +649,9 @@ static int forced_fma_bcast = -1;
 bool
 nn_nchwc_fma_bcast(void)
 {
-	static int	detected = -1;	/* every thread that asks computes the same */
-	int			v = __atomic_load_n(&detected, __ATOMIC_RELAXED);
-	unsigned	a,
-				b,
-				c,
-				d;
-
 	if (forced_fma_bcast >= 0)
 		return forced_fma_bcast;
-	if (v < 0)
-	{
-		v = 0;
-		/* "AuthenticAMD" in EBX, EDX, ECX; family = base + extended when base is 0xf */
-		if (__get_cpuid(0, &a, &b, &c, &d) && b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163 &&
-			__get_cpuid(1, &a, &b, &c, &d))
-		{
-			unsigned	family = (a >> 8) & 0xf;
-
-			if (family == 0xf)
-				family += (a >> 20) & 0xff;
-			v = family == 0x19;
-		}
-		__atomic_store_n(&detected, v, __ATOMIC_RELAXED);
-	}
-	return v != 0;
+	return ox_cpu_amd_family() == 0x19;
 }
 
 /* on: 1 or 0 forces the choice, -1 detects again; returns the choice before */

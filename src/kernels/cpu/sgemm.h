@@ -126,4 +126,12 @@ const char *ox_sgemm_isa(void);
  */
 const char *ox_sgemm_force_isa(const char *name);
 
+/*
+ * Whether the AXPY kernels prefetch the rows of a list of x's nonzero
+ * entries ahead (by the CPU's maker, sgemm.c); the same sums either way.
+ * Tests force it: 1 or 0, or -1 to detect again; returns the choice before.
+ */
+bool		ox_sgemm_list_prefetch(void);
+int			ox_sgemm_force_list_prefetch(int on);
+
 #endif							/* OX_SGEMM_H */

@@ -74,16 +74,16 @@ typedef struct ox_gemv_finish
 /*
  * out[n - n0] = sum_k x[k] * B[k * ldb + n] for n in [n0, n1), over k in
  * [0, nk) or, when ks is not NULL, over the nk ascending indices ks[] (the
- * nonzero entries of x, ox_sgemm_nonzero_indices, padded as it pads them);
- * finished by fin (NULL:
- * the plain sums).
+ * nonzero entries of x, ox_sgemm_nonzero_indices, padded as it pads them),
+ * those rows prefetched ahead when prefetch (ox_sgemm_list_prefetch);
+ * finished by fin (NULL: the plain sums).
  */
 void		ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int32_t *ks,
-									  int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin,
-									  float *out);
+									  int64_t nk, bool prefetch, int64_t n0, int64_t n1,
+									  const ox_gemv_finish *fin, float *out);
 void		ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32_t *ks,
-									int64_t nk, int64_t n0, int64_t n1, const ox_gemv_finish *fin,
-									float *out);
+									int64_t nk, bool prefetch, int64_t n0, int64_t n1,
+									const ox_gemv_finish *fin, float *out);
 
 /*
  * The indices k in [0, K) with x[k] != 0 (NaN included), ascending, into

@@ -538,16 +538,22 @@ ox_sgemm_dots_avx2(const float *x, const float *B, int64_t ldb, int64_t K, int64
  * the time (the in-query MLP run by the engine alone on its table's rows:
  * 4.5 us a row, 3.2 with the list).
  *
- * The rows of such a list are not in sequence, so the hardware's prefetch
- * of the next lines fetches rows that are skipped and none of the next row
- * read: the row AXPY_PREFETCH_AHEAD entries on is prefetched, every other
- * line (the core fetches lines in pairs).  The in-query MLP's second layer
- * from L2 (256 x 256, half its rows read), in a microbenchmark: 0.82 us
- * against 0.91 without, 0.78 for as many rows in sequence; the whole
- * network row by row, the engine alone on its table's rows: 1.41 us a row
- * against 1.52, and 0.96x the time of the row-wise SQL scan.  Issue 4's
- * MLP, whose second layer comes from L3, neither gains nor loses (1.00x).
- * The list is padded past its end for it (ox_sgemm_nonzero_indices).
+ * The rows of such a list are not in sequence.  On a Zen 4 the hardware's
+ * prefetch of the next lines fetches rows that are skipped and none of the
+ * next row read, so with prefetch the row AXPY_PREFETCH_AHEAD entries on
+ * is prefetched, every other line (the core fetches lines in pairs).  The
+ * in-query MLP's second layer from L2 (256 x 256, half its rows read), in
+ * a microbenchmark: 0.82 us against 0.91 without, 0.78 for as many rows in
+ * sequence; the whole network row by row, the engine alone on its table's
+ * rows: 1.41 us a row against 1.52.  The list is padded past its end for
+ * it (ox_sgemm_nonzero_indices).  A Sapphire Rapids core is the other way
+ * round: its own prefetch keeps up, the software's only takes load slots
+ * (the same layer 1.19 TSC ticks a line read with it, 1.10 without, 0.97
+ * for a plain read of those rows), and what is left is the loop: two rows
+ * a turn, their index loads and broadcasts ahead of the multiply-adds, 1.05
+ * (each column still sums its rows in order: the same bits).  The whole
+ * network, engine alone: 597,000 rows a second against 571,000 with the
+ * one-row loop and its prefetch.  Callers choose (ox_sgemm_list_prefetch).
  * Rows in sequence (no list) need no prefetch, and get their own loop: one
  * loop testing for the list at every row made the same engine run 1.17x
  * the time (GCC does not split it).
@@ -600,6 +606,17 @@ finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 #define TAILMASK_AVX2(lanes) \
 	_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 
+/* acc += xv times the row at b (NV vectors of W columns, and the tail's) */
+#define AXPY_ROW_(FMA, LOAD, MLOAD, NV, W, TAIL, b, xv) \
+	do { \
+		const float *row_ = (b); \
+		const __typeof__(acc[0]) xv_ = (xv); \
+		_Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++) \
+			acc[v] = FMA(xv_, LOAD(row_ + v * (W)), acc[v]); \
+		if (TAIL) \
+			acc[LAST] = FMA(xv_, MLOAD(row_ + (NV) * (W), tm), acc[LAST]); \
+	} while (0)
+
 /*
  * Columns n ... of out summed over the rows (ks's, or all nk): NV vectors
  * of W columns, and with TAIL one more of the columns left (fewer than W)
@@ -615,28 +632,30 @@ finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 		VEC			acc[(NV) + (TAIL)]; \
 		_Pragma("GCC unroll 16") for (int v = 0; v < (NV) + (TAIL); v++) \
 			acc[v] = ZERO(); \
-		if (ks) \
+		if (ks && prefetch) \
 			for (int64_t i = 0; i < nk; i++) \
 			{ \
-				const int64_t k = ks[i]; \
-				const float *b = B + k * ldb + n; \
-				VEC			xv = SET1(x[k]); \
 				axpy_prefetch_row(B + ks[i + AXPY_PREFETCH_AHEAD] * ldb + n, (NV) * (W) + (TAIL) * (W)); \
-				_Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++) \
-					acc[v] = FMA(xv, LOAD(b + v * (W)), acc[v]); \
-				if (TAIL) \
-					acc[LAST] = FMA(xv, MLOAD(b + (NV) * (W), tm), acc[LAST]); \
+				AXPY_ROW_(FMA, LOAD, MLOAD, NV, W, TAIL, B + ks[i] * ldb + n, SET1(x[ks[i]])); \
 			} \
+		else if (ks) \
+		{ \
+			int64_t		i = 0; \
+			for (; i + 2 <= nk; i += 2) \
+			{ \
+				const float *b = B + ks[i] * ldb + n; \
+				const float *c = B + ks[i + 1] * ldb + n; \
+				VEC			xv = SET1(x[ks[i]]); \
+				VEC			yv = SET1(x[ks[i + 1]]); \
+				AXPY_ROW_(FMA, LOAD, MLOAD, NV, W, TAIL, b, xv); \
+				AXPY_ROW_(FMA, LOAD, MLOAD, NV, W, TAIL, c, yv); \
+			} \
+			if (i < nk) \
+				AXPY_ROW_(FMA, LOAD, MLOAD, NV, W, TAIL, B + ks[i] * ldb + n, SET1(x[ks[i]])); \
+		} \
 		else \
 			for (int64_t k = 0; k < nk; k++) \
-			{ \
-				const float *b = B + k * ldb + n; \
-				VEC			xv = SET1(x[k]); \
-				_Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++) \
-					acc[v] = FMA(xv, LOAD(b + v * (W)), acc[v]); \
-				if (TAIL) \
-					acc[LAST] = FMA(xv, MLOAD(b + (NV) * (W), tm), acc[LAST]); \
-			} \
+				AXPY_ROW_(FMA, LOAD, MLOAD, NV, W, TAIL, B + k * ldb + n, SET1(x[k])); \
 		_Pragma("GCC unroll 16") for (int v = 0; v < (NV); v++) \
 			STORE(out + (n - n0) + v * (W), fin ? FINISH(fin, acc[v], FULL, n - n0 + v * (W)) : acc[v]); \
 		if (TAIL) \
@@ -689,7 +708,7 @@ finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 __attribute__((target("avx512f")))
 void
 ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int32_t *ks, int64_t nk,
-						  int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
+						  bool prefetch, int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
 	const __mmask16 full = 0xFFFF;
 	__mmask16	tm;
@@ -706,7 +725,7 @@ ox_sgemm_axpy_rows_avx512(const float *x, const float *B, int64_t ldb, const int
 __attribute__((target("avx2,fma")))
 void
 ox_sgemm_axpy_rows_avx2(const float *x, const float *B, int64_t ldb, const int32_t *ks, int64_t nk,
-						int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
+						bool prefetch, int64_t n0, int64_t n1, const ox_gemv_finish *fin, float *out)
 {
 	const __m256i full = _mm256_set1_epi32(-1);
 	__m256i		tm;
