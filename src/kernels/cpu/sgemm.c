@@ -607,9 +607,10 @@ typedef struct gemv_job
  * threads 1.00-1.05x.  (A session before had judged alternation a loss
  * above L2's size, from a comparison with a row at a time in one direction
  * that changed two things at once.)  The sums of rows (B as [K, N]) keep
- * to L2's size: reversed they go in slices of 16 columns, a cache line of
- * each row, which from L3 is slower than the forward blocks ([784, 600]
- * and [1000, 1280] alternating: 0.79x and 0.77x the rate).  It goes four
+ * to L2's size: reversed they went in slices of 16 columns, a cache line
+ * of each row, which from L3 was slower than the forward blocks ([784, 600]
+ * and [1000, 1280] alternating: 0.79x and 0.77x the rate); they now go in
+ * slices of 128 (gemv_columns).  It goes four
  * rows at a time while it fits in L3: four rows made the MLP's call
  * 0.85-0.87x the time of one (interleaved A/B, 1 and 2 threads), and a
  * microbenchmark of B in L3 [512, 784] 17.5 us against 22, [1000, 1280]
@@ -622,6 +623,8 @@ typedef struct gemv_job
  * in the larger blocks.
  */
 #define ZIGZAG_SLOTS 16
+/* the columns of a reversed or threaded slice of the sums of rows (gemv_columns, axpy_gemv_task) */
+#define AXPY_SLICE 128
 #define ZIGZAG_MIN_FLOATS (128 * 1024)	/* 512 KB */
 #define ONE_STREAM_MIN_FLOATS (2 * 1024 * 1024)	/* 8 MB: more than a model's share of L3 */
 
@@ -815,10 +818,19 @@ gemv_columns(const gemv_job *j, int64_t n0, int64_t n1)
 
 		if (j->reverse)
 		{
-			/* from the top down in slices of 16 columns (a few KB of B each) */
-			for (int64_t q = (e - s - 1) / 16; q >= 0; q--)
-				gemv_products(j, s + 16 * q, s + 16 * q + 16 < e ? s + 16 * q + 16 : e, finish,
-							  dst + 16 * q);
+			/*
+			 * from the top down: the dot products in slices of 16 columns (16
+			 * rows of B^T, a few KB each), the sums of rows in slices of 128
+			 * (each row's multiply-add waits for the row before's in the same
+			 * accumulator, so a slice needs several vectors side by side:
+			 * the issue 4 MLP's second layer, 512 x 512 in L2, its 267 rows
+			 * of a benchmark input, 8.7 us in slices of 16, 3.7 in slices of
+			 * 128 as forward in blocks of 256, 4.0 in slices of 64)
+			 */
+			int64_t		w = j->trans_b ? 16 : AXPY_SLICE;
+
+			for (int64_t q = (e - s - 1) / w; q >= 0; q--)
+				gemv_products(j, s + w * q, s + w * q + w < e ? s + w * q + w : e, finish, dst + w * q);
 		}
 		else
 			gemv_products(j, s, e, finish, dst);
@@ -856,6 +868,22 @@ packed_gemv_task(void *arg, int64_t s0, int64_t s1)
 	int64_t		N = j->c_cols;
 
 	gemv_columns(j, s0 * j->nr, s1 * j->nr < N ? s1 * j->nr : N);
+}
+
+/*
+ * Columns of the sums of rows go to threads in whole slices of AXPY_SLICE:
+ * a chunk's last vectors share each row's multiply-adds among fewer
+ * accumulators, and a lone vector waits four cycles a row for the row
+ * before.  Issue 4's MLP at two threads had its 512 x 512 layer cut at
+ * 143 columns, every chunk ending in a 15-column tail.
+ */
+static void
+axpy_gemv_task(void *arg, int64_t s0, int64_t s1)
+{
+	gemv_job   *j = arg;
+	int64_t		N = j->c_cols;
+
+	gemv_columns(j, s0 * AXPY_SLICE, s1 * AXPY_SLICE < N ? s1 * AXPY_SLICE : N);
 }
 
 static __thread float *tls_column;
@@ -991,6 +1019,9 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 		j.c_cols = N;
 		if (pb)
 			ox_parallel_for(ctx, pv.npad / isa->nr, (grain + isa->nr - 1) / isa->nr, packed_gemv_task, &j);
+		else if (!trans_b)
+			ox_parallel_for(ctx, (N + AXPY_SLICE - 1) / AXPY_SLICE, (grain + AXPY_SLICE - 1) / AXPY_SLICE,
+							axpy_gemv_task, &j);
 		else
 			ox_parallel_for(ctx, N, grain, gemv_task, &j);
 	}
