@@ -326,6 +326,33 @@ check_gemv_skip(int threads, int64_t M, int64_t N, int64_t K, double zero_share,
 }
 
 /*
+ * The list prefetch's default follows the CPU's maker as the kernel reports
+ * it (/proc/cpuinfo's vendor_id): on for AMD, off for the rest.  Where the
+ * file says nothing (not Linux) the check passes.
+ */
+static int
+check_list_prefetch_default(void)
+{
+	FILE	   *f = fopen("/proc/cpuinfo", "r");
+	char		line[256];
+	int			amd = -1;
+
+	if (!f)
+		return 0;
+	while (amd < 0 && fgets(line, sizeof(line), f))
+		if (strncmp(line, "vendor_id", 9) == 0)
+			amd = strstr(line, "AuthenticAMD") != NULL;
+	fclose(f);
+	if (amd >= 0 && ox_sgemm_list_prefetch() != (amd == 1))
+	{
+		printf("FAIL sgemm list prefetch %d on a CPU %s AMD's\n", (int) ox_sgemm_list_prefetch(),
+			   amd ? "of" : "not of");
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * The nonzero lists the AXPY kernels read: ascending indices of the nonzero
  * entries (NaN included, -0.0 not), then three entries that repeat the last
  * (0 when none), which the kernels prefetch rows from.  Both versions, on
@@ -684,8 +711,7 @@ main(void)
 		/* the nonzero lists' rows read with and without their prefetch (one AMD's choice, one Intel's) */
 		for (int pf = 0; pf < 2; pf++)
 		{
-			int			prev_pf = ox_sgemm_force_list_prefetch(pf);
-
+			(void) ox_sgemm_force_list_prefetch(pf);
 			for (int t = 1; t <= 2; t++)
 				for (int z = 0; z < 4; z++)
 				{
@@ -699,7 +725,7 @@ main(void)
 					else
 						passed++;
 				}
-			(void) ox_sgemm_force_list_prefetch(prev_pf);
+			(void) ox_sgemm_force_list_prefetch(-1);
 		}
 	}
 	if (check_nonzero_lists(false))
@@ -707,6 +733,10 @@ main(void)
 	else
 		passed++;
 	if (check_finish_and_zero_count())
+		failed++;
+	else
+		passed++;
+	if (check_list_prefetch_default())
 		failed++;
 	else
 		passed++;

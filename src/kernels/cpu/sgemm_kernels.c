@@ -606,7 +606,10 @@ finish_avx2(const ox_gemv_finish *fin, __m256 r, __m256i m, int64_t o)
 #define TAILMASK_AVX2(lanes) \
 	_mm256_cmpgt_epi32(_mm256_set1_epi32((int) (lanes)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 
-/* acc += xv times the row at b (NV vectors of W columns, and the tail's) */
+/*
+ * Inside AXPY_ROWS_CHUNK_: its acc += xv times the row at b (NV vectors of
+ * W columns, and the tail's in the lanes of tm)
+ */
 #define AXPY_ROW_(FMA, LOAD, MLOAD, NV, W, TAIL, b, xv) \
 	do { \
 		const float *row_ = (b); \
