@@ -584,7 +584,7 @@ typedef struct gemv_job
 	const int32_t *ks;			/* B finite: x's nonzero entries, whose rows of B are read */
 	int64_t		nk;				/* how many (K without ks) */
 	const ox_sgemm_packed_view *packed;	/* B packed (then B is NULL), its slivers summed */
-	int			nr;				/* columns of a packed sliver */
+	int64_t		unit;			/* columns per index of the parallel loop (gemv_task) */
 	int64_t		c_cols;			/* N */
 } gemv_job;
 
@@ -623,7 +623,7 @@ typedef struct gemv_job
  * in the larger blocks.
  */
 #define ZIGZAG_SLOTS 16
-/* the columns of a reversed or threaded slice of the sums of rows (gemv_columns, axpy_gemv_task) */
+/* the columns of a reversed or threaded slice of the sums of rows (gemv_columns, gemv_task) */
 #define AXPY_SLICE 128
 #define ZIGZAG_MIN_FLOATS (128 * 1024)	/* 512 KB */
 #define ONE_STREAM_MIN_FLOATS (2 * 1024 * 1024)	/* 8 MB: more than a model's share of L3 */
@@ -724,7 +724,6 @@ axpy_rows(bool avx512, const float *x, const float *B, int64_t ldb, const int32_
 		  int64_t n0, int64_t n1, const ox_sgemm_epilogue *u, bool finish, float *out)
 {
 	ox_gemv_finish f = gemv_finish_from(u, n0);
-
 	bool		prefetch = ks && ox_sgemm_list_prefetch();
 
 	if (avx512)
@@ -851,39 +850,22 @@ gemv_columns(const gemv_job *j, int64_t n0, int64_t n1)
 	}
 }
 
-/* columns [n0, n1) of a GEMV's row (ox_parallel_for's task) */
-static void
-gemv_task(void *arg, int64_t n0, int64_t n1)
-{
-	gemv_job   *j = arg;
-
-	gemv_columns(j, n0, n1);
-}
-
-/* slivers [s0, s1) of a GEMV's row over packed B: whole slivers per task */
-static void
-packed_gemv_task(void *arg, int64_t s0, int64_t s1)
-{
-	gemv_job   *j = arg;
-	int64_t		N = j->c_cols;
-
-	gemv_columns(j, s0 * j->nr, s1 * j->nr < N ? s1 * j->nr : N);
-}
-
 /*
- * Columns of the sums of rows go to threads in whole slices of AXPY_SLICE:
- * a chunk's last vectors share each row's multiply-adds among fewer
- * accumulators, and a lone vector waits four cycles a row for the row
- * before.  Issue 4's MLP at two threads had its 512 x 512 layer cut at
- * 143 columns, every chunk ending in a 15-column tail.
+ * Units [u0, u1) of a GEMV's row (ox_parallel_for's task), each unit
+ * j->unit columns: one for the dot products, a sliver over packed B, and
+ * a slice of AXPY_SLICE for the sums of rows, whose chunks must not end in
+ * a few lone vectors (a chunk's last vectors share each row's multiply-adds
+ * among fewer accumulators, and a lone vector waits four cycles a row for
+ * the row before: issue 4's MLP at two threads had its 512 x 512 layer cut
+ * at 143 columns, every chunk ending in a 15-column tail).
  */
 static void
-axpy_gemv_task(void *arg, int64_t s0, int64_t s1)
+gemv_task(void *arg, int64_t u0, int64_t u1)
 {
 	gemv_job   *j = arg;
 	int64_t		N = j->c_cols;
 
-	gemv_columns(j, s0 * AXPY_SLICE, s1 * AXPY_SLICE < N ? s1 * AXPY_SLICE : N);
+	gemv_columns(j, u0 * j->unit, u1 * j->unit < N ? u1 * j->unit : N);
 }
 
 static __thread float *tls_column;
@@ -1015,15 +997,9 @@ gemv_rows(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, bool t
 			j.nk = nonzero_list(j.avx512, j.x, K, ks);
 		}
 		j.packed = pb ? &pv : NULL;
-		j.nr = isa->nr;
+		j.unit = pb ? isa->nr : !trans_b ? AXPY_SLICE : 1;
 		j.c_cols = N;
-		if (pb)
-			ox_parallel_for(ctx, pv.npad / isa->nr, (grain + isa->nr - 1) / isa->nr, packed_gemv_task, &j);
-		else if (!trans_b)
-			ox_parallel_for(ctx, (N + AXPY_SLICE - 1) / AXPY_SLICE, (grain + AXPY_SLICE - 1) / AXPY_SLICE,
-							axpy_gemv_task, &j);
-		else
-			ox_parallel_for(ctx, N, grain, gemv_task, &j);
+		ox_parallel_for(ctx, (N + j.unit - 1) / j.unit, (grain + j.unit - 1) / j.unit, gemv_task, &j);
 	}
 	return OX_OK;
 }
