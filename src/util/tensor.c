@@ -402,29 +402,6 @@ ox_value_seq_append(ox_value *seq, const ox_value *item, ox_status *st)
 	return ox_value_copy(slot, item, st);
 }
 
-void
-ox_store_real(void *data, ox_dtype dt, int64_t i, double v)
-{
-	switch (dt)
-	{
-		case OX_FLOAT:
-			((float *) data)[i] = (float) v;
-			break;
-		case OX_DOUBLE:
-			((double *) data)[i] = v;
-			break;
-		case OX_FLOAT16:
-			/* through float, as kernels computing in float32 round */
-			((uint16_t *) data)[i] = ox_float_to_half((float) v);
-			break;
-		case OX_BFLOAT16:
-			((uint16_t *) data)[i] = ox_float_to_bf16((float) v);
-			break;
-		default:
-			break;
-	}
-}
-
 ox_code
 ox_string_set(ox_string *dst, const char *data, size_t len, ox_status *st)
 {

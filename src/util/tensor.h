@@ -182,9 +182,6 @@ ox_code		ox_tensor_copy(ox_tensor *dst, const ox_tensor *src, ox_status *st);
 /* Make dst a borrowed view of src's data. */
 void		ox_tensor_view(ox_tensor *dst, const ox_tensor *src);
 
-/* store v as element i of data of a floating type (float, double, float16,
- * bfloat16); other types are left untouched */
-void		ox_store_real(void *data, ox_dtype dt, int64_t i, double v);
 /* replace dst's bytes with a NUL-terminated copy of data[0..len) */
 ox_code		ox_string_set(ox_string *dst, const char *data, size_t len, ox_status *st);
 
@@ -206,6 +203,52 @@ uint16_t	ox_float_to_half(float f);
 uint16_t	ox_double_to_half(double d);	/* rounds once, straight from double */
 float		ox_bf16_to_float(uint16_t h);
 uint16_t	ox_float_to_bf16(float f);
+
+/*
+ * Element i of data of a floating type (float, double, float16, bfloat16)
+ * read as double (0 for other types), and stored from double (float16 and
+ * bfloat16 through float, as kernels computing in float32 round; other
+ * types left untouched).  Inline: kernels call them element by element.
+ */
+static inline double
+ox_load_real(const void *data, ox_dtype dt, int64_t i)
+{
+	switch (dt)
+	{
+		case OX_FLOAT:
+			return ((const float *) data)[i];
+		case OX_DOUBLE:
+			return ((const double *) data)[i];
+		case OX_FLOAT16:
+			return ox_half_to_float(((const uint16_t *) data)[i]);
+		case OX_BFLOAT16:
+			return ox_bf16_to_float(((const uint16_t *) data)[i]);
+		default:
+			return 0;
+	}
+}
+
+static inline void
+ox_store_real(void *data, ox_dtype dt, int64_t i, double v)
+{
+	switch (dt)
+	{
+		case OX_FLOAT:
+			((float *) data)[i] = (float) v;
+			break;
+		case OX_DOUBLE:
+			((double *) data)[i] = v;
+			break;
+		case OX_FLOAT16:
+			((uint16_t *) data)[i] = ox_float_to_half((float) v);
+			break;
+		case OX_BFLOAT16:
+			((uint16_t *) data)[i] = ox_float_to_bf16((float) v);
+			break;
+		default:
+			break;
+	}
+}
 
 /*
  * Flags of ox_convert_elements_ex.  The defaults (0) are those of Cast:

@@ -336,4 +336,41 @@ nn_act_avx512(const nn_activation *act, __m512 v)
 	}
 }
 
+/*
+ * One output of a 3x3 convolution, directly: bias plus x * w over the
+ * channels and the taps inside the plane, in that order.  The Winograd
+ * paths (conv_winograd.c, conv_winograd2.c) compute again this way the
+ * outputs their transforms made non-finite.  x: the image's first channel;
+ * w: the output channel's [C, 3, 3] weights.  Always inlined, so that it
+ * is compiled for its caller's instruction set (the same contractions into
+ * fused multiply-adds as the loops it replaced).
+ */
+static inline __attribute__((always_inline)) float
+nn_conv3x3_direct(const nn_conv_shape *cs, const float *x, const float *w, float bias, int64_t oh, int64_t ow)
+{
+	const nn_geom *g = &cs->g;
+	float		sum = bias;
+
+	for (int64_t c = 0; c < cs->c; c++)
+	{
+		const float *xc = x + c * g->in_size;
+
+		for (int kh = 0; kh < 3; kh++)
+		{
+			int64_t		ih = oh - g->pb[1] + kh;
+
+			if (ih < 0 || ih >= g->in[1])
+				continue;
+			for (int kw = 0; kw < 3; kw++)
+			{
+				int64_t		iw = ow - g->pb[2] + kw;
+
+				if (iw >= 0 && iw < g->in[2])
+					sum += w[c * 9 + kh * 3 + kw] * xc[ih * g->in[2] + iw];
+			}
+		}
+	}
+	return sum;
+}
+
 #endif							/* OX_KERNELS_CPU_CONV_FAST_H */

@@ -270,39 +270,15 @@ static __m512
 direct_lanes(const wino_job *j, int64_t n, int64_t mch, int64_t oh, int64_t ow0, __mmask16 bad, __m512 v)
 {
 	const nn_conv_shape *cs = j->cs;
-	const nn_geom *g = &cs->g;
+	const float *x = j->x + n * cs->c * cs->g.in_size;
 	const float *w = (const float *) j->pw->src + mch * cs->c * 9;
+	float		bias = j->epi->bias ? j->epi->bias[mch] : 0.0f;
 	_Alignas(64) float out[16];
 
 	_mm512_store_ps(out, v);
 	for (int lane = 0; lane < 16; lane++)
-	{
-		int64_t		ow = ow0 + lane;
-		float		sum = j->epi->bias ? j->epi->bias[mch] : 0.0f;
-
-		if (!(bad & (1u << lane)))
-			continue;
-		for (int64_t c = 0; c < cs->c; c++)
-		{
-			const float *xc = j->x + (n * cs->c + c) * g->in_size;
-
-			for (int kh = 0; kh < 3; kh++)
-			{
-				int64_t		ih = oh - g->pb[1] + kh;
-
-				if (ih < 0 || ih >= g->in[1])
-					continue;
-				for (int kw = 0; kw < 3; kw++)
-				{
-					int64_t		iw = ow - g->pb[2] + kw;
-
-					if (iw >= 0 && iw < g->in[2])
-						sum += w[c * 9 + kh * 3 + kw] * xc[ih * g->in[2] + iw];
-				}
-			}
-		}
-		out[lane] = sum;
-	}
+		if (bad & (1u << lane))
+			out[lane] = nn_conv3x3_direct(cs, x, w, bias, oh, ow0 + lane);
 	return _mm512_load_ps(out);
 }
 

@@ -207,38 +207,14 @@ static __m512
 direct_lanes(const w2_job *j, int64_t n, int64_t mc, int64_t oh, int64_t ow, __mmask16 bad, __m512 v)
 {
 	const nn_conv_shape *cs = j->cs;
-	const nn_geom *g = &cs->g;
+	const float *x = j->x + n * cs->c * cs->g.in_size;
 	_Alignas(64) float out[16];
 
 	_mm512_store_ps(out, v);
 	for (int lane = 0; lane < 16; lane++)
-	{
-		const float *w = (const float *) j->pw->src + (mc + lane) * cs->c * 9;
-		float		sum = j->epi->bias ? j->epi->bias[mc + lane] : 0.0f;
-
-		if (!(bad & (1u << lane)))
-			continue;
-		for (int64_t c = 0; c < cs->c; c++)
-		{
-			const float *xc = j->x + (n * cs->c + c) * g->in_size;
-
-			for (int kh = 0; kh < 3; kh++)
-			{
-				int64_t		ih = oh - g->pb[1] + kh;
-
-				if (ih < 0 || ih >= g->in[1])
-					continue;
-				for (int kw = 0; kw < 3; kw++)
-				{
-					int64_t		iw = ow - g->pb[2] + kw;
-
-					if (iw >= 0 && iw < g->in[2])
-						sum += w[c * 9 + kh * 3 + kw] * xc[ih * g->in[2] + iw];
-				}
-			}
-		}
-		out[lane] = sum;
-	}
+		if (bad & (1u << lane))
+			out[lane] = nn_conv3x3_direct(cs, x, (const float *) j->pw->src + (mc + lane) * cs->c * 9,
+										  j->epi->bias ? j->epi->bias[mc + lane] : 0.0f, oh, ow);
 	return _mm512_load_ps(out);
 }
 

@@ -78,12 +78,6 @@ loss_free(void *state)
 	free(state);
 }
 
-static bool
-loss_float_type(ox_dtype dt)
-{
-	return dt == OX_FLOAT || dt == OX_DOUBLE || dt == OX_FLOAT16 || dt == OX_BFLOAT16;
-}
-
 /* scores [C, D] of one sample -> log-softmax along C, in place */
 static void
 loss_log_softmax(double *x, int64_t C, int64_t D, double *max, double *sum)
@@ -130,7 +124,7 @@ loss_run(ox_kernel_ctx *ctx)
 
 	if (!x || !t)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: scores and labels are required", ls->op);
-	if (!loss_float_type(x->dtype))
+	if (!ox_dtype_is_float(x->dtype))
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "%s: type %s is not supported", ls->op, ox_dtype_name(x->dtype));
 	if (t->dtype != OX_INT32 && t->dtype != OX_INT64)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: labels must be int32 or int64, got %s", ls->op,

@@ -94,12 +94,6 @@ preview_flex_attention_prepare(ox_prepare_ctx *pc)
 	return OX_OK;
 }
 
-static bool
-flex_type_ok(ox_dtype dt)
-{
-	return dt == OX_FLOAT || dt == OX_DOUBLE || dt == OX_FLOAT16 || dt == OX_BFLOAT16;
-}
-
 static ox_code
 flex_resolve_shape(ox_kernel_ctx *ctx, const ox_tensor *q, const ox_tensor *k, const ox_tensor *v,
 				   flex_shape *s)
@@ -111,7 +105,7 @@ flex_resolve_shape(ox_kernel_ctx *ctx, const ox_tensor *q, const ox_tensor *k, c
 	memset(s, 0, sizeof(*s));
 	if (!q || !k || !v)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "FlexAttention: Q, K and V are required");
-	if (!flex_type_ok(q->dtype))
+	if (!ox_dtype_is_float(q->dtype))
 		return ox_fail(ctx->st, OX_UNSUPPORTED,
 					   "FlexAttention: type %s is not supported (float, double, float16, bfloat16)",
 					   ox_dtype_name(q->dtype));

@@ -109,30 +109,6 @@ random_float_dtype(int64_t dt)
 	return dt == OX_FLOAT || dt == OX_DOUBLE || dt == OX_FLOAT16 || dt == OX_BFLOAT16;
 }
 
-static void
-store_real(void *data, ox_dtype dt, int64_t i, double v)
-{
-	ox_store_real(data, dt, i, v);
-}
-
-static double
-load_real(const void *data, ox_dtype dt, int64_t i)
-{
-	switch (dt)
-	{
-		case OX_FLOAT:
-			return ((const float *) data)[i];
-		case OX_DOUBLE:
-			return ((const double *) data)[i];
-		case OX_FLOAT16:
-			return ox_half_to_float(((const uint16_t *) data)[i]);
-		case OX_BFLOAT16:
-			return ox_bf16_to_float(((const uint16_t *) data)[i]);
-		default:
-			return 0;
-	}
-}
-
 typedef enum dist_kind
 {
 	DIST_UNIFORM,
@@ -146,7 +122,7 @@ fill_dist(ox_tensor *y, int64_t n, dist_kind kind, double a, double b, rng *r)
 	if (kind == DIST_UNIFORM)
 	{
 		for (int64_t i = 0; i < n; i++)
-			store_real(y->data, y->dtype, i, a + rng_uniform(r) * (b - a));
+			ox_store_real(y->data, y->dtype, i, a + rng_uniform(r) * (b - a));
 		return;
 	}
 	/* Box-Muller: two normal values from two uniforms */
@@ -156,9 +132,9 @@ fill_dist(ox_tensor *y, int64_t n, dist_kind kind, double a, double b, rng *r)
 		double		u2 = rng_uniform(r);
 		double		rad = sqrt(-2.0 * log(u1));
 
-		store_real(y->data, y->dtype, i, a + b * rad * cos(2 * M_PI * u2));
+		ox_store_real(y->data, y->dtype, i, a + b * rad * cos(2 * M_PI * u2));
 		if (i + 1 < n)
-			store_real(y->data, y->dtype, i + 1, a + b * rad * sin(2 * M_PI * u2));
+			ox_store_real(y->data, y->dtype, i + 1, a + b * rad * sin(2 * M_PI * u2));
 	}
 }
 
@@ -293,7 +269,7 @@ store01(void *data, ox_dtype dt, int64_t i, bool v)
 			((uint64_t *) data)[i] = v;
 			break;
 		default:
-			store_real(data, dt, i, v ? 1.0 : 0.0);
+			ox_store_real(data, dt, i, v ? 1.0 : 0.0);
 			break;
 	}
 }
@@ -319,7 +295,7 @@ bernoulli_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "Bernoulli: input too large");
 	for (int64_t i = 0; i < n; i++)
 	{
-		double		p = load_real(x->data, x->dtype, i);
+		double		p = ox_load_real(x->data, x->dtype, i);
 
 		if (!(p >= 0 && p <= 1))
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
@@ -329,7 +305,7 @@ bernoulli_run(ox_kernel_ctx *ctx)
 		return ctx->st->code;
 	rng_init(&r, ctx->node);
 	for (int64_t i = 0; i < n; i++)
-		store01(y->data, y->dtype, i, rng_uniform(&r) < load_real(x->data, x->dtype, i));
+		store01(y->data, y->dtype, i, rng_uniform(&r) < ox_load_real(x->data, x->dtype, i));
 	return OX_OK;
 }
 
@@ -387,7 +363,7 @@ multinomial_run(ox_kernel_ctx *ctx)
 		/* the inputs are unnormalized log-probabilities */
 		for (int64_t k = 0; k < K; k++)
 		{
-			double		v = load_real(x->data, x->dtype, b * K + k);
+			double		v = ox_load_real(x->data, x->dtype, b * K + k);
 
 			if (isnan(v) || v == INFINITY)
 			{
@@ -405,7 +381,7 @@ multinomial_run(ox_kernel_ctx *ctx)
 		}
 		for (int64_t k = 0; k < K; k++)
 		{
-			double		p = exp(load_real(x->data, x->dtype, b * K + k) - mx);
+			double		p = exp(ox_load_real(x->data, x->dtype, b * K + k) - mx);
 
 			total += p;
 			cdf[k] = total;

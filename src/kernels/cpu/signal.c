@@ -42,52 +42,6 @@ signal_scalar_int(ox_kernel_ctx *ctx, const char *op, const char *what, const ox
 	return OX_OK;
 }
 
-static bool
-sig_float_type(ox_dtype dt)
-{
-	return dt == OX_FLOAT || dt == OX_DOUBLE || dt == OX_FLOAT16 || dt == OX_BFLOAT16;
-}
-
-static inline double
-sig_load(const void *p, ox_dtype dt, int64_t i)
-{
-	switch (dt)
-	{
-		case OX_FLOAT:
-			return ((const float *) p)[i];
-		case OX_DOUBLE:
-			return ((const double *) p)[i];
-		case OX_FLOAT16:
-			return ox_half_to_float(((const uint16_t *) p)[i]);
-		case OX_BFLOAT16:
-			return ox_bf16_to_float(((const uint16_t *) p)[i]);
-		default:
-			return 0;
-	}
-}
-
-static inline void
-sig_store(void *p, ox_dtype dt, int64_t i, double v)
-{
-	switch (dt)
-	{
-		case OX_FLOAT:
-			((float *) p)[i] = (float) v;
-			break;
-		case OX_DOUBLE:
-			((double *) p)[i] = v;
-			break;
-		case OX_FLOAT16:
-			((uint16_t *) p)[i] = ox_float_to_half((float) v);
-			break;
-		case OX_BFLOAT16:
-			((uint16_t *) p)[i] = ox_float_to_bf16((float) v);
-			break;
-		default:
-			break;
-	}
-}
-
 /* ---- FFT ----------------------------------------------------------------- */
 
 typedef struct fft_plan
@@ -288,9 +242,9 @@ dft_signals(void *arg, int64_t begin, int64_t end)
 		{
 			int64_t		at = ((o * j->n_in + m) * j->inner + i) * j->cin;
 
-			re[m] = sig_load(j->x, j->dt, at);
+			re[m] = ox_load_real(j->x, j->dt, at);
 			if (j->cin == 2)
-				im[m] = sig_load(j->x, j->dt, at + 1);
+				im[m] = ox_load_real(j->x, j->dt, at + 1);
 		}
 		/* the upper half of a real signal's spectrum mirrors the lower */
 		if (j->irfft)
@@ -304,9 +258,9 @@ dft_signals(void *arg, int64_t begin, int64_t end)
 		{
 			int64_t		at = ((o * j->n_out + k) * j->inner + i) * j->cout;
 
-			sig_store(j->y, j->dt, at, re[k] * scale);
+			ox_store_real(j->y, j->dt, at, re[k] * scale);
 			if (j->cout == 2)
-				sig_store(j->y, j->dt, at + 1, im[k] * scale);
+				ox_store_real(j->y, j->dt, at + 1, im[k] * scale);
 		}
 	}
 	free(buf);
@@ -331,7 +285,7 @@ dft_run(ox_kernel_ctx *ctx)
 
 	if (!x)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "DFT: input is required");
-	if (!sig_float_type(x->dtype))
+	if (!ox_dtype_is_float(x->dtype))
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "DFT: type %s is not supported", ox_dtype_name(x->dtype));
 	r = x->rank;
 	if (r < 2 || (x->dims[r - 1] != 1 && x->dims[r - 1] != 2))
@@ -469,16 +423,16 @@ stft_frames(void *arg, int64_t begin, int64_t end)
 
 		for (int64_t m = 0; m < n; m++)
 		{
-			double		w = j->window ? sig_load(j->window, j->dt, m) : 1.0;
+			double		w = j->window ? ox_load_real(j->window, j->dt, m) : 1.0;
 
-			re[m] = sig_load(j->x, j->dt, (start + m) * j->cin) * w;
-			im[m] = j->cin == 2 ? sig_load(j->x, j->dt, (start + m) * j->cin + 1) * w : 0.0;
+			re[m] = ox_load_real(j->x, j->dt, (start + m) * j->cin) * w;
+			im[m] = j->cin == 2 ? ox_load_real(j->x, j->dt, (start + m) * j->cin + 1) * w : 0.0;
 		}
 		fft_exec(j->plan, re, im, buf + 2 * n, buf + 3 * n, false);
 		for (int64_t k = 0; k < j->bins; k++)
 		{
-			sig_store(j->y, j->dt, (bf * j->bins + k) * 2, re[k]);
-			sig_store(j->y, j->dt, (bf * j->bins + k) * 2 + 1, im[k]);
+			ox_store_real(j->y, j->dt, (bf * j->bins + k) * 2, re[k]);
+			ox_store_real(j->y, j->dt, (bf * j->bins + k) * 2 + 1, im[k]);
 		}
 	}
 	free(buf);
@@ -501,7 +455,7 @@ stft_run(ox_kernel_ctx *ctx)
 
 	if (!x || !step_t)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "STFT: signal and frame_step are required");
-	if (!sig_float_type(x->dtype))
+	if (!ox_dtype_is_float(x->dtype))
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "STFT: type %s is not supported", ox_dtype_name(x->dtype));
 	if (x->rank != 3 || (x->dims[2] != 1 && x->dims[2] != 2))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,

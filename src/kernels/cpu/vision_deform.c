@@ -78,7 +78,7 @@ dc_check(ox_kernel_ctx *ctx, const ox_tensor *x, const ox_tensor *w, const ox_te
 	int			nks;
 
 	memset(g, 0, sizeof(*g));
-	if (!ox_vision_is_real(x->dtype) || w->dtype != x->dtype || off->dtype != x->dtype ||
+	if (!ox_dtype_is_float(x->dtype) || w->dtype != x->dtype || off->dtype != x->dtype ||
 		(bias && bias->dtype != x->dtype) || (mask && mask->dtype != x->dtype))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 					   "DeformConv: inputs must share one floating type, X is %s and W %s",
@@ -218,11 +218,11 @@ dc_im2col(const dc_geom *g, const ox_tensor *x, const ox_tensor *off, const ox_t
 					rem /= g->out[i];
 				}
 				if (mask)
-					m = ox_vision_load(mask->data, mask->dtype,
+					m = ox_load_real(mask->data, mask->dtype,
 									   ((n * g->ogroup + og) * g->K + kidx) * g->S + s);
 				for (int i = 0; i < nd && !outside; i++)
 				{
-					double		o = ox_vision_load(off->data, off->dtype,
+					double		o = ox_load_real(off->data, off->dtype,
 												   (((n * g->ogroup + og) * g->K + kidx) * nd + i) * g->S + s);
 					double		p = (double) (opos[i] * g->stride[i] - g->pad_begin[i] + kpos[i] * g->dil[i]) + o;
 					double		f;
@@ -272,7 +272,7 @@ dc_im2col(const dc_geom *g, const ox_tensor *x, const ox_tensor *off, const ox_t
 					double		v = 0;
 
 					for (int q = 0; q < nc; q++)
-						v += cw[q] * ox_vision_load(x->data, x->dtype, xbase + coff[q]);
+						v += cw[q] * ox_load_real(x->data, x->dtype, xbase + coff[q]);
 					if (cols_f)
 						cols_f[(c * g->K + kidx) * g->S + s] = (float) v;
 					else
@@ -339,7 +339,7 @@ ox_vision_deform_conv_run(ox_kernel_ctx *ctx)
 			y_f = ox_workspace_alloc(sizeof(float) * g.OC * g.S, ctx->st, "DeformConv");
 			if (w_f)
 				for (int64_t i = 0; i < nw; i++)
-					w_f[i] = (float) ox_vision_load(w->data, w->dtype, i);
+					w_f[i] = (float) ox_load_real(w->data, w->dtype, i);
 		}
 	}
 	if ((dbl && !cols_d) || (!dbl && !cols_f) || (!dbl && x->dtype != OX_FLOAT && (!w_f || !y_f)))
@@ -393,12 +393,12 @@ ox_vision_deform_conv_run(ox_kernel_ctx *ctx)
 			}
 			for (int64_t oc = 0; oc < g.OC; oc++)
 			{
-				double		b = bias ? ox_vision_load(bias->data, bias->dtype, oc) : 0.0;
+				double		b = bias ? ox_load_real(bias->data, bias->dtype, oc) : 0.0;
 
 				for (int64_t s = 0; s < g.S; s++)
 				{
 					if (y_f)
-						ox_vision_store(y->data, y->dtype, (n * g.OC + oc) * g.S + s,
+						ox_store_real(y->data, y->dtype, (n * g.OC + oc) * g.S + s,
 										(double) yf[oc * g.S + s] + b);
 					else
 						yf[oc * g.S + s] += (float) b;

@@ -233,10 +233,10 @@ ox_vision_grid_sample_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_INTERNAL, "GridSample: prepare did not run");
 	if (!x || !grid)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "GridSample: X and grid are required");
-	if (!ox_vision_is_real(x->dtype))
+	if (!ox_dtype_is_float(x->dtype))
 		return ox_fail(ctx->st, OX_UNSUPPORTED, "GridSample: unsupported X type %s",
 					   ox_dtype_name(x->dtype));
-	if (!ox_vision_is_real(grid->dtype))
+	if (!ox_dtype_is_float(grid->dtype))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "GridSample: grid must be a floating tensor, got %s",
 					   ox_dtype_name(grid->dtype));
 	if (x->rank < 3 || (ctx->node->opset < 20 && x->rank != 4))
@@ -309,7 +309,7 @@ ox_vision_grid_sample_run(ox_kernel_ctx *ctx)
 			/* grid's last axis lists coordinates innermost dimension first */
 			for (int i = 0; i < r && !is_nan; i++)
 			{
-				double		g = ox_vision_load(grid->data, grid->dtype, gbase + (r - 1 - i));
+				double		g = ox_load_real(grid->data, grid->dtype, gbase + (r - 1 - i));
 
 				nt[i] = gs_dim_taps(s, g, x->dims[2 + i], as_float, idx[i], w[i]);
 				is_nan = nt[i] < 0;
@@ -317,7 +317,7 @@ ox_vision_grid_sample_run(ox_kernel_ctx *ctx)
 			if (is_nan)
 			{
 				for (int64_t c = 0; c < C; c++)
-					ox_vision_store(y->data, y->dtype, (n * C + c) * out_plane + p, NAN);
+					ox_store_real(y->data, y->dtype, (n * C + c) * out_plane + p, NAN);
 				continue;
 			}
 			/* outer product of the taps, zero pixels dropped */
@@ -362,8 +362,8 @@ ox_vision_grid_sample_run(ox_kernel_ctx *ctx)
 				double		acc = 0;
 
 				for (int64_t j = 0; j < k; j++)
-					acc += combo_w[j] * ox_vision_load(x->data, x->dtype, xbase + combo_off[j]);
-				ox_vision_store(y->data, y->dtype, (n * C + c) * out_plane + p, acc);
+					acc += combo_w[j] * ox_load_real(x->data, x->dtype, xbase + combo_off[j]);
+				ox_store_real(y->data, y->dtype, (n * C + c) * out_plane + p, acc);
 			}
 		}
 		if (ox_kernel_should_abort(ctx))
@@ -409,7 +409,7 @@ ox_vision_affine_grid_run(ox_kernel_ctx *ctx)
 					   "AffineGrid: align_corners must be 0 or 1, got %lld", (long long) align);
 	if (!theta || !size)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "AffineGrid: theta and size are required");
-	if (!ox_vision_is_real(theta->dtype))
+	if (!ox_dtype_is_float(theta->dtype))
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "AffineGrid: theta must be a floating tensor, got %s",
 					   ox_dtype_name(theta->dtype));
 	if (size->dtype != OX_INT64 || size->rank != 1 || (size->dims[0] != 4 && size->dims[0] != 5))
@@ -455,7 +455,7 @@ ox_vision_affine_grid_run(ox_kernel_ctx *ctx)
 		double		t[12];
 
 		for (int i = 0; i < nd * (nd + 1); i++)
-			t[i] = ox_vision_load(theta->data, theta->dtype, n * nd * (nd + 1) + i);
+			t[i] = ox_load_real(theta->data, theta->dtype, n * nd * (nd + 1) + i);
 		for (int64_t d = 0; d < D; d++)
 		{
 			double		zc = nd == 3 ? affine_base(d, D, align) : 0;
@@ -484,7 +484,7 @@ ox_vision_affine_grid_run(ox_kernel_ctx *ctx)
 
 						for (int col = 0; col <= nd; col++)
 							acc += t[row * (nd + 1) + col] * src[col];
-						ox_vision_store(y->data, y->dtype, o++, acc);
+						ox_store_real(y->data, y->dtype, o++, acc);
 					}
 				}
 			}

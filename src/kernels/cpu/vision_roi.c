@@ -358,7 +358,7 @@ ox_vision_roi_align_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_INTERNAL, "RoiAlign: prepare did not run");
 	if (!x || !rois || !bi)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "RoiAlign: X, rois and batch_indices are required");
-	if (!ox_vision_is_real(x->dtype) || rois->dtype != x->dtype)
+	if (!ox_dtype_is_float(x->dtype) || rois->dtype != x->dtype)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 					   "RoiAlign: X and rois must be the same floating type, got %s and %s",
 					   ox_dtype_name(x->dtype), ox_dtype_name(rois->dtype));
@@ -406,10 +406,10 @@ ox_vision_roi_align_run(ox_kernel_ctx *ctx)
 	for (int64_t r = 0; r < R; r++)
 	{
 		double		off = s->half_pixel ? 0.5 : 0.0;
-		double		sx = ox_vision_load(rois->data, rois->dtype, r * 4) * s->spatial_scale - off;
-		double		sy = ox_vision_load(rois->data, rois->dtype, r * 4 + 1) * s->spatial_scale - off;
-		double		ex = ox_vision_load(rois->data, rois->dtype, r * 4 + 2) * s->spatial_scale - off;
-		double		ey = ox_vision_load(rois->data, rois->dtype, r * 4 + 3) * s->spatial_scale - off;
+		double		sx = ox_load_real(rois->data, rois->dtype, r * 4) * s->spatial_scale - off;
+		double		sy = ox_load_real(rois->data, rois->dtype, r * 4 + 1) * s->spatial_scale - off;
+		double		ex = ox_load_real(rois->data, rois->dtype, r * 4 + 2) * s->spatial_scale - off;
+		double		ey = ox_load_real(rois->data, rois->dtype, r * 4 + 3) * s->spatial_scale - off;
 		double		rw = ex - sx,
 					rh = ey - sy,
 					bin_h,
@@ -536,7 +536,7 @@ ox_vision_roi_align_run(ox_kernel_ctx *ctx)
 					double		v[4];
 
 					for (int t = 0; t < 4; t++)
-						v[t] = p->w[t] * ox_vision_load(x->data, x->dtype, xbase + p->pos[t]);
+						v[t] = p->w[t] * ox_load_real(x->data, x->dtype, xbase + p->pos[t]);
 					if (!s->max_mode)
 						acc += v[0] + v[1] + v[2] + v[3];
 					else
@@ -549,7 +549,7 @@ ox_vision_roi_align_run(ox_kernel_ctx *ctx)
 				}
 				if (!s->max_mode)
 					acc /= (double) count;
-				ox_vision_store(y->data, y->dtype, ybase + o, acc);
+				ox_store_real(y->data, y->dtype, ybase + o, acc);
 			}
 		}
 		if (ox_kernel_should_abort(ctx))
