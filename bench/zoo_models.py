@@ -3,8 +3,12 @@
 that people score in a database: sequence models, 1-D convolutions, a small
 transformer, an embedding bag, a tabular residual MLP; from torchvision, when
 python3-torchvision is installed, a segmentation network, AlexNet, whose
-Linear layers are most of its 244 MB, Inception-v3 and EfficientNet-B0),
-random seeded weights.
+Linear layers are most of its 244 MB, Inception-v3, EfficientNet-B0 and the
+image classifiers of other designs: grouped convolutions (ResNeXt-50,
+RegNetY-400MF), dense concatenation (DenseNet-121), channel shuffles
+(ShuffleNetV2), fire modules (SqueezeNet), inception modules (GoogLeNet) and
+7x7 depthwise convolutions with LayerNorm and GELU (ConvNeXt-Tiny)), random
+seeded weights.
 
 Runs with Debian's /usr/bin/python3 and python3-torch (torch 1.13, opset 17);
 nothing is downloaded.
@@ -28,7 +32,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # name -> per-example input shape (int64 token ids for "embed", float otherwise)
 SHAPES = {"lstm": (50, 16), "gru": (50, 16), "conv1d": (8, 256), "tinytf": (64, 128),
           "embed": (20,), "tabres": (40,), "lraspp": (3, 224, 224), "alexnet": (3, 224, 224),
-          "inception": (3, 299, 299), "efficientnet": (3, 224, 224)}
+          "inception": (3, 299, 299), "efficientnet": (3, 224, 224), "resnext": (3, 224, 224),
+          "regnet": (3, 224, 224), "densenet": (3, 224, 224), "shufflenet": (3, 224, 224),
+          "squeezenet": (3, 224, 224), "googlenet": (3, 224, 224), "convnext": (3, 224, 224)}
 
 
 class LSTMNet(nn.Module):
@@ -143,10 +149,57 @@ def efficientnet():
     return torchvision.models.efficientnet_b0(weights=None)
 
 
+def resnext():
+    """ResNeXt-50 32x4d: its 3x3 layers in 32 groups of 4 to 32 channels"""
+    import torchvision
+    return torchvision.models.resnext50_32x4d(weights=None)
+
+
+def regnet():
+    """RegNetY-400MF: grouped 3x3 layers of 8 channels a group, squeeze-and-excitation"""
+    import torchvision
+    return torchvision.models.regnet_y_400mf(weights=None)
+
+
+def densenet():
+    """DenseNet-121: every layer's input the Concat of all the layers before it in its block"""
+    import torchvision
+    return torchvision.models.densenet121(weights=None)
+
+
+def shufflenet():
+    """ShuffleNetV2 x1.0: channel split (Split), shuffle (Reshape, Transpose, Reshape), depthwise layers"""
+    import torchvision
+    return torchvision.models.shufflenet_v2_x1_0(weights=None)
+
+
+def squeezenet():
+    """SqueezeNet 1.1: fire modules (a 1x1 squeeze, then 1x1 and 3x3 expansions concatenated)"""
+    import torchvision
+    return torchvision.models.squeezenet1_1(weights=None)
+
+
+def googlenet():
+    """GoogLeNet: inception modules of four parallel branches (no auxiliary heads)"""
+    import torchvision
+    # init_weights=False: PyTorch's default initialization, as for inception()
+    return torchvision.models.googlenet(weights=None, aux_logits=False, init_weights=False)
+
+
+def convnext():
+    """ConvNeXt-Tiny: 7x7 depthwise layers, LayerNorm over channels (a Transpose to channels-last
+    and back), GELU, per-channel layer scale"""
+    import torchvision
+    return torchvision.models.convnext_tiny(weights=None)
+
+
 BUILD = {"lstm": LSTMNet, "gru": GRUNet, "conv1d": Conv1dNet, "tinytf": TinyTransformer,
          "embed": EmbedBag, "tabres": TabResNet, "lraspp": lraspp, "alexnet": alexnet,
-         "inception": inception, "efficientnet": efficientnet}
-TORCHVISION = ("lraspp", "alexnet", "inception", "efficientnet")
+         "inception": inception, "efficientnet": efficientnet, "resnext": resnext, "regnet": regnet,
+         "densenet": densenet, "shufflenet": shufflenet, "squeezenet": squeezenet, "googlenet": googlenet,
+         "convnext": convnext}
+TORCHVISION = ("lraspp", "alexnet", "inception", "efficientnet", "resnext", "regnet", "densenet", "shufflenet",
+               "squeezenet", "googlenet", "convnext")
 
 
 def main():
