@@ -125,81 +125,50 @@ def lraspp():
     return torchvision.models.segmentation.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None)
 
 
-def alexnet():
-    """AlexNet: five convolutions and three Linear layers of 9216 x 4096, 4096 x 4096
-    and 4096 x 1000 (the weights a session should hold once, whatever the batch)"""
-    import torchvision
-    return torchvision.models.alexnet()
+# image classifiers from torchvision: name -> (constructor, its arguments besides weights=None)
+CLASSIFIERS = {
+    # five convolutions and three Linear layers of 9216 x 4096, 4096 x 4096 and 4096 x 1000
+    # (the weights a session should hold once, whatever the batch)
+    "alexnet": ("alexnet", {}),
+    # modules of parallel branches joined by a Concat, and 3x3 average pools that PyTorch exports
+    # as Pad then AveragePool; no auxiliary head.  init_weights=False: PyTorch's default
+    # initialization, as for googlenet; torchvision's truncated normal (std 0.1) grows the logits
+    # to 1e12, where float32 sums cancel
+    "inception": ("inception_v3", {"aux_logits": False, "init_weights": False}),
+    # SiLU (a Sigmoid and a Mul) after nearly every convolution, squeeze-and-excitation gates whose
+    # middle 1x1 layers have 4 to 48 channels
+    "efficientnet": ("efficientnet_b0", {}),
+    # 3x3 layers in 32 groups of 4 to 32 channels
+    "resnext": ("resnext50_32x4d", {}),
+    # grouped 3x3 layers of 8 channels a group, squeeze-and-excitation
+    "regnet": ("regnet_y_400mf", {}),
+    # every layer's input the Concat of all the layers before it in its block
+    "densenet": ("densenet121", {}),
+    # channel split (Split), shuffle (Reshape, Transpose, Reshape), depthwise layers
+    "shufflenet": ("shufflenet_v2_x1_0", {}),
+    # fire modules: a 1x1 squeeze, then 1x1 and 3x3 expansions concatenated
+    "squeezenet": ("squeezenet1_1", {}),
+    # inception modules of four parallel branches, no auxiliary heads
+    "googlenet": ("googlenet", {"aux_logits": False, "init_weights": False}),
+    # 7x7 depthwise layers, LayerNorm over channels (a Transpose to channels-last and back), GELU,
+    # per-channel layer scale
+    "convnext": ("convnext_tiny", {}),
+}
 
 
-def inception():
-    """Inception-v3 (no auxiliary head): modules of parallel branches joined by
-    a Concat, and 3x3 average pools that PyTorch exports as Pad then
-    AveragePool"""
-    import torchvision
-    # init_weights=False: PyTorch's default initialization; torchvision's truncated normal
-    # (std 0.1) grows the logits to 1e12, where float32 sums cancel
-    return torchvision.models.inception_v3(weights=None, aux_logits=False, init_weights=False)
-
-
-def efficientnet():
-    """EfficientNet-B0: SiLU (a Sigmoid and a Mul) after nearly every convolution,
-    squeeze-and-excitation gates whose middle 1x1 layers have 4 to 48 channels"""
-    import torchvision
-    return torchvision.models.efficientnet_b0(weights=None)
-
-
-def resnext():
-    """ResNeXt-50 32x4d: its 3x3 layers in 32 groups of 4 to 32 channels"""
-    import torchvision
-    return torchvision.models.resnext50_32x4d(weights=None)
-
-
-def regnet():
-    """RegNetY-400MF: grouped 3x3 layers of 8 channels a group, squeeze-and-excitation"""
-    import torchvision
-    return torchvision.models.regnet_y_400mf(weights=None)
-
-
-def densenet():
-    """DenseNet-121: every layer's input the Concat of all the layers before it in its block"""
-    import torchvision
-    return torchvision.models.densenet121(weights=None)
-
-
-def shufflenet():
-    """ShuffleNetV2 x1.0: channel split (Split), shuffle (Reshape, Transpose, Reshape), depthwise layers"""
-    import torchvision
-    return torchvision.models.shufflenet_v2_x1_0(weights=None)
-
-
-def squeezenet():
-    """SqueezeNet 1.1: fire modules (a 1x1 squeeze, then 1x1 and 3x3 expansions concatenated)"""
-    import torchvision
-    return torchvision.models.squeezenet1_1(weights=None)
-
-
-def googlenet():
-    """GoogLeNet: inception modules of four parallel branches (no auxiliary heads)"""
-    import torchvision
-    # init_weights=False: PyTorch's default initialization, as for inception()
-    return torchvision.models.googlenet(weights=None, aux_logits=False, init_weights=False)
-
-
-def convnext():
-    """ConvNeXt-Tiny: 7x7 depthwise layers, LayerNorm over channels (a Transpose to channels-last
-    and back), GELU, per-channel layer scale"""
-    import torchvision
-    return torchvision.models.convnext_tiny(weights=None)
+def classifier(name):
+    """a builder of CLASSIFIERS[name], random weights"""
+    def build():
+        import torchvision
+        ctor, kwargs = CLASSIFIERS[name]
+        return getattr(torchvision.models, ctor)(weights=None, **kwargs)
+    return build
 
 
 BUILD = {"lstm": LSTMNet, "gru": GRUNet, "conv1d": Conv1dNet, "tinytf": TinyTransformer,
-         "embed": EmbedBag, "tabres": TabResNet, "lraspp": lraspp, "alexnet": alexnet,
-         "inception": inception, "efficientnet": efficientnet, "resnext": resnext, "regnet": regnet,
-         "densenet": densenet, "shufflenet": shufflenet, "squeezenet": squeezenet, "googlenet": googlenet,
-         "convnext": convnext}
-TORCHVISION = ("lraspp", "alexnet", "inception", "efficientnet", "resnext", "regnet", "densenet", "shufflenet",
-               "squeezenet", "googlenet", "convnext")
+         "embed": EmbedBag, "tabres": TabResNet, "lraspp": lraspp}
+BUILD.update({name: classifier(name) for name in CLASSIFIERS})
+TORCHVISION = ("lraspp",) + tuple(CLASSIFIERS)
 
 
 def main():

@@ -219,11 +219,11 @@ dc_im2col(const dc_geom *g, const ox_tensor *x, const ox_tensor *off, const ox_t
 				}
 				if (mask)
 					m = ox_load_real(mask->data, mask->dtype,
-									   ((n * g->ogroup + og) * g->K + kidx) * g->S + s);
+									 ((n * g->ogroup + og) * g->K + kidx) * g->S + s);
 				for (int i = 0; i < nd && !outside; i++)
 				{
 					double		o = ox_load_real(off->data, off->dtype,
-												   (((n * g->ogroup + og) * g->K + kidx) * nd + i) * g->S + s);
+												 (((n * g->ogroup + og) * g->K + kidx) * nd + i) * g->S + s);
 					double		p = (double) (opos[i] * g->stride[i] - g->pad_begin[i] + kpos[i] * g->dil[i]) + o;
 					double		f;
 
@@ -399,7 +399,7 @@ ox_vision_deform_conv_run(ox_kernel_ctx *ctx)
 				{
 					if (y_f)
 						ox_store_real(y->data, y->dtype, (n * g.OC + oc) * g.S + s,
-										(double) yf[oc * g.S + s] + b);
+									  (double) yf[oc * g.S + s] + b);
 					else
 						yf[oc * g.S + s] += (float) b;
 				}
