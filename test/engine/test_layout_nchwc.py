@@ -142,6 +142,10 @@ CONV_CASES = [
     (1, 32, 64, 23, 19, 7, 2, [3, 2, 1, 3], 1, True, False, "Relu"),      # asymmetric pads, edge pixels
     (1, 16, 48, 6, 7, 5, 1, [0, 2, 1, 2], 1, False, True, None),          # a 5-wide kernel on 7 columns: 4 edge pixels per row
     (1, 16, 16, 3, 3, 3, 3, [1, 1, 1, 1], 1, True, False, "Relu"),        # stride 3
+    # the tiles' table of tap offsets: 7x7 its last size (49 taps), 9x9 past it (the loops per axis)
+    (1, 24, 40, 15, 16, 7, 1, [3, 3, 3, 3], 1, True, True, "Relu"),
+    (1, 16, 24, 13, 12, 9, 1, [4, 4, 4, 4], 1, True, False, None),
+    (1, 40, 48, 20, 26, 3, 2, [1, 0, 1, 1], 1, False, True, "Clip"),     # stride 2: rows of several full tiles
     (1, 64, 112, 3, 200, 1, 1, [0, 0, 0, 0], 1, True, False, None),       # several row chunks
     # weights past L1: the input blocks in chunks, partial sums in Y, the epilogue once
     (2, 640, 80, 7, 7, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),        # 40 blocks in chunks of 8
