@@ -93,6 +93,10 @@ hide_avx512(void)
 	sa.sa_sigaction = on_sigsegv;
 	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
 	sigaction(SIGSEGV, &sa, NULL);
-	if (cpuid_faulting(0) != 0 && write(2, fail, sizeof(fail) - 1) < 0)
-		return;
+	if (cpuid_faulting(0) != 0)
+	{
+		ssize_t		written = write(2, fail, sizeof(fail) - 1);
+
+		(void) written;
+	}
 }

@@ -581,6 +581,7 @@ NAME(const conv_job *j, tile_args *t) \
 				ystep = j->oh * j->ow * BLK; \
 	TILE_FLAGS; \
 	TILE_PREFETCH_STATE; \
+	/* (TAP_TABLE first: without it the compiler drops the table's loop) */ \
 	const bool	whole_rows = TAP_TABLE && j->ntaps > 0 && t->kx0 == 0 && t->kx1 == s->kw; \
 	const int	tap0 = whole_rows ? (int) (t->ky0 * s->kw) : 0, \
 				tap1 = whole_rows ? (int) (t->ky1 * s->kw) : 0; \
@@ -596,7 +597,7 @@ NAME(const conv_job *j, tile_args *t) \
 		const float *xb = t->x + icb * xblk; \
 		TILE_PREFETCH_SOME(); \
 		const float *wb = t->w + icb * s->kh * s->kw * BLK * ns; \
-		if (tap1 > 0 && (NCHW ? s->c - icb * BLK == 3 : s->c - icb * BLK >= BLK)) \
+		if (whole_rows && (NCHW ? s->c - icb * BLK == 3 : s->c - icb * BLK >= BLK)) \
 		{ \
 			const float *xt = xb + t->iy * xrow + tix * xpix; \
 			for (int tap = tap0; tap < tap1; tap++) \
