@@ -152,6 +152,7 @@ CONV_CASES = [
     (1, 72, 40, 10, 9, 3, 2, [1, 1, 1, 1], 1, True, True, "Clip"),        # 3x3: one block per chunk, a partial one
     (1, 128, 24, 40, 30, 3, 2, [1, 1, 1, 1], 1, True, True, "Relu"),      # tasks of several rows (two groups of 10)
     (1, 528, 32, 20, 20, 1, 1, [0, 0, 0, 0], 1, True, False, "Relu"),     # a flattened plane in two chunks of 204 and 196
+    (1, 140, 48, 9, 10, 1, 1, [0, 0, 0, 0], 1, True, True, "Relu"),       # blocks of 8: 128 channels a chunk, then 12 (a partial block)
     (1, 256, 40, 28, 28, 1, 1, [0, 0, 0, 0], 1, True, True, None),        # 64 KB per group on a large plane: chunked too
     (1, 384, 64, 14, 14, 1, 1, [0, 0, 0, 0], 1, False, False, "Relu"),    # one group: the plane cut for the threads
     # 3x3 stride 1 (dilation 1): Winograd's F(4x4, 3x3) on the blocks (conv_nchwc_winograd.c)

@@ -22,6 +22,8 @@
 /* ... and past which they are on planes of LARGE_PLANE pixels and more */
 #define L1_WEIGHTS_LARGE_PLANE (48 << 10)
 #define L1_WEIGHTS (32 << 10)	/* a chunk's weights */
+/* AVX2's pointwise layers: input channels a chunk, whatever the group's size (see prepare) */
+#define POINTWISE_CHUNK_IC 128
 #define LARGE_PLANE 784
 #define TAPS_MAX 49			/* kernels of up to 7x7 taps: conv_job.tap_off */
 /* whether the tiles run whole kernel rows from the table (AVX2's, see DEFINE_TILE) */
@@ -304,6 +306,26 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 
 		s->group_bytes = s->cb * per_block;
 		s->ic_chunk = L1_WEIGHTS / per_block;
+		s->chunk_always = false;
+		/*
+		 * AVX2's pointwise layers of blocked input: chunks of 128 input
+		 * channels (16 KB of a group's weights), as soon as there is more
+		 * than one, as onnxruntime's MLAS blocks them.  The thresholds above
+		 * were measured with AVX-512's 64 output channels a group: with 32
+		 * a group, a 1024-channel layer's 128 KB of weights was never
+		 * chunked and came from L2 at every tile, 21 bytes a cycle at two
+		 * multiply-adds a cycle.  On an Intel core with 48 KB of L1 and
+		 * AVX-512 hidden, ResNet-50's 1x1 layers took 0.98-1.03x the time
+		 * and the network 0.99x (0.98x on two threads); on the AMD EPYC of
+		 * docs/performance_avx2.md (32 KB of L1, which a 32 KB chunk fills,
+		 * and half the L2-to-L1 bandwidth) those layers were where onnx_pg
+		 * lost most to onnxruntime (1.28-1.56x).
+		 */
+		if (BLK == 8 && s->kh == 1 && s->kw == 1 && !s->nchw_input)
+		{
+			s->ic_chunk = POINTWISE_CHUNK_IC / BLK;
+			s->chunk_always = s->cb > s->ic_chunk;
+		}
 		if (s->ic_chunk < 1)
 			s->ic_chunk = 1;
 	}
@@ -983,7 +1005,7 @@ NCHWC_FN(conv_run) (ox_kernel_ctx *ctx)
 	 * instead of seven).
 	 */
 	{
-		bool		chunked = s->group_bytes > L1_WEIGHTS_MAX ||
+		bool		chunked = s->chunk_always || s->group_bytes > L1_WEIGHTS_MAX ||
 			(s->group_bytes > L1_WEIGHTS_LARGE_PLANE && j.oh * j.ow >= LARGE_PLANE);
 		int64_t		target = chunked ? TASK_PX : ROW_CHUNK,
 					units = x->dims[0] * s->og,
