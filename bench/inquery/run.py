@@ -37,9 +37,10 @@ with parallel workers each worker counts its share (Partial Aggregate), so
 the rows do not cross the Gather.  JIT is off: its compile time would
 dominate the floor.
 
-Writes bench/inquery/results.json, bench/inquery/results.md, the plot
-docs/performance_inquery.svg, and the section "## In-query throughput" of
-docs/performance.md (replaced in place; the rest of the file is kept).
+Writes bench/inquery/results.json (--json) and results.md beside it, the
+plot docs/performance_inquery.svg (--svg), and the section "## In-query
+throughput" of docs/performance.md (--out; replaced in place, the rest of
+the file is kept).
 """
 import argparse
 import datetime
@@ -793,7 +794,8 @@ def weights_read(model_bytes):
 def report(args, res):
     write_svg(res, args.svg)
     section = markdown(res, os.path.relpath(args.svg, os.path.dirname(args.out)))
-    with open(os.path.join(HERE, "results.md"), "w") as f:
+    # beside --json: a run writing its report elsewhere leaves the kept one alone
+    with open(os.path.splitext(args.json)[0] + ".md", "w") as f:
         f.write(section + "\n")
     update_performance_md(args.out, section)
     for text, measured, met in targets(res):
