@@ -195,7 +195,7 @@ typedef struct nn_nchwc_conv_state
 	bool		winograd;		/* 3x3 stride 1 in blocks of 16 may run by Winograd */
 	int64_t		group_bytes;	/* a group's packed weights */
 	int64_t		ic_chunk;		/* input blocks per pass over a task's pixels, when chunked */
-	bool		chunk_always;	/* chunked whatever the plane and the group's size */
+	int64_t		chunk_past;		/* group_bytes past which input blocks are chunked, whatever the plane */
 	nn_nchwc_wino *wino;		/* 3x3 stride 1 in blocks of 16: Winograd's weights, and w is NULL */
 	nn_nchwc_bias bias;			/* padded to whole groups of blocks */
 } nn_nchwc_conv_state;

@@ -18,11 +18,11 @@
  */
 #define ROW_CHUNK 96			/* output pixels per task along a row */
 #define TASK_PX 256				/* the same, over rows, when weights are read in chunks */
-#define L1_WEIGHTS_MAX (128 << 10)	/* a group's weights past which input blocks are chunked */
+#define L1_WEIGHTS_MAX (128 << 10)	/* a group's weights past which input blocks are chunked (chunk_past) */
 /* ... and past which they are on planes of LARGE_PLANE pixels and more */
 #define L1_WEIGHTS_LARGE_PLANE (48 << 10)
 #define L1_WEIGHTS (32 << 10)	/* a chunk's weights */
-/* AVX2's pointwise layers: input channels a chunk, whatever the group's size (see prepare) */
+/* AVX2's pointwise layers read this many input channels a pass (see prepare) */
 #define POINTWISE_CHUNK_IC 128
 #define LARGE_PLANE 784
 #define TAPS_MAX 49			/* kernels of up to 7x7 taps: conv_job.tap_off */
@@ -306,7 +306,7 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 
 		s->group_bytes = s->cb * per_block;
 		s->ic_chunk = L1_WEIGHTS / per_block;
-		s->chunk_always = false;
+		s->chunk_past = L1_WEIGHTS_MAX;
 		/*
 		 * AVX2's pointwise layers of blocked input: chunks of 128 input
 		 * channels (16 KB of a group's weights), as soon as there is more
@@ -324,7 +324,7 @@ NCHWC_FN(conv_prepare) (ox_prepare_ctx *pc, nchwc_conv_state *s, const ox_tensor
 		if (BLK == 8 && s->kh == 1 && s->kw == 1 && !s->nchw_input)
 		{
 			s->ic_chunk = POINTWISE_CHUNK_IC / BLK;
-			s->chunk_always = s->cb > s->ic_chunk;
+			s->chunk_past = s->ic_chunk * per_block;
 		}
 		if (s->ic_chunk < 1)
 			s->ic_chunk = 1;
@@ -1004,14 +1004,14 @@ NCHWC_FN(conv_run) (ox_kernel_ctx *ctx)
 	/*
 	 * Tasks of rows cut in equal chunks (a short last one would read all
 	 * the weights for a few pixels).  Weights read in chunks of input
-	 * blocks (past L1_WEIGHTS_MAX) come from L2 or further once per task:
+	 * blocks (past chunk_past) come from L2 or further once per task:
 	 * tasks then take longer rows and several of them, up to TASK_PX
 	 * pixels (ResNet-50's 1x1 layers from 1024 channels at 14x14: one task
 	 * per group instead of three; its 3x3 stride-2 layer into 7x7: one
 	 * instead of seven).
 	 */
 	{
-		bool		chunked = s->chunk_always || s->group_bytes > L1_WEIGHTS_MAX ||
+		bool		chunked = s->group_bytes > s->chunk_past ||
 			(s->group_bytes > L1_WEIGHTS_LARGE_PLANE && j.oh * j.ow >= LARGE_PLANE);
 		int64_t		target = chunked ? TASK_PX : ROW_CHUNK,
 					units = x->dims[0] * s->og,
