@@ -348,7 +348,15 @@ SELECT onnx_load_model(repeat('x', 257), pg_read_binary_file(:'bad' || 'ok_base.
 :sqlstate
 SELECT onnx_load_model(repeat('é', 129), pg_read_binary_file(:'bad' || 'ok_base.onnx'));
 :sqlstate
+-- a name no model can have is refused as such wherever a model is named
+-- (the name is not echoed: it may be of any length)
 SELECT onnx_predict(repeat('x', 300), '{1,2,3,4}');
+:sqlstate
+SELECT onnx_predict(repeat('x', 100000), '{1,2,3,4}');
+:sqlstate
+SELECT onnx_predict('', '{1,2,3,4}');
+:sqlstate
+SELECT onnx_drop_model(repeat('x', 300), if_exists => true);
 :sqlstate
 SELECT onnx_drop_model(repeat('x', 300));
 :sqlstate

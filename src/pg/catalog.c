@@ -147,9 +147,32 @@ OnnxCatalogForget(void)
 	store_relid = InvalidOid;
 }
 
+/*
+ * A name no model can have (loading refuses it) is reported as such
+ * wherever a model is named: an empty or overlong name then says why, and
+ * a name of any length is not echoed whole into the message and the log.
+ */
+static void
+check_model_name(const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (len == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("model name must not be empty")));
+	if (len > ONNX_MAX_NAME_LEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("model name is too long"),
+				 errdetail("Model names may have up to %d bytes; this one has %zu.",
+						   ONNX_MAX_NAME_LEN, len)));
+}
+
 void
 OnnxReportUnknownModel(const char *name)
 {
+	check_model_name(name);
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
 			 errmsg("model \"%s\" does not exist", name),
@@ -268,23 +291,6 @@ OnnxCatalogFetch(const char *name, OnnxModelKey *key)
 	if (!scan_model(name, key, &bytes))
 		OnnxReportUnknownModel(name);
 	return bytes;
-}
-
-static void
-check_model_name(const char *name)
-{
-	size_t		len = strlen(name);
-
-	if (len == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("model name must not be empty")));
-	if (len > ONNX_MAX_NAME_LEN)
-		ereport(ERROR,
-				(errcode(ERRCODE_NAME_TOO_LONG),
-				 errmsg("model name is too long"),
-				 errdetail("Model names may have up to %d bytes; this one has %zu.",
-						   ONNX_MAX_NAME_LEN, len)));
 }
 
 /* ---- writes ---- */
@@ -619,6 +625,8 @@ onnx_drop_model(PG_FUNCTION_ARGS)
 	Datum		args[1];
 	int			rc;
 
+	/* IF EXISTS skips models that could exist, not invalid names */
+	check_model_name(name);
 	begin_write(&ws);
 	if (!lock_model_row(name, &owner))
 	{
