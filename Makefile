@@ -127,7 +127,10 @@ $(ENGINE_OBJS) $(PG_OBJS): build/proto/onnx.pb-c.h
 # (coarse, but a stale object with an old struct layout corrupts memory)
 $(ENGINE_OBJS) $(PG_OBJS): $(wildcard src/*/*.h src/*/*/*.h)
 
-build/proto/onnx.pb-c.c build/proto/onnx.pb-c.h: proto/onnx.proto
+# One run of protoc-c writes both files: a grouped target (&:, GNU make 4.3),
+# so that make does not run it again for the second file, whose rewritten
+# header would make every object out of date for the next make
+build/proto/onnx.pb-c.c build/proto/onnx.pb-c.h &: proto/onnx.proto
 	@mkdir -p build/proto
 	protoc-c --proto_path=proto --c_out=build/proto proto/onnx.proto
 
