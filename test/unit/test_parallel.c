@@ -13,12 +13,18 @@
  *	  start wakes the sleeping workers.  A canceled loop
  *	  of long tasks stops after a bounded amount of work, whatever the
  *	  loop's length (parallel.c: the caller times its chunks).  Each
- *	  thread starts on its own share of the loop.
+ *	  thread starts on its own share of the loop.  A worker that leaves its
+ *	  caller's CPU has all of the process's CPUs allowed again.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* sched_getcpu, CPU sets */
+#endif
+
 #include "kernels/kernel.h"
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,6 +318,93 @@ check_run_start_wakes(void)
 	return check(2, 1000, 1, false);
 }
 
+/* ---- a worker on its caller's CPU ---- */
+
+typedef struct placement_job
+{
+	pthread_t	caller;
+	int			caller_cpu;
+	cpu_set_t	allowed;		/* the process's CPUs */
+	int			worker_chunks;
+	int			worker_on_caller_cpu;
+	int			narrowed;		/* worker chunks that ran with fewer CPUs allowed */
+} placement_job;
+
+static void
+note_placement(void *arg, int64_t begin, int64_t end)
+{
+	placement_job *j = arg;
+	cpu_set_t	now;
+	int64_t		stop = ox_now_ns() + 20000;
+
+	(void) begin;
+	(void) end;
+	if (!pthread_equal(pthread_self(), j->caller))
+	{
+		__atomic_add_fetch(&j->worker_chunks, 1, __ATOMIC_RELAXED);
+		if (sched_getcpu() == j->caller_cpu)
+			__atomic_add_fetch(&j->worker_on_caller_cpu, 1, __ATOMIC_RELAXED);
+		if (sched_getaffinity(0, sizeof(now), &now) != 0 || !CPU_EQUAL(&now, &j->allowed))
+			__atomic_add_fetch(&j->narrowed, 1, __ATOMIC_RELAXED);
+	}
+	while (ox_now_ns() < stop)
+		;
+}
+
+/*
+ * Runs a millisecond apart, the caller held on one CPU: a worker the
+ * scheduler wakes onto that CPU leaves it (parallel.c, spin_leave_cpu) by
+ * narrowing its allowed CPUs for a moment.  Whatever the scheduler did,
+ * every chunk a worker runs must see all of the process's CPUs allowed
+ * again, and the runs must end.
+ */
+static int
+check_worker_placement(void)
+{
+	ox_kernel_ctx ctx;
+	placement_job j;
+	cpu_set_t	one;
+	int			rc = 0;
+
+	memset(&j, 0, sizeof(j));
+	if (sched_getaffinity(0, sizeof(j.allowed), &j.allowed) != 0 || CPU_COUNT(&j.allowed) < 2)
+	{
+		printf("skip worker placement: fewer than 2 CPUs allowed\n");
+		return 0;
+	}
+	/* the pool's workers exist before the caller is held (they inherit its CPUs) */
+	if (check(2, 1000, 1, false))
+		return 1;
+	j.caller = pthread_self();
+	j.caller_cpu = sched_getcpu();
+	CPU_ZERO(&one);
+	CPU_SET(j.caller_cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) != 0)
+	{
+		printf("skip worker placement: sched_setaffinity: %s\n", strerror(errno));
+		return 0;
+	}
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = 2;
+	for (int r = 0; r < 200; r++)
+	{
+		usleep(1000);
+		ox_parallel_run_begin();
+		ox_parallel_for(&ctx, 4, 1, note_placement, &j);
+		ox_parallel_run_end();
+	}
+	sched_setaffinity(0, sizeof(j.allowed), &j.allowed);
+	if (j.narrowed)
+	{
+		printf("FAIL %d of %d worker chunks ran with fewer CPUs allowed than the process has\n",
+			   j.narrowed, j.worker_chunks);
+		rc = 1;
+	}
+	printf("worker placement: %d worker chunks, %d of them on the caller's CPU\n", j.worker_chunks,
+		   j.worker_on_caller_cpu);
+	return rc;
+}
+
 /* ---- shares ---- */
 
 typedef struct first_job
@@ -542,6 +635,10 @@ main(void)
 	else
 		passed++;
 	if (check_run_start_wakes())
+		failed++;
+	else
+		passed++;
+	if (check_worker_placement())
 		failed++;
 	else
 		passed++;
