@@ -5,6 +5,7 @@
  */
 #include "model/ir.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -403,8 +404,21 @@ ox_attr_int(const ox_node *n, const char *name, int64_t def)
 		return def;
 	if (a->type == OX_ATTR_INT)
 		return a->i;
+	/*
+	 * a float where an integer belongs, truncated; NaN and values past
+	 * int64's range saturate (converting them is undefined in C, and a
+	 * hostile model may hold them: the fuzzer's Flatten with a float axis)
+	 */
 	if (a->type == OX_ATTR_FLOAT)
+	{
+		if (isnan(a->f))
+			return INT64_MIN;
+		if (a->f >= 0x1p63f)
+			return INT64_MAX;
+		if (a->f <= -0x1p63f)
+			return INT64_MIN;
 		return (int64_t) a->f;
+	}
 	return def;
 }
 
