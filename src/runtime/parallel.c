@@ -135,9 +135,9 @@ typedef struct thread_pool
 	int			n_threads;		/* workers, not counting the caller */
 	pthread_t	threads[OX_MAX_THREADS];
 	/*
-	 * The CPU each thread last ran on (sched_getcpu), for shares_cpu: the
-	 * caller's, written at a run's start and at each loop, and the workers',
-	 * written when one takes a job and its CPU changed.
+	 * The CPU each thread last ran on (note_cpu), for shares_cpu: the
+	 * caller's, noted at a run's start and at each loop, and the workers',
+	 * noted when one takes a job.
 	 */
 	_Alignas(64) int caller_cpu;
 	_Alignas(64) int worker_cpu[OX_MAX_THREADS];
@@ -150,6 +150,16 @@ static __thread bool in_worker;
 
 /* runs in progress that keep the workers spinning between loops */
 static int	hot_runs;
+
+/* a thread's slot of the pool's CPUs (shares_cpu): written only when it changed */
+static inline void
+note_cpu(int *slot)
+{
+	int			cpu = sched_getcpu();
+
+	if (__atomic_load_n(slot, __ATOMIC_RELAXED) != cpu)
+		__atomic_store_n(slot, cpu, __ATOMIC_RELAXED);
+}
 
 /*
  * A run begins: its loops keep the workers spinning, and workers that slept
@@ -170,7 +180,7 @@ ox_parallel_run_begin(void)
 	__atomic_add_fetch(&hot_runs, 1, __ATOMIC_SEQ_CST);
 	if (p && __atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0)
 	{
-		__atomic_store_n(&p->caller_cpu, sched_getcpu(), __ATOMIC_RELAXED);
+		note_cpu(&p->caller_cpu);
 		pthread_mutex_lock(&p->lock);
 		p->run_starts++;
 		pthread_cond_broadcast(&p->wake);
@@ -207,8 +217,8 @@ spin_expired(unsigned turn, int64_t start)
  * it waits for last ran on its CPU (3 ns: sched_getcpu reads the vDSO's
  * cache).  A worker waiting for the caller then moves to another CPU it is
  * allowed (spin_leave_cpu); the caller, a thread of the application (a
- * PostgreSQL backend) whose placement is not ours, only yields
- * (spin_yield, 0.2 us), letting a preempted worker finish its chunk.  The
+ * PostgreSQL backend) whose placement is not ours, only yields (0.2 us),
+ * letting a preempted worker finish its chunk.  The
  * same MLP: p99 0.5-0.7 ms, no run 0.5 ms over the median; yielding
  * alone in the worker also removed the stalls, but the two threads stayed
  * on one CPU and ran at one thread's speed (median 0.37-0.50 ms against
@@ -227,13 +237,6 @@ shares_cpu(unsigned turn, const int *cpus, int n)
 	return false;
 }
 
-static inline void
-spin_yield(unsigned turn, const int *cpus, int n)
-{
-	if (shares_cpu(turn, cpus, n))
-		sched_yield();
-}
-
 /*
  * A worker leaves its CPU: it is excluded from the allowed set for a moment,
  * which migrates the thread at once, and the set is restored (that does not
@@ -246,20 +249,18 @@ spin_leave_cpu(void)
 				away;
 	int			me = sched_getcpu();
 
-	if (me < 0 || me >= CPU_SETSIZE || sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
-		CPU_COUNT(&allowed) < 2 || !CPU_ISSET(me, &allowed))
+	if (me >= 0 && me < CPU_SETSIZE && sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+		CPU_COUNT(&allowed) >= 2 && CPU_ISSET(me, &allowed))
 	{
-		sched_yield();
-		return;
+		away = allowed;
+		CPU_CLR(me, &away);
+		if (sched_setaffinity(0, sizeof(away), &away) == 0)
+		{
+			(void) sched_setaffinity(0, sizeof(allowed), &allowed);
+			return;
+		}
 	}
-	away = allowed;
-	CPU_CLR(me, &away);
-	if (sched_setaffinity(0, sizeof(away), &away) != 0)
-	{
-		sched_yield();
-		return;
-	}
-	(void) sched_setaffinity(0, sizeof(allowed), &allowed);
+	sched_yield();
 }
 
 static inline uint32_t
@@ -478,14 +479,12 @@ worker_main(void *arg)
 		int64_t		n = __atomic_load_n(&p->job.n, __ATOMIC_RELAXED),
 					min_chunk = __atomic_load_n(&p->job.min_chunk, __ATOMIC_RELAXED);
 		int			workers = __atomic_load_n(&p->job.workers, __ATOMIC_RELAXED);
-		int			cpu = sched_getcpu();
 
 		seen = gen;
 		spare = me >= workers;
 		if (spare)
 			continue;
-		if (__atomic_load_n(&p->worker_cpu[me], __ATOMIC_RELAXED) != cpu)
-			__atomic_store_n(&p->worker_cpu[me], cpu, __ATOMIC_RELAXED);
+		note_cpu(&p->worker_cpu[me]);
 		claim_shares(p, me + 1, workers + 1, gen, n, min_chunk, fn, fa, NULL);
 	}
 	return NULL;
@@ -635,7 +634,6 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 				claimed;
 	uint32_t	gen;
 	bool		more_workers;
-	int			caller_cpu;
 	caller_poll poll;
 
 	if (n <= 0)
@@ -687,8 +685,7 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 	for (int k = 1; k < threads; k++)
 		__atomic_store_n(&p->job.share[k].ticket,
 						 ((uint64_t) gen << 32) | (uint64_t) share_start(n, threads, min_chunk, k), __ATOMIC_RELAXED);
-	if (__atomic_load_n(&p->caller_cpu, __ATOMIC_RELAXED) != (caller_cpu = sched_getcpu()))
-		__atomic_store_n(&p->caller_cpu, caller_cpu, __ATOMIC_RELAXED);
+	note_cpu(&p->caller_cpu);
 	/* publish; then wake the workers that sleep (wait_for_job's other half) */
 	__atomic_store_n(&p->job.share[0].ticket, (uint64_t) gen << 32, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&p->sleepers, __ATOMIC_SEQ_CST) > 0 ||
@@ -736,7 +733,8 @@ ox_parallel_for(ox_kernel_ctx *ctx, int64_t n, int64_t min_chunk, ox_range_fn fn
 				pthread_mutex_unlock(&p->lock);
 				break;
 			}
-			spin_yield(i, p->worker_cpu, threads - 1);
+			if (shares_cpu(i, p->worker_cpu, threads - 1))
+				sched_yield();
 			_mm_pause();
 		}
 	}
