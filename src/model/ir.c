@@ -4,6 +4,7 @@
  *	  consumers, topological order, cycle detection).
  */
 #include "model/ir.h"
+#include "model/uses.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +46,7 @@ ox_model_free(ox_model *m)
 			free(g->nodes[n].outputs);
 			free(g->nodes[n].implicit_inputs);
 		}
+		(void) ox_uses_end(g, "", NULL);
 		free(g->values);
 		free(g->nodes);
 		free(g->inputs);
@@ -205,6 +207,9 @@ ox_graph_analyze(ox_graph *g, ox_status *st)
 	int			tail = 0;
 	ox_node    *sorted = NULL;
 	ox_code		rc = OX_OK;
+
+	/* node indices change below: the optimizer's use index starts again */
+	ox_uses_invalidate(g);
 
 	/* compact dead nodes first */
 	for (int i = 0; i < g->n_nodes; i++)

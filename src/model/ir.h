@@ -73,6 +73,7 @@ struct ox_type
 
 typedef struct ox_graph ox_graph;
 typedef struct ox_model ox_model;
+typedef struct ox_uses ox_uses;
 
 typedef struct ox_attr
 {
@@ -146,6 +147,7 @@ struct ox_graph
 	int			n_outputs;
 	int		   *outer;			/* values with is_outer set */
 	int			n_outer;
+	ox_uses    *uses;			/* consumers of each value while optimizing (uses.h) */
 };
 
 typedef struct ox_opset

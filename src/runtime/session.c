@@ -558,9 +558,12 @@ ox_session_shape_count(const ox_session *s)
 /*
  * A run on several threads wakes the pool's workers, which sleep between
  * runs (a backend idles between queries): a futex wake-up, and in a VM an
- * idle virtual CPU's, tens of microseconds.  Runs shorter than that gain
- * nothing from a second thread: issue 4's MLP at batch 1 took 33 us on one
- * thread and 37 us on two.  So per input shape, a run that took less than
+ * idle virtual CPU's, tens of microseconds.  Runs that short cost more
+ * CPU time on two threads than on one: issue 4's MLP at batch 1 (about
+ * 32 us on one thread), back to back on two, took 0.69x the wall time but
+ * 1.26x the CPU time (2026-12-06; before the pool's wake-up was tuned, it
+ * took longer on two even by the clock).  A backend's CPU time is what the
+ * other backends lose, so per input shape, a run that took less than
  * OX_TINY_RUN_NS on several threads makes the next ones of that shape run
  * on one, until one of them takes more than OX_SERIAL_MAX_NS.  The table
  * is direct-mapped by shape signature: a shape that takes another's slot

@@ -140,6 +140,7 @@ ox_pass_fold_conv_bn(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		}
 		conv->inputs[1] = wid;
 		conv->inputs[2] = bid;
+		ox_uses_node_changed(g, k);
 		conv->outputs[0] = bn->outputs[0];
 		conv->fused_from = "Conv+BatchNormalization";
 		bn->dead = true;

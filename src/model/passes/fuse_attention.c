@@ -241,6 +241,7 @@ fuse_at_softmax(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	free(pv->inputs);
 	pv->inputs = inputs;
 	pv->n_inputs = mask >= 0 ? 4 : 3;
+	ox_uses_node_changed(g, pv_i);
 	pv->op_type = "ScaledDotProductAttention";
 	pv->domain = OX_PRIVATE_FUSED_DOMAIN;
 	pv->opset = 1;

@@ -102,6 +102,7 @@ ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		free(conv->inputs);
 		conv->inputs = in;
 		conv->n_inputs = 4;
+		ox_uses_node_changed(g, k);
 		conv->op_type = "FusedConv";
 		conv->domain = OX_FUSED_DOMAIN;
 		conv->opset = 1;

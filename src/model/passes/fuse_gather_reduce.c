@@ -102,6 +102,7 @@ fuse_at_reduce(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	free(red->inputs);
 	red->inputs = inputs;
 	red->n_inputs = 2;
+	ox_uses_node_changed(g, k);
 	red->fused_from = strcmp(red->op_type, "ReduceMean") == 0 ? "Gather+ReduceMean" : "Gather+ReduceSum";
 	red->op_type = "GatherReduce";
 	red->domain = OX_PRIVATE_FUSED_DOMAIN;

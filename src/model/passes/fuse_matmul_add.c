@@ -254,6 +254,7 @@ rewrite_batched(ox_pass_ctx *pc, ox_graph *g, int k, int add, int act, int bias,
 	free(g->nodes[k].inputs);
 	g->nodes[k].inputs = in;
 	g->nodes[k].n_inputs = 3;
+	ox_uses_node_changed(g, k);
 	g->nodes[k].op_type = "Gemm";
 	g->nodes[k].fused_from = "MatMul+Add";
 	g->nodes[k].outputs[0] = gemm_out;
@@ -261,6 +262,7 @@ rewrite_batched(ox_pass_ctx *pc, ox_graph *g, int k, int add, int act, int bias,
 	if (act >= 0)
 	{
 		g->nodes[act].inputs[0] = gemm_out;
+		ox_uses_node_changed(g, act);
 		g->nodes[act].outputs[0] = rows_out;
 	}
 	pc->changes++;
@@ -392,6 +394,7 @@ ox_pass_fuse_matmul_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 		free(mm->inputs);
 		mm->inputs = in;
 		mm->n_inputs = 3;
+		ox_uses_node_changed(g, k);
 		mm->op_type = "Gemm";
 		mm->fused_from = "MatMul+Add";
 		mm->outputs[0] = add->outputs[0];

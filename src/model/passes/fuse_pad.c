@@ -219,6 +219,7 @@ fold_pad(ox_pass_ctx *pc, ox_graph *g, int p, ox_status *st)
 	}
 	OX_TRY(set_padding(pc, g, k, pads, nsp, average, st));
 	g->nodes[k].inputs[0] = g->nodes[p].inputs[0];
+	ox_uses_node_changed(g, k);
 	g->nodes[p].dead = true;
 	pc->changes++;
 	return OX_OK;

@@ -121,13 +121,13 @@ with_constant(const ox_graph *g, const ox_node *n, int v, double want, double to
 }
 
 /*
- * Turn n into the contrib operator op with the given inputs (-1 = omitted)
+ * Turn n, a node of g, into the contrib operator op with the given inputs (-1 = omitted)
  * and one float attribute (attr NULL: none), replacing its attributes:
  * the contrib schemas do not have the ai.onnx ones.
  */
 static ox_code
-become(ox_pass_ctx *pc, ox_node *n, const char *op, const char *fused_from, const int *in, int n_in,
-	   const char *attr, float value, ox_status *st)
+become(ox_pass_ctx *pc, ox_graph *g, ox_node *n, const char *op, const char *fused_from,
+	   const int *in, int n_in, const char *attr, float value, ox_status *st)
 {
 	int		   *inputs = malloc(sizeof(int) * n_in);
 
@@ -156,6 +156,7 @@ become(ox_pass_ctx *pc, ox_node *n, const char *op, const char *fused_from, cons
 	free(n->inputs);
 	n->inputs = inputs;
 	n->n_inputs = n_in;
+	ox_uses_node_changed(g, (int) (n - g->nodes));
 	n->op_type = op;
 	n->domain = OX_FUSED_DOMAIN;
 	n->opset = 1;
@@ -245,7 +246,7 @@ fuse_gelu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	}
 	if (m2->outputs[0] < 0 || !maybe_float(g, m2->outputs[0]))
 		return OX_OK;
-	OX_TRY(become(pc, m2, "Gelu", "Erf GELU", &x, 1, NULL, 0.0f, st));
+	OX_TRY(become(pc, g, m2, "Gelu", "Erf GELU", &x, 1, NULL, 0.0f, st));
 	scale->dead = true;
 	erf->dead = true;
 	add->dead = true;
@@ -283,7 +284,7 @@ fuse_bias_gelu(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return OX_OK;
 	if (!maybe_float(g, in[0]))
 		return OX_OK;
-	OX_TRY(become(pc, gelu, "BiasGelu", "Add+Gelu", in, 2, NULL, 0.0f, st));
+	OX_TRY(become(pc, g, gelu, "BiasGelu", "Add+Gelu", in, 2, NULL, 0.0f, st));
 	add->dead = true;
 	return OX_OK;
 }
@@ -410,7 +411,7 @@ fuse_skip_layer_norm(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	{
 		float		eps = ox_attr_float(ln, "epsilon", 1e-5f);
 
-		OX_TRY(become(pc, ln, "SkipLayerNormalization", bias ? "Add+Add+LayerNormalization" :
+		OX_TRY(become(pc, g, ln, "SkipLayerNormalization", bias ? "Add+Add+LayerNormalization" :
 					  "Add+LayerNormalization", in, n_in, "epsilon", eps, st));
 	}
 	ln->n_outputs = 1;
@@ -505,7 +506,7 @@ fuse_matmul_scale(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return OX_OK;
 	if (!isfinite(alpha) || !isfinite((float) alpha))
 		return OX_OK;
-	OX_TRY(become(pc, mm, "FusedMatMul",
+	OX_TRY(become(pc, g, mm, "FusedMatMul",
 				  in_scale[0] || in_scale[1] ? "MatMul+scaled operand" :
 				  ox_pass_is_op(out_scale, "Div") ? "MatMul+Div" : "MatMul+Mul", in, 2,
 				  "alpha", (float) alpha, st));

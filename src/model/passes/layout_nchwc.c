@@ -419,6 +419,7 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n->inputs[0] = x;
 	if (z >= 0)
 		n->inputs[3] = z;
+	ox_uses_node_changed(g, k);
 	n->op_type = depthwise ? "DepthwiseConv" : "Conv";
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
@@ -501,6 +502,7 @@ convert_batch_norm(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n->inputs[1] = wv;
 	n->inputs[2] = bv;
 	n->n_inputs = 3;
+	ox_uses_node_changed(g, k);
 	n->op_type = "DepthwiseConv";
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
@@ -529,6 +531,7 @@ sink_pool(ox_pass_ctx *pc, ox_graph *g, int k, const char *op, ox_status *st)
 		return OX_OK;
 	n->inputs[0] = g->nodes[r].inputs[0];
 	n->domain = OX_NCHWC_DOMAIN;
+	ox_uses_node_changed(g, k);
 	n->opset = 1;
 	return retarget_output(pc, g, k, ox_attr_int(&g->nodes[r], "channels", 0), st);
 }
@@ -604,6 +607,7 @@ sink_mul(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	n = &g->nodes[k];
 	n->inputs[0] = a;
 	n->inputs[1] = b;
+	ox_uses_node_changed(g, k);
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
 	return retarget_output(pc, g, k, channels, st);
@@ -643,6 +647,7 @@ sink_concat(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	}
 	for (int i = 0; i < n->n_inputs; i++)
 		n->inputs[i] = g->nodes[reorder_output_of(g, n->inputs[i])].inputs[0];
+	ox_uses_node_changed(g, k);
 	n->domain = OX_NCHWC_DOMAIN;
 	n->opset = 1;
 	/* the blocked kernel's axis is the channel blocks' (axis is Concat's one attribute) */

@@ -241,6 +241,7 @@ convert_conv(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return st->code;
 	n = &g->nodes[k];
 	n->inputs[0] = xt;
+	ox_uses_node_changed(g, k);
 	n->domain = MS_DOMAIN;
 	n->opset = 1;
 	OX_TRY(ox_pass_add_int_attr(pc, g, k, "channels_last", 1, st));
@@ -271,6 +272,7 @@ sink_add(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return st->code;
 	g->nodes[k].inputs[0] = a;
 	g->nodes[k].inputs[3] = b;
+	ox_uses_node_changed(g, k);
 	/* C has the type of A */
 	return retarget_output(pc, g, k, a, st);
 }
@@ -288,6 +290,7 @@ sink_max_pool(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 		return OX_OK;
 	n->inputs[0] = g->nodes[t].inputs[0];
 	n->op_type = "NhwcMaxPool";
+	ox_uses_node_changed(g, k);
 	n->domain = MS_DOMAIN;
 	n->opset = 1;
 	return retarget_output(pc, g, k, n->inputs[0], st);

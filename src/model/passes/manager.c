@@ -27,6 +27,24 @@ static const ox_pass passes[] = {
 /* a few rounds reach the fixed point on real models; more would only hide a bug */
 #define MAX_ROUNDS 4
 
+/* the passes up to level, once, on g, with g's use index on */
+static ox_code
+optimize_graph_once(ox_pass_ctx *pc, ox_graph *g, int level, ox_status *st)
+{
+	for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]); p++)
+	{
+		if (passes[p].level > level)
+			continue;
+		/* a query cancel must not wait for the whole optimizer */
+		if (ox_pass_canceled(pc, st))
+			return st->code;
+		OX_TRY(passes[p].run(pc, g, st));
+		OX_TRY(ox_uses_check(g, passes[p].name, st));
+		OX_TRY(ox_graph_analyze(g, st));
+	}
+	return OX_OK;
+}
+
 ox_code
 ox_optimize(ox_pass_ctx *pc, int level, ox_status *st)
 {
@@ -39,16 +57,15 @@ ox_optimize(ox_pass_ctx *pc, int level, ox_status *st)
 		/* graphs are never added by passes, so the list is stable */
 		for (int gi = 0; gi < m->n_graphs; gi++)
 		{
-			for (size_t p = 0; p < sizeof(passes) / sizeof(passes[0]); p++)
-			{
-				if (passes[p].level > level)
-					continue;
-				/* a query cancel must not wait for the whole optimizer */
-				if (ox_pass_canceled(pc, st))
-					return st->code;
-				OX_TRY(passes[p].run(pc, m->graphs[gi], st));
-				OX_TRY(ox_graph_analyze(m->graphs[gi], st));
-			}
+			ox_graph   *g = m->graphs[gi];
+			ox_code		rc;
+
+			OX_TRY(ox_uses_begin(g, st));
+			rc = optimize_graph_once(pc, g, level, st);
+			/* the index is for the passes only: off whatever happened */
+			(void) ox_uses_end(g, "", NULL);
+			if (rc != OX_OK)
+				return rc;
 		}
 		if (pc->changes == before)
 			break;
@@ -63,51 +80,6 @@ ox_pass_canceled(ox_pass_ctx *pc, ox_status *st)
 		return false;
 	ox_fail(st, OX_CANCELED, "session creation was canceled");
 	return true;
-}
-
-void
-ox_graph_replace_uses(ox_graph *g, int from, int to)
-{
-	for (int k = 0; k < g->n_nodes; k++)
-	{
-		ox_node    *n = &g->nodes[k];
-
-		if (n->dead)
-			continue;
-		for (int i = 0; i < n->n_inputs; i++)
-			if (n->inputs[i] == from)
-				n->inputs[i] = to;
-		for (int i = 0; i < n->n_implicit; i++)
-			if (n->implicit_inputs[i] == from)
-				n->implicit_inputs[i] = to;
-	}
-}
-
-int
-ox_graph_sole_consumer(const ox_graph *g, int v)
-{
-	int			found = -1;
-
-	for (int k = 0; k < g->n_nodes; k++)
-	{
-		const ox_node *n = &g->nodes[k];
-
-		if (n->dead)
-			continue;
-		for (int i = 0; i < n->n_inputs + n->n_implicit; i++)
-		{
-			int			in = i < n->n_inputs ? n->inputs[i] : n->implicit_inputs[i - n->n_inputs];
-
-			if (in != v)
-				continue;
-			if (found >= 0 && found != k)
-				return -1;
-			if (i >= n->n_inputs)
-				return -1;		/* used by a subgraph: not a plain consumer */
-			found = k;
-		}
-	}
-	return found;
 }
 
 ox_code

@@ -12,6 +12,7 @@
 #define OX_PASSES_H
 
 #include "model/ir.h"
+#include "model/uses.h"
 
 #include <string.h>
 
@@ -90,10 +91,6 @@ ox_code		ox_pass_layout_nhwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 ox_code		ox_pass_layout_nchwc(ox_pass_ctx *pc, ox_graph *g, ox_status *st);
 
 /* helpers shared by passes */
-/* replace every use of value `from` by `to` (node inputs, graph outputs keep names) */
-void		ox_graph_replace_uses(ox_graph *g, int from, int to);
-/* the single node consuming value v, or -1 when it has 0 or >1 consumers */
-int			ox_graph_sole_consumer(const ox_graph *g, int v);
 /*
  * A new node (op in domain, "" for ai.onnx; a domain is added to the
  * model's opset imports at version 1); returns its index, or -1 with st

@@ -563,6 +563,7 @@ fuse_direct(ox_pass_ctx *pc, ox_graph *g, int k)
 		!sole_q(g, n->outputs[0], &y) || !same_params(&x, &y))
 		return OX_OK;
 	n->inputs[0] = x.q;
+	ox_uses_node_changed(g, k);
 	n->outputs[0] = g->nodes[y.node].outputs[0];
 	n->fused_from = "DequantizeLinear+QuantizeLinear";
 	g->nodes[y.node].dead = true;
