@@ -122,6 +122,19 @@ ox_pass_eliminate_dead(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 				n->dead = true;
 				changed = true;
 				pc->changes++;
+				/*
+				 * Its inputs lose a reader now, not at the next analyze: the
+				 * sweep runs from the graph's end, so the nodes that produced
+				 * them come later in it and a dead chain goes in one sweep
+				 * (one sweep per link made a 20,000-node chain take 10 s)
+				 */
+				for (int i = 0; i < n->n_inputs + n->n_implicit; i++)
+				{
+					int			v = i < n->n_inputs ? n->inputs[i] : n->implicit_inputs[i - n->n_inputs];
+
+					if (v >= 0)
+						g->values[v].n_consumers--;
+				}
 			}
 		}
 	}
