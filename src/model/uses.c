@@ -158,26 +158,83 @@ sole_consumer_indexed(ox_uses *u, const ox_graph *g, int v)
 	return found;
 }
 
+#ifdef OX_CHECK_USES
+/* the scan's answer, noting the first time the index's differed from it */
+static int
+checked_answer(ox_uses *u, int v, int indexed, int scanned)
+{
+	if (indexed != scanned && !u->mismatch)
+	{
+		u->mismatch = true;
+		u->mismatch_value = v;
+	}
+	return scanned;
+}
+#endif
+
 int
 ox_graph_sole_consumer(const ox_graph *g, int v)
 {
 	ox_uses    *u = g->uses;
 	int			found;
 
-	if (!u || u->broken)
+	/* (-1, an omitted input, is not indexed: the scan answers for it as it always did) */
+	if (!u || u->broken || v < 0)
 		return sole_consumer_scan(g, v);
 	found = sole_consumer_indexed(u, g, v);
 #ifdef OX_CHECK_USES
-	{
-		int			scanned = sole_consumer_scan(g, v);
+	found = checked_answer(u, v, found, sole_consumer_scan(g, v));
+#endif
+	return found;
+}
 
-		if (scanned != found && !u->mismatch)
-		{
-			u->mismatch = true;
-			u->mismatch_value = v;
-		}
-		found = scanned;
+static bool
+is_next_reader(const ox_graph *g, int k, int v, int after, ox_reader_pred pred, const void *arg)
+{
+	return k > after && node_use(&g->nodes[k], v) != 0 && (!pred || pred(g, k, arg));
+}
+
+static int
+next_reader_scan(const ox_graph *g, int v, int after, ox_reader_pred pred, const void *arg)
+{
+	for (int k = after + 1; k < g->n_nodes; k++)
+		if (is_next_reader(g, k, v, after, pred, arg))
+			return k;
+	return -1;
+}
+
+/* the smallest listed node that qualifies: the list is in no order, and may repeat a node */
+static int
+next_reader_indexed(ox_uses *u, const ox_graph *g, int v, int after, ox_reader_pred pred, const void *arg)
+{
+	int			best = -1;
+
+	catch_up(u, g);
+	if (u->broken)
+		return next_reader_scan(g, v, after, pred, arg);
+	if (v >= u->n_heads)
+		return -1;				/* no node has read it */
+	for (int e = u->head[v]; e >= 0; e = u->entries[e].next)
+	{
+		int			k = u->entries[e].node;
+
+		if ((best < 0 || k < best) && is_next_reader(g, k, v, after, pred, arg))
+			best = k;
 	}
+	return best;
+}
+
+int
+ox_graph_next_reader(const ox_graph *g, int v, int after, ox_reader_pred pred, const void *arg)
+{
+	ox_uses    *u = g->uses;
+	int			found;
+
+	if (!u || u->broken || v < 0)
+		return next_reader_scan(g, v, after, pred, arg);
+	found = next_reader_indexed(u, g, v, after, pred, arg);
+#ifdef OX_CHECK_USES
+	found = checked_answer(u, v, found, next_reader_scan(g, v, after, pred, arg));
 #endif
 	return found;
 }
@@ -271,10 +328,12 @@ ox_graph_replace_uses(ox_graph *g, int from, int to)
 		return;
 	if (u && !u->broken)
 		catch_up(u, g);
-	if (!u || u->broken)
+	if (!u || u->broken || from < 0)
 	{
+		/* every node (-1, an omitted input, has no list); what changed is indexed again */
 		for (int k = 0; k < g->n_nodes; k++)
-			replace_in_node(&g->nodes[k], from, to);
+			if (replace_in_node(&g->nodes[k], from, to) && u && !u->broken)
+				index_node(u, g, k);
 		return;
 	}
 	/* from's list: each node that reads from now reads to, so goes on to's list */

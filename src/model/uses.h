@@ -46,6 +46,15 @@ void		ox_uses_node_changed(ox_graph *g, int k);
  */
 int			ox_graph_sole_consumer(const ox_graph *g, int v);
 
+/*
+ * The first node after node `after` (-1: from the start), in node order,
+ * that reads v as a plain input or through a subgraph and that pred
+ * accepts (NULL: any); -1 when there is none.  Successive calls with after
+ * the last answer walk v's readers in node order.
+ */
+typedef bool (*ox_reader_pred) (const ox_graph *g, int k, const void *arg);
+int			ox_graph_next_reader(const ox_graph *g, int v, int after, ox_reader_pred pred, const void *arg);
+
 /* replace every use of value from by to (node inputs; graph outputs keep names) */
 void		ox_graph_replace_uses(ox_graph *g, int from, int to);
 

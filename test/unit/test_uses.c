@@ -5,8 +5,8 @@
  *	  the passes rewrite graphs (an input written in place or a whole input
  *	  list replaced, each followed by ox_uses_node_changed; nodes added or
  *	  marked dead; ox_graph_replace_uses; new values; node indices changed),
- *	  and after each rewrite every value's sole consumer must be the same
- *	  with the index on as with it off.  Built with OX_CHECK_USES (make -C
+ *	  and after each rewrite every value's sole consumer and its readers in
+ *	  node order must be the same with the index on as with it off.  Built with OX_CHECK_USES (make -C
  *	  fuzz unit-asan), it also checks that a write the index was not told
  *	  of is reported as OX_INTERNAL.
  */
@@ -63,13 +63,24 @@ add_random_node(ox_graph *g, ox_status *st)
 	}
 }
 
-/* every value's sole consumer, with the index on and off, agree; false at the first difference */
+static bool
+odd_or_even(const ox_graph *g, int k, const void *arg)
+{
+	(void) g;
+	return (k & 1) == *(const int *) arg;
+}
+
+/*
+ * every value's sole consumer and readers, with the index on and off,
+ * agree; false at the first difference
+ */
 static bool
 index_agrees(ox_graph *g)
 {
 	ox_uses    *u = g->uses;
 
-	for (int v = 0; v < g->n_values; v++)
+	/* -1 too: an omitted input, never indexed */
+	for (int v = -1; v < g->n_values; v++)
 	{
 		int			indexed = ox_graph_sole_consumer(g, v),
 					scanned;
@@ -81,6 +92,24 @@ index_agrees(ox_graph *g)
 		{
 			printf("value %d: index says %d, scan says %d\n", v, indexed, scanned);
 			return false;
+		}
+		/* its readers in node order, walked both ways; the predicate takes every other node */
+		for (int after = -1;;)
+		{
+			int			parity = after & 1;
+
+			indexed = ox_graph_next_reader(g, v, after, odd_or_even, &parity);
+			g->uses = NULL;
+			scanned = ox_graph_next_reader(g, v, after, odd_or_even, &parity);
+			g->uses = u;
+			if (indexed != scanned)
+			{
+				printf("value %d after node %d: index says %d, scan says %d\n", v, after, indexed, scanned);
+				return false;
+			}
+			if (indexed < 0)
+				break;
+			after = indexed;
 		}
 	}
 	return true;
@@ -153,7 +182,7 @@ test_random_rewrites(void)
 				break;
 			case 6:
 				{
-					int			from = rnd(g->n_values),
+					int			from = rnd(g->n_values + 1) - 1,
 								to = rnd(g->n_values);
 
 					ox_graph_replace_uses(g, from, to);

@@ -288,6 +288,26 @@ fusable_activation(const ox_graph *g, int v)
 	return c;
 }
 
+/* node k reads v (arg) as a plain input and does more than move data */
+static bool
+reads_and_computes(const ox_graph *g, int k, const void *arg)
+{
+	static const char *const movers[] = {"Reshape", "Transpose", "Slice", "Split", "Squeeze", "Unsqueeze",
+	"Shape", "Size", NULL};
+	const ox_node *n = &g->nodes[k];
+	int			v = *(const int *) arg;
+	bool		reads = false;
+
+	for (int i = 0; i < n->n_inputs; i++)
+		reads |= n->inputs[i] == v;
+	if (!reads)
+		return false;
+	for (const char *const *m = movers; *m && n->domain[0] == '\0'; m++)
+		if (strcmp(n->op_type, *m) == 0)
+			return false;
+	return true;
+}
+
 /*
  * Whether the sum v of a batched MatMul + Add is better left alone: unless
  * its one consumer is an activation FusedGemm takes or every consumer only
@@ -298,29 +318,9 @@ fusable_activation(const ox_graph *g, int v)
 static bool
 sum_wanted_elsewhere(const ox_graph *g, int v)
 {
-	static const char *const movers[] = {"Reshape", "Transpose", "Slice", "Split", "Squeeze", "Unsqueeze",
-	"Shape", "Size", NULL};
-
 	if (fusable_activation(g, v) >= 0)
 		return false;
-	for (int c = 0; c < g->n_nodes; c++)
-	{
-		const ox_node *n = &g->nodes[c];
-		bool		reads = false,
-					moves = false;
-
-		if (n->dead)
-			continue;
-		for (int i = 0; i < n->n_inputs; i++)
-			reads |= n->inputs[i] == v;
-		if (!reads)
-			continue;
-		for (const char *const *m = movers; *m && n->domain[0] == '\0'; m++)
-			moves |= strcmp(n->op_type, *m) == 0;
-		if (!moves)
-			return true;
-	}
-	return false;
+	return ox_graph_next_reader(g, v, -1, reads_and_computes, &v) >= 0;
 }
 
 ox_code

@@ -114,6 +114,14 @@ add_reorder(ox_pass_ctx *pc, ox_graph *g, const char *op, int in, int out, int64
 	return k;
 }
 
+/* node k is a ReorderInput of v (arg) */
+static bool
+reorders_input(const ox_graph *g, int k, const void *arg)
+{
+	return is_op(&g->nodes[k], OX_NCHWC_DOMAIN, "ReorderInput") && g->nodes[k].n_inputs >= 1 &&
+		g->nodes[k].n_outputs >= 1 && g->nodes[k].inputs[0] == *(const int *) arg;
+}
+
 /*
  * v blocked: the input of the ReorderOutput that made v, an existing
  * ReorderInput of v, or a new one.
@@ -126,9 +134,8 @@ blocked_of(ox_pass_ctx *pc, ox_graph *g, int v, ox_status *st)
 
 	if (k >= 0)
 		return g->nodes[k].inputs[0];
-	for (int j = 0; j < g->n_nodes; j++)
-		if (is_op(&g->nodes[j], OX_NCHWC_DOMAIN, "ReorderInput") && g->nodes[j].inputs[0] == v)
-			return g->nodes[j].outputs[0];
+	if ((k = ox_graph_next_reader(g, v, -1, reorders_input, &v)) >= 0)
+		return g->nodes[k].outputs[0];
 	if ((b = new_value(pc, g, "nchwc", 5, st)) < 0 || add_reorder(pc, g, "ReorderInput", v, b, 0, st) < 0)
 		return -1;
 	return b;
@@ -293,26 +300,18 @@ absorb_activation(ox_pass_ctx *pc, ox_graph *g, int k, ox_status *st)
 	return OX_OK;
 }
 
-/* the nodes reading value v, up to two, into k[]; returns how many read it (any count) */
+/* the first two nodes reading value v, into k[]; returns how many read it, 3 for any more */
 static int
 readers_of(const ox_graph *g, int v, int k[2])
 {
-	int			found = 0;
+	int			found = 0,
+				last = -1;
 
-	for (int j = 0; j < g->n_nodes; j++)
+	while (found < 3 && (last = ox_graph_next_reader(g, v, last, NULL, NULL)) >= 0)
 	{
-		const ox_node *n = &g->nodes[j];
-		bool		reads = false;
-
-		if (n->dead)
-			continue;
-		for (int i = 0; i < n->n_inputs; i++)
-			reads |= n->inputs[i] == v;
-		for (int i = 0; i < n->n_implicit; i++)
-			reads |= n->implicit_inputs[i] == v;
-		if (reads && found < 2)
-			k[found] = j;
-		found += reads;
+		if (found < 2)
+			k[found] = last;
+		found++;
 	}
 	return found;
 }

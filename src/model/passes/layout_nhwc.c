@@ -157,6 +157,13 @@ add_transpose(ox_pass_ctx *pc, ox_graph *g, int in, int out, const int64_t *perm
 	return k;
 }
 
+/* node k is the Transpose of v (arg) to channels-last */
+static bool
+transposes_to_nhwc(const ox_graph *g, int k, const void *arg)
+{
+	return is_transpose(&g->nodes[k], to_nhwc) && g->nodes[k].inputs[0] == *(const int *) arg;
+}
+
 /*
  * A value holding v transposed to NHWC: the input of the Transpose to NCHW
  * that made v, an existing Transpose of v to NHWC, or a new one.
@@ -169,9 +176,8 @@ nhwc_of(ox_pass_ctx *pc, ox_graph *g, int v, ox_status *st)
 
 	if (k >= 0)
 		return g->nodes[k].inputs[0];
-	for (int j = 0; j < g->n_nodes; j++)
-		if (is_transpose(&g->nodes[j], to_nhwc) && g->nodes[j].inputs[0] == v)
-			return g->nodes[j].outputs[0];
+	if ((k = ox_graph_next_reader(g, v, -1, transposes_to_nhwc, &v)) >= 0)
+		return g->nodes[k].outputs[0];
 	if ((t = new_value(pc, g, "layout_nhwc", v, to_nhwc, st)) < 0 ||
 		add_transpose(pc, g, v, t, to_nhwc, st) < 0)
 		return -1;
