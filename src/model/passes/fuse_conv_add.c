@@ -90,15 +90,16 @@ ox_pass_fuse_conv_add(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 				ox_pass_activation_of(g, &g->nodes[c], &act_name, params, &np))
 				act = &g->nodes[c];
 		}
+		/* what can fail first, so that a failure leaks nothing */
+		OX_TRY(ox_pass_import_domain(pc->model, OX_FUSED_DOMAIN, st));
+		if (act)
+			OX_TRY(ox_pass_add_activation_attrs(pc->model, conv, act_name, params, np, false, st));
 		if (!(in = malloc(sizeof(int) * 4)))
 			return ox_fail(st, OX_OUT_OF_MEMORY, "could not grow a node");
 		in[0] = conv->inputs[0];
 		in[1] = conv->inputs[1];
 		in[2] = conv->n_inputs > 2 ? conv->inputs[2] : -1;
 		in[3] = z;
-		OX_TRY(ox_pass_import_domain(pc->model, OX_FUSED_DOMAIN, st));
-		if (act)
-			OX_TRY(ox_pass_add_activation_attrs(pc->model, conv, act_name, params, np, false, st));
 		free(conv->inputs);
 		conv->inputs = in;
 		conv->n_inputs = 4;

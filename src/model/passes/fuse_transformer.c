@@ -129,11 +129,12 @@ static ox_code
 become(ox_pass_ctx *pc, ox_graph *g, ox_node *n, const char *op, const char *fused_from,
 	   const int *in, int n_in, const char *attr, float value, ox_status *st)
 {
-	int		   *inputs = malloc(sizeof(int) * n_in);
+	int		   *inputs;
 
-	if (!inputs)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "could not rewrite node \"%s\"", n->name);
+	/* before the allocation: a failure then leaks nothing */
 	OX_TRY(ox_pass_import_domain(pc->model, OX_FUSED_DOMAIN, st));
+	if (!(inputs = malloc(sizeof(int) * n_in)))
+		return ox_fail(st, OX_OUT_OF_MEMORY, "could not rewrite node \"%s\"", n->name);
 	if (attr)
 	{
 		ox_attr    *a = ox_arena_alloc(&pc->model->arena, sizeof(ox_attr));
