@@ -280,11 +280,9 @@ ox_graph_analyze(ox_graph *g, ox_status *st)
 		for (int i = 0; i < g->n_nodes; i++)
 		{
 			ox_node    *n = &g->nodes[i];
-			int			total = n->n_inputs + n->n_implicit;
-
-			for (int k = 0; k < total; k++)
+			for (int k = 0; k < ox_node_n_reads(n); k++)
 			{
-				int			v = k < n->n_inputs ? n->inputs[k] : n->implicit_inputs[k - n->n_inputs];
+				int			v = ox_node_read(n, k);
 				int			p;
 
 				if (v < 0)

@@ -231,6 +231,23 @@ ox_node_input_def(const ox_graph *g, const ox_node *n, int i)
 }
 
 /*
+ * Every value a node reads, counted as its plain inputs followed by its
+ * subgraphs' implicit inputs: for (i = 0; i < ox_node_n_reads(n); i++)
+ * visits ox_node_read(n, i), -1 where an optional input is omitted.
+ */
+static inline int
+ox_node_n_reads(const ox_node *n)
+{
+	return n->n_inputs + n->n_implicit;
+}
+
+static inline int
+ox_node_read(const ox_node *n, int i)
+{
+	return i < n->n_inputs ? n->inputs[i] : n->implicit_inputs[i - n->n_inputs];
+}
+
+/*
  * Whether the node's outputs may differ between two runs on the same
  * inputs: the random generators, and Dropout (random in training mode).
  * Constant folding and the runtime's shape memo (runtime/memo.c) leave

@@ -51,34 +51,6 @@ node_use(const ox_node *n, int v)
 	return use;
 }
 
-/* fold node k's use of v into the answer so far; false once it is -1 for good */
-static bool
-note_consumer(const ox_graph *g, int k, int v, int *found)
-{
-	int			use = node_use(&g->nodes[k], v);
-
-	if (use == 0)
-		return true;
-	if (use < 0 || (*found >= 0 && *found != k))
-	{
-		*found = -1;
-		return false;
-	}
-	*found = k;
-	return true;
-}
-
-static int
-sole_consumer_scan(const ox_graph *g, int v)
-{
-	int			found = -1;
-
-	for (int k = 0; k < g->n_nodes; k++)
-		if (!note_consumer(g, k, v, &found))
-			return -1;
-	return found;
-}
-
 static bool
 add_use(ox_uses *u, int v, int k)
 {
@@ -121,8 +93,8 @@ index_node(ox_uses *u, const ox_graph *g, int k)
 {
 	const ox_node *n = &g->nodes[k];
 
-	for (int i = 0; i < n->n_inputs + n->n_implicit && !u->broken; i++)
-		if (!add_use(u, i < n->n_inputs ? n->inputs[i] : n->implicit_inputs[i - n->n_inputs], k))
+	for (int i = 0; i < ox_node_n_reads(n) && !u->broken; i++)
+		if (!add_use(u, ox_node_read(n, i), k))
 			u->broken = true;
 }
 
@@ -142,22 +114,6 @@ catch_up(ox_uses *u, const ox_graph *g)
 		index_node(u, g, u->n_indexed);
 }
 
-static int
-sole_consumer_indexed(ox_uses *u, const ox_graph *g, int v)
-{
-	int			found = -1;
-
-	catch_up(u, g);
-	if (u->broken)
-		return sole_consumer_scan(g, v);
-	if (v >= u->n_heads)
-		return -1;				/* no node has read it */
-	for (int e = u->head[v]; e >= 0; e = u->entries[e].next)
-		if (!note_consumer(g, u->entries[e].node, v, &found))
-			return -1;
-	return found;
-}
-
 #ifdef OX_CHECK_USES
 /* the scan's answer, noting the first time the index's differed from it */
 static int
@@ -171,22 +127,6 @@ checked_answer(ox_uses *u, int v, int indexed, int scanned)
 	return scanned;
 }
 #endif
-
-int
-ox_graph_sole_consumer(const ox_graph *g, int v)
-{
-	ox_uses    *u = g->uses;
-	int			found;
-
-	/* (-1, an omitted input, is not indexed: the scan answers for it as it always did) */
-	if (!u || u->broken || v < 0)
-		return sole_consumer_scan(g, v);
-	found = sole_consumer_indexed(u, g, v);
-#ifdef OX_CHECK_USES
-	found = checked_answer(u, v, found, sole_consumer_scan(g, v));
-#endif
-	return found;
-}
 
 static bool
 is_next_reader(const ox_graph *g, int k, int v, int after, ox_reader_pred pred, const void *arg)
@@ -237,6 +177,20 @@ ox_graph_next_reader(const ox_graph *g, int v, int after, ox_reader_pred pred, c
 	found = checked_answer(u, v, found, next_reader_scan(g, v, after, pred, arg));
 #endif
 	return found;
+}
+
+/*
+ * The sole consumer as the first reader when no other follows: two walks
+ * of v's list (or two partial scans), checked as next_reader's answers are.
+ */
+int
+ox_graph_sole_consumer(const ox_graph *g, int v)
+{
+	int			first = ox_graph_next_reader(g, v, -1, NULL, NULL);
+
+	if (first < 0 || node_use(&g->nodes[first], v) < 0)
+		return -1;
+	return ox_graph_next_reader(g, v, first, NULL, NULL) < 0 ? first : -1;
 }
 
 ox_code

@@ -197,8 +197,8 @@ movable_inputs(const ox_graph *g, int k, const int *last_use)
 
 		if (v < 0 || g->values[v].producer < 0 || g->values[v].is_output || last_use[v] != k)
 			continue;
-		for (int j = 0; j < node->n_inputs + node->n_implicit && once; j++)
-			if (j != i && (j < node->n_inputs ? node->inputs[j] : node->implicit_inputs[j - node->n_inputs]) == v)
+		for (int j = 0; j < ox_node_n_reads(node) && once; j++)
+			if (j != i && ox_node_read(node, j) == v)
 				once = false;
 		if (once)
 			mask |= (uint64_t) 1 << i;
@@ -341,9 +341,9 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	{
 		const ox_node *node = &g->nodes[k];
 
-		for (int i = 0; i < node->n_inputs + node->n_implicit; i++)
+		for (int i = 0; i < ox_node_n_reads(node); i++)
 		{
-			int			v = i < node->n_inputs ? node->inputs[i] : node->implicit_inputs[i - node->n_inputs];
+			int			v = ox_node_read(node, i);
 
 			if (v >= 0)
 				last_use[v] = k;

@@ -168,9 +168,9 @@ make_partition(ox_model *m, const ox_placement_rules *rules, const int *part, in
 
 				if (part[c] == pid || cn->dead)
 					continue;
-				for (int i = 0; i < cn->n_inputs + cn->n_implicit && !outside; i++)
+				for (int i = 0; i < ox_node_n_reads(cn) && !outside; i++)
 				{
-					int			in = i < cn->n_inputs ? cn->inputs[i] : cn->implicit_inputs[i - cn->n_inputs];
+					int			in = ox_node_read(cn, i);
 
 					outside = in == v;
 				}
@@ -254,9 +254,9 @@ ox_place_partitions(ox_model *m, const ox_placement_rules *rules, int *n_partiti
 
 		part[k] = -1;
 		placed[k] = !node->dead && !has_subgraph(node) && rules->supports(g, node, rules->arg);
-		for (int i = 0; i < node->n_inputs + node->n_implicit; i++)
+		for (int i = 0; i < ox_node_n_reads(node); i++)
 		{
-			int			v = i < node->n_inputs ? node->inputs[i] : node->implicit_inputs[i - node->n_inputs];
+			int			v = ox_node_read(node, i);
 			int			p = v >= 0 ? g->values[v].producer : -1;
 
 			if (p < 0 || p >= k)

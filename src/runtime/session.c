@@ -792,9 +792,9 @@ select_targets(ox_session *s, const int *targets, int n, ox_status *st)
 			continue;
 		s->target_nodes[p] = true;
 		node = &g->nodes[p];
-		for (int i = 0; i < node->n_inputs + node->n_implicit; i++)
+		for (int i = 0; i < ox_node_n_reads(node); i++)
 		{
-			int			in = i < node->n_inputs ? node->inputs[i] : node->implicit_inputs[i - node->n_inputs];
+			int			in = ox_node_read(node, i);
 
 			if (in >= 0 && top < g->n_values)
 				stack[top++] = in;

@@ -128,9 +128,9 @@ ox_pass_eliminate_dead(ox_pass_ctx *pc, ox_graph *g, ox_status *st)
 				 * them come later in it and a dead chain goes in one sweep
 				 * (one sweep per link made a 20,000-node chain take 10 s)
 				 */
-				for (int i = 0; i < n->n_inputs + n->n_implicit; i++)
+				for (int i = 0; i < ox_node_n_reads(n); i++)
 				{
-					int			v = i < n->n_inputs ? n->inputs[i] : n->implicit_inputs[i - n->n_inputs];
+					int			v = ox_node_read(n, i);
 
 					if (v >= 0)
 						g->values[v].n_consumers--;
