@@ -79,6 +79,7 @@ typedef struct ox_attr
 {
 	const char *name;
 	ox_attr_type type;
+	bool		untyped;		/* the file gave no type (IR version 1): inferred from the fields set */
 	const char *ref_attr_name;	/* function attribute reference, unused for graphs */
 	float		f;
 	int64_t		i;

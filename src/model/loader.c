@@ -10,6 +10,7 @@
  * nodes and rejects cycles and undefined inputs.
  */
 #include "model/loader.h"
+#include "model/schema_check.h"
 #include "model/shape_infer.h"
 #include "runtime/onnx_engine.h"
 #include "util/strmap.h"
@@ -113,6 +114,7 @@ convert_attr(ox_model *m, scope *sc, ox_node *node, ox_attr *a, const Onnx__Attr
 		return ox_fail(st, OX_INVALID_MODEL,
 					   "attribute \"%s\" of node \"%s\" refers to a function attribute outside a function",
 					   a->name, node->name);
+	a->untyped = !ap->has_type;
 	if (ap->has_type)
 		t = (ox_attr_type) ap->type;
 	else
@@ -588,6 +590,8 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 		goto fail;
 	m->graph = top.graph;
 	if (build_graph(m, &top, mp->graph, st) != OX_OK)
+		goto fail;
+	if (ox_model_check_attributes(m, st) != OX_OK)
 		goto fail;
 	ox_strmap_free(&top.names);
 	onnx__model_proto__free_unpacked(mp, &ox_proto_allocator);

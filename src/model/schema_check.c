@@ -1,0 +1,229 @@
+/*
+ * schema_check.c
+ *	  Nodes' attributes against the ONNX operator schemas (see
+ *	  schema_check.h; the table is onnx_schemas.c).
+ */
+#include "model/schema_check.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* the domains whose schemas the table holds (gen_onnx_schemas.py) */
+static bool
+domain_checked(const char *domain)
+{
+	return domain[0] == '\0' || strcmp(domain, "ai.onnx.ml") == 0 ||
+		strcmp(domain, "ai.onnx.preview") == 0 || strcmp(domain, "ai.onnx.preview.training") == 0;
+}
+
+static int
+compare_key(const ox_op_schema *s, const char *domain, const char *op)
+{
+	int			c = strcmp(s->domain, domain);
+
+	return c ? c : strcmp(s->op, op);
+}
+
+const ox_op_schema *
+ox_op_schema_find(const char *domain, const char *op_type, int64_t opset)
+{
+	int			lo = 0,
+				hi = ox_onnx_n_schemas;
+	const ox_op_schema *found = NULL;
+
+	if (!domain_checked(domain))
+		return NULL;
+	/* the first row of (domain, op): the table is sorted by domain, op, since */
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (compare_key(&ox_onnx_schemas[mid], domain, op_type) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* then the newest version at or below the opset the model imports */
+	for (int i = lo; i < ox_onnx_n_schemas && compare_key(&ox_onnx_schemas[i], domain, op_type) == 0; i++)
+		if (ox_onnx_schemas[i].since <= opset)
+			found = &ox_onnx_schemas[i];
+	return found;
+}
+
+/*
+ * One entry of a schema's attribute list ("alpha:f,to:i!") from *p on: its
+ * name (NUL-terminated in name, cut at size - 1), type code and whether it
+ * is required; false at the end of the list.
+ */
+static bool
+next_schema_attr(const char **p, char *name, size_t size, char *code, bool *required)
+{
+	const char *colon = strchr(*p, ':');
+	size_t		len;
+
+	if (!**p || !colon)
+		return false;			/* (a malformed table is never generated) */
+	len = (size_t) (colon - *p) < size ? (size_t) (colon - *p) : size - 1;
+	memcpy(name, *p, len);
+	name[len] = '\0';
+	*code = colon[1];
+	*required = colon[1] && colon[2] == '!';
+	*p = colon + 2 + (*required ? 1 : 0);
+	if (**p == ',')
+		(*p)++;
+	return true;
+}
+
+/* the type code of attribute `name` in a schema's list, '\0' if it has none */
+static char
+schema_attr(const char *attrs, const char *name)
+{
+	char		entry[128],
+				code;
+	bool		required;
+
+	for (const char *p = attrs; next_schema_attr(&p, entry, sizeof(entry), &code, &required);)
+		if (strcmp(entry, name) == 0)
+			return code;
+	return '\0';
+}
+
+/*
+ * What each type code names, its attribute type, and the one other type the
+ * attribute getters (ir.c) also take for it (OX_ATTR_UNDEFINED: none).
+ */
+static const struct
+{
+	char		code;
+	ox_attr_type type;
+	ox_attr_type also;
+	const char *name;
+}			attr_kinds[] = {
+	{'f', OX_ATTR_FLOAT, OX_ATTR_INT, "a float"},
+	{'i', OX_ATTR_INT, OX_ATTR_FLOAT, "an integer"},
+	{'s', OX_ATTR_STRING, OX_ATTR_UNDEFINED, "a string"},
+	{'t', OX_ATTR_TENSOR, OX_ATTR_UNDEFINED, "a tensor"},
+	{'g', OX_ATTR_GRAPH, OX_ATTR_UNDEFINED, "a graph"},
+	{'p', OX_ATTR_SPARSE_TENSOR, OX_ATTR_UNDEFINED, "a sparse tensor"},
+	{'y', OX_ATTR_TYPE_PROTO, OX_ATTR_UNDEFINED, "a type"},
+	{'F', OX_ATTR_FLOATS, OX_ATTR_FLOAT, "a list of floats"},
+	{'I', OX_ATTR_INTS, OX_ATTR_INT, "a list of integers"},
+	{'S', OX_ATTR_STRINGS, OX_ATTR_UNDEFINED, "a list of strings"},
+	{'T', OX_ATTR_TENSORS, OX_ATTR_UNDEFINED, "a list of tensors"},
+	{'G', OX_ATTR_GRAPHS, OX_ATTR_UNDEFINED, "a list of graphs"},
+	{'P', OX_ATTR_SPARSE_TENSORS, OX_ATTR_UNDEFINED, "a list of sparse tensors"},
+	{'Y', OX_ATTR_TYPE_PROTOS, OX_ATTR_UNDEFINED, "a list of types"},
+};
+
+#define N_ATTR_KINDS ((int) (sizeof(attr_kinds) / sizeof(attr_kinds[0])))
+
+static bool
+type_fits(char code, ox_attr_type t)
+{
+	for (int i = 0; i < N_ATTR_KINDS; i++)
+		if (attr_kinds[i].code == code)
+			return t == attr_kinds[i].type || (t != OX_ATTR_UNDEFINED && t == attr_kinds[i].also);
+	return false;
+}
+
+static const char *
+code_name(char code)
+{
+	for (int i = 0; i < N_ATTR_KINDS; i++)
+		if (attr_kinds[i].code == code)
+			return attr_kinds[i].name;
+	return "of an unknown kind";
+}
+
+static const char *
+attr_type_name(ox_attr_type t)
+{
+	if (t == OX_ATTR_UNDEFINED)
+		return "of no type";
+	for (int i = 0; i < N_ATTR_KINDS; i++)
+		if (attr_kinds[i].type == t)
+			return attr_kinds[i].name;
+	return "of an unknown type";
+}
+
+/* the schema's attribute names, for the message about one it lacks */
+static void
+list_names(const char *attrs, char *buf, size_t size)
+{
+	char		entry[128],
+				code;
+	bool		required;
+	const char *sep = "";
+	size_t		off;
+
+	if (!*attrs)
+	{
+		snprintf(buf, size, "no attributes");
+		return;
+	}
+	off = (size_t) snprintf(buf, size, "attributes ");
+	for (const char *p = attrs; off < size && next_schema_attr(&p, entry, sizeof(entry), &code, &required);)
+	{
+		off += (size_t) snprintf(buf + off, size - off, "%s%s", sep, entry);
+		sep = ", ";
+	}
+}
+
+static ox_code
+check_node(const ox_node *n, const ox_op_schema *s, ox_status *st)
+{
+	const char *dom = n->domain[0] ? n->domain : "";
+	const char *dot = n->domain[0] ? "." : "";
+	char		names[256],
+				name[128],
+				code;
+	bool		required;
+
+	for (int i = 0; i < n->n_attrs; i++)
+	{
+		const ox_attr *a = &n->attrs[i];
+
+		/* onnxruntime lets "__" names through (onnx's internal symbols) */
+		if (strncmp(a->name, "__", 2) == 0)
+			continue;
+		code = schema_attr(s->attrs, a->name);
+		if (code == '\0')
+		{
+			list_names(s->attrs, names, sizeof(names));
+			return ox_fail(st, OX_INVALID_MODEL,
+						   "node \"%s\" (%s%s%s) has attribute \"%s\", which %s%s%s-%d does not define (it has %s)",
+						   n->name, dom, dot, n->op_type, a->name, dom, dot, n->op_type, s->since, names);
+		}
+		if (!a->untyped && !type_fits(code, a->type))
+			return ox_fail(st, OX_INVALID_MODEL,
+						   "attribute \"%s\" of node \"%s\" (%s%s%s) is %s, but %s%s%s-%d takes %s",
+						   a->name, n->name, dom, dot, n->op_type, attr_type_name(a->type),
+						   dom, dot, n->op_type, s->since, code_name(code));
+	}
+	/* the required ones */
+	for (const char *p = s->attrs; next_schema_attr(&p, name, sizeof(name), &code, &required);)
+		if (required && !ox_node_attr(n, name))
+			return ox_fail(st, OX_INVALID_MODEL,
+						   "node \"%s\" (%s%s%s) lacks attribute \"%s\", which %s%s%s-%d requires",
+						   n->name, dom, dot, n->op_type, name, dom, dot, n->op_type, s->since);
+	return OX_OK;
+}
+
+ox_code
+ox_model_check_attributes(const ox_model *m, ox_status *st)
+{
+	for (int gi = 0; gi < m->n_graphs; gi++)
+	{
+		const ox_graph *g = m->graphs[gi];
+
+		for (int k = 0; k < g->n_nodes; k++)
+		{
+			const ox_node *n = &g->nodes[k];
+			const ox_op_schema *s = ox_op_schema_find(n->domain, n->op_type, n->opset);
+
+			if (s)
+				OX_TRY(check_node(n, s, st));
+		}
+	}
+	return OX_OK;
+}

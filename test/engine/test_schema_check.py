@@ -1,0 +1,130 @@
+"""Nodes' attributes against the ONNX operator schemas at load
+(src/model/schema_check.c, table generated from the onnx package).
+
+onnxruntime refuses a node with an attribute its operator does not define,
+one of another kind, or without a required one; the engine used to run such
+a node with its defaults (a misspelt LeakyRelu "alhpa" ran with alpha 0.01),
+a wrong answer without a word.  Each case here is also given to
+onnxruntime, which must agree that it loads or not; the engine is more
+lenient in one way only, on purpose: an integer where a float belongs and
+the reverse (its attribute getters convert them).
+"""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import pytest
+from onnx import TensorProto, helper
+
+from oxengine import EngineError, Session
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+F = TensorProto.FLOAT
+
+
+def model(nodes, opset=17, inputs=None, outputs=None, ml=None):
+    inputs = inputs or [helper.make_tensor_value_info("x", F, [2, 3])]
+    outputs = outputs or [helper.make_tensor_value_info("y", F, None)]
+    imports = [helper.make_opsetid("", opset)] + ([helper.make_opsetid("ai.onnx.ml", ml)] if ml else [])
+    return helper.make_model(helper.make_graph(nodes, "g", inputs, outputs), opset_imports=imports)
+
+
+def ort_loads(m):
+    try:
+        ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"])
+        return True
+    except Exception:
+        return False
+
+
+X = np.array([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], np.float32)
+
+REFUSED = [
+    ("misspelt attribute", model([helper.make_node("LeakyRelu", ["x"], ["y"], alhpa=0.5)]),
+     'has attribute "alhpa", which LeakyRelu-16 does not define (it has attributes alpha)'),
+    ("string for a float", model([helper.make_node("LeakyRelu", ["x"], ["y"], alpha="0.5")]),
+     'attribute "alpha" of node "n0" (LeakyRelu) is a string, but LeakyRelu-16 takes a float'),
+    ("ints for a string", model([helper.make_node("Pad", ["x", "p"], ["y"], mode=[1, 2])],
+                                inputs=[helper.make_tensor_value_info("x", F, [2, 3]),
+                                        helper.make_tensor_value_info("p", TensorProto.INT64, [4])]),
+     'attribute "mode" of node "n0" (Pad) is a list of integers, but Pad-13 takes a string'),
+    ("required attribute missing", model([helper.make_node("Cast", ["x"], ["y"])]),
+     'node "n0" (Cast) lacks attribute "to", which Cast-13 requires'),
+    # Split's sizes moved from an attribute to an input in opset 13
+    ("attribute of an older version", model([helper.make_node("Split", ["x"], ["y"], axis=1, split=[1, 2])],
+                                             opset=13),
+     'has attribute "split", which Split-13 does not define (it has attributes axis)'),
+    ("inside a subgraph", model([helper.make_node(
+        "If", ["c"], ["y"],
+        then_branch=helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="inner", slope=1.0)], "then", [],
+                                      [helper.make_tensor_value_info("t", F, None)]),
+        else_branch=helper.make_graph([helper.make_node("Neg", ["x"], ["e"])], "else", [],
+                                      [helper.make_tensor_value_info("e", F, None)]))],
+        inputs=[helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [2, 3])]),
+     'node "inner" (Relu) has attribute "slope", which Relu-14 does not define (it has no attributes)'),
+    ("ai.onnx.ml", model([helper.make_node("Normalizer", ["x"], ["y"], domain="ai.onnx.ml", norm="MAX", axis=1)],
+                         ml=3),
+     'has attribute "axis", which ai.onnx.ml.Normalizer-1 does not define (it has attributes norm)'),
+]
+
+
+def named(m):
+    for i, n in enumerate(m.graph.node):
+        if not n.name:
+            n.name = "n%d" % i
+    return m
+
+
+@pytest.mark.parametrize("case,m,message", REFUSED, ids=[c[0] for c in REFUSED])
+def test_refused_at_load(case, m, message):
+    m = named(m)
+    assert not ort_loads(m), "onnxruntime loads it: the engine should too"
+    with pytest.raises(EngineError) as e:
+        Session(m.SerializeToString())
+    assert message in str(e.value)
+
+
+def test_integer_for_a_float_is_taken():
+    # alpha=2 (an integer) is alpha 2.0, as before; onnxruntime refuses it
+    m = named(model([helper.make_node("LeakyRelu", ["x"], ["y"], alpha=2)]))
+    y = Session(m.SerializeToString()).run({"x": X})[0]
+    np.testing.assert_array_equal(y, np.where(X > 0, X, 2 * X))
+
+
+def test_what_onnxruntime_takes_loads():
+    cases = [
+        # names starting with "__" are onnx's internal symbols
+        model([helper.make_node("Relu", ["x"], ["y"], __debug_tag=3)]),
+        # an opset older than the operator's first version: no schema to check against
+        model([helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.5)], opset=6),
+    ]
+    for m in cases:
+        m = named(m)
+        assert ort_loads(m)
+        y = Session(m.SerializeToString()).run({"x": X})[0]
+        ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": X})[0]
+        np.testing.assert_array_equal(y, ref)
+
+
+def test_untyped_attribute_of_ir_version_1_is_not_type_checked():
+    # IR version 1 files may omit an attribute's type: the loader infers it
+    # from the field set, and an empty list is indistinguishable from a
+    # float 0 there, so such attributes are not type-checked
+    m = named(model([helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])]))
+    m.graph.node[0].attribute[0].ClearField("type")
+    y = Session(m.SerializeToString()).run({"x": X})[0]
+    np.testing.assert_array_equal(y, X.T)
+    m.graph.node[0].attribute[0].name = "prem"
+    with pytest.raises(EngineError, match='has attribute "prem"'):
+        Session(m.SerializeToString())
+
+
+def test_generated_table_matches_the_pinned_onnx():
+    with open(os.path.join(ROOT, "scripts", "lib.sh")) as f:
+        pinned = [line.split("=", 1)[1].strip() for line in f if line.startswith("OX_ONNX_VERSION=")][0]
+    if onnx.__version__ != pinned:
+        pytest.skip("onnx %s installed, the table is generated from %s" % (onnx.__version__, pinned))
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "gen_onnx_schemas.py"), "--check"], check=True)
