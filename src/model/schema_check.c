@@ -1,10 +1,11 @@
 /*
  * schema_check.c
- *	  Nodes' attributes against the ONNX operator schemas (see
- *	  schema_check.h; the table is onnx_schemas.c).
+ *	  Nodes' attributes, input and output counts against the ONNX operator
+ *	  schemas (see schema_check.h; the table is onnx_schemas.c).
  */
 #include "model/schema_check.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -170,6 +171,25 @@ list_names(const char *attrs, char *buf, size_t size)
 }
 
 static ox_code
+arity_error(const ox_node *n, const ox_op_schema *s, const char *what, int have, int least, int most,
+			ox_status *st)
+{
+	const char *dom = n->domain[0] ? n->domain : "";
+	const char *dot = n->domain[0] ? "." : "";
+	char		range[64];
+
+	if (least == most)
+		snprintf(range, sizeof(range), "%d", least);
+	else if (most == INT_MAX)
+		snprintf(range, sizeof(range), "at least %d", least);
+	else
+		snprintf(range, sizeof(range), "%d to %d", least, most);
+	return ox_fail(st, OX_INVALID_MODEL, "node \"%s\" (%s%s%s) has %d %s%s, but %s%s%s-%d takes %s",
+				   n->name, dom, dot, n->op_type, have, what, have == 1 ? "" : "s",
+				   dom, dot, n->op_type, s->since, range);
+}
+
+static ox_code
 check_node(const ox_node *n, const ox_op_schema *s, ox_status *st)
 {
 	const char *dom = n->domain[0] ? n->domain : "";
@@ -179,6 +199,10 @@ check_node(const ox_node *n, const ox_op_schema *s, ox_status *st)
 				code;
 	bool		required;
 
+	if (n->n_inputs < s->min_inputs || n->n_inputs > s->max_inputs)
+		return arity_error(n, s, "input", n->n_inputs, s->min_inputs, s->max_inputs, st);
+	if (n->n_outputs < s->min_outputs || n->n_outputs > s->max_outputs)
+		return arity_error(n, s, "output", n->n_outputs, s->min_outputs, s->max_outputs, st);
 	for (int i = 0; i < n->n_attrs; i++)
 	{
 		const ox_attr *a = &n->attrs[i];

@@ -3,7 +3,8 @@
  *	  Nodes' attributes checked against the ONNX operator schemas.
  *
  * onnxruntime refuses a graph whose node has an attribute its operator
- * does not define, one of another type, or misses a required one; before
+ * does not define, one of another type, or misses a required one, or has
+ * more or fewer inputs or outputs than the operator takes; before
  * this check the engine took such models and ran them with defaults (a
  * misspelt LeakyRelu "alhpa" ran with alpha 0.01, a string alpha likewise),
  * which gives wrong answers without a word.  Only the domains the onnx
@@ -25,6 +26,10 @@ typedef struct ox_op_schema
 	const char *op;
 	int			since;			/* the opset version this schema starts at */
 	const char *attrs;			/* "name:code[!],...": code as in gen_onnx_schemas.py, ! required */
+	int			min_inputs;		/* omitted optional inputs ("") count, as in the file */
+	int			max_inputs;		/* INT_MAX: variadic */
+	int			min_outputs;
+	int			max_outputs;
 } ox_op_schema;
 
 /* generated: onnx_schemas.c */

@@ -1,9 +1,11 @@
-"""Nodes' attributes against the ONNX operator schemas at load
+"""Nodes' attributes and their numbers of inputs and outputs against the
+ONNX operator schemas at load
 (src/model/schema_check.c, table generated from the onnx package).
 
 onnxruntime refuses a node with an attribute its operator does not define,
-one of another kind, or without a required one; the engine used to run such
-a node with its defaults (a misspelt LeakyRelu "alhpa" ran with alpha 0.01),
+one of another kind, or without a required one, or with more or fewer inputs
+or outputs than the operator takes; the engine used to run such a node with
+its defaults (a misspelt LeakyRelu "alhpa" ran with alpha 0.01),
 a wrong answer without a word.  Each case here is also given to
 onnxruntime, which must agree that it loads or not; the engine is more
 lenient in one way only, on purpose: an integer where a float belongs and
@@ -65,6 +67,17 @@ REFUSED = [
                                       [helper.make_tensor_value_info("e", F, None)]))],
         inputs=[helper.make_tensor_value_info("c", TensorProto.BOOL, []), helper.make_tensor_value_info("x", F, [2, 3])]),
      'node "inner" (Relu) has attribute "slope", which Relu-14 does not define (it has no attributes)'),
+    ("an input too many", model([helper.make_node("Relu", ["x", "x"], ["y"])]),
+     'node "n0" (Relu) has 2 inputs, but Relu-14 takes 1'),
+    ("an input too few", model([helper.make_node("Add", ["x"], ["y"])]),
+     'node "n0" (Add) has 1 input, but Add-14 takes 2'),
+    ("an output too many", model([helper.make_node("Relu", ["x"], ["y", "z"])],
+                                 outputs=[helper.make_tensor_value_info(o, F, None) for o in "yz"]),
+     'node "n0" (Relu) has 2 outputs, but Relu-14 takes 1'),
+    ("a variadic operator without inputs", model([helper.make_node("Concat", [], ["y"], axis=0)]),
+     'node "n0" (Concat) has 0 inputs, but Concat-13 takes at least 1'),
+    ("optional inputs past the last", model([helper.make_node("Gemm", ["x", "x", "", ""], ["y"], transB=1)]),
+     'node "n0" (Gemm) has 4 inputs, but Gemm-13 takes 2 to 3'),
     ("ai.onnx.ml", model([helper.make_node("Normalizer", ["x"], ["y"], domain="ai.onnx.ml", norm="MAX", axis=1)],
                          ml=3),
      'has attribute "axis", which ai.onnx.ml.Normalizer-1 does not define (it has attributes norm)'),
