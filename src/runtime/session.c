@@ -615,12 +615,45 @@ run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep,
 	return rc;
 }
 
+/*
+ * A graph output that a node of the run should have written and did not:
+ * the loader's schema check refuses standard operators with more outputs
+ * than they take, but an operator of another domain (com.microsoft) with an
+ * output too many got this far, and the run handed back a tensor of no
+ * element type.  nodes: the run's nodes, NULL for all.
+ */
+static ox_code
+check_outputs_written(const ox_session *s, const bool *nodes, ox_status *st)
+{
+	const ox_graph *g = s->model->graph;
+	const ox_env *env = &s->main->env;
+
+	for (int o = 0; o < g->n_outputs; o++)
+	{
+		int			id = g->outputs[o];
+		const ox_value_def *def = &g->values[id];
+		const ox_value *v = &env->vals[id];
+
+		if (def->producer < 0 || (nodes && !nodes[def->producer]))
+			continue;
+		if (v->kind == OX_VALUE_TENSOR && v->tensor.dtype == OX_UNDEFINED)
+		{
+			const ox_node *n = &g->nodes[def->producer];
+
+			return ox_fail(st, OX_INVALID_MODEL, "node \"%s\" (%s%s%s) did not produce its output \"%s\"",
+						   n->name, n->domain, n->domain[0] ? "." : "", n->op_type, def->name);
+		}
+	}
+	return OX_OK;
+}
+
 /* after a successful run: statistics, and outputs that are inputs copied */
 static ox_code
-finish_run(ox_session *s, uint64_t sig, ox_status *st)
+finish_run(ox_session *s, uint64_t sig, const bool *nodes, ox_status *st)
 {
 	ox_env	   *env = &s->main->env;
 
+	OX_TRY(check_outputs_written(s, nodes, st));
 	s->stats.runs++;
 	note_shape(s, sig);
 	if (s->alloc_events != s->stats_events)
@@ -698,7 +731,7 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 	}
 	if (rc != OX_OK)
 		return rc;
-	return finish_run(s, sig, st);
+	return finish_run(s, sig, nodes, st);
 }
 
 const ox_value *
@@ -871,7 +904,7 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	if (rc != OX_OK)
 		return rc;
 	/* the signature values_sig gives a single tensor input */
-	return finish_run(s, sig, st);
+	return finish_run(s, sig, n_targets > 0 ? s->target_nodes : NULL, st);
 }
 
 const ox_value *
