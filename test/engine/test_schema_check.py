@@ -59,6 +59,10 @@ REFUSED = [
     ("attribute of an older version", model([helper.make_node("Split", ["x"], ["y"], axis=1, split=[1, 2])],
                                              opset=13),
      'has attribute "split", which Split-13 does not define (it has attributes axis)'),
+    ("attribute of an older version (2)", model(
+        [helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], spatial=1)], opset=15,
+        inputs=[helper.make_tensor_value_info(n, F, [2, 3] if n == "x" else [3]) for n in "xsbmv"]),
+     'has attribute "spatial", which BatchNormalization-15 does not define'),
     ("inside a subgraph", model([helper.make_node(
         "If", ["c"], ["y"],
         then_branch=helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="inner", slope=1.0)], "then", [],
@@ -111,15 +115,20 @@ def test_what_onnxruntime_takes_loads():
     cases = [
         # names starting with "__" are onnx's internal symbols
         model([helper.make_node("Relu", ["x"], ["y"], __debug_tag=3)]),
-        # an opset older than the operator's first version: no schema to check against
+        # opset 6 selects LeakyRelu-6, which has alpha too
         model([helper.make_node("LeakyRelu", ["x"], ["y"], alpha=0.5)], opset=6),
+        # BatchNormalization-7's spatial, gone from version 9 on
+        model([helper.make_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], spatial=1)], opset=7,
+              inputs=[helper.make_tensor_value_info(n, F, [2, 3] if n == "x" else [3]) for n in "xsbmv"]),
     ]
+    rng = np.random.default_rng(0)
     for m in cases:
         m = named(m)
         assert ort_loads(m)
-        y = Session(m.SerializeToString()).run({"x": X})[0]
-        ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": X})[0]
-        np.testing.assert_array_equal(y, ref)
+        feeds = {i.name: X if i.name == "x" else rng.uniform(0.5, 2, 3).astype(np.float32) for i in m.graph.input}
+        y = Session(m.SerializeToString()).run(feeds)[0]
+        ref = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, feeds)[0]
+        np.testing.assert_allclose(y, ref, rtol=1e-6, atol=1e-6)
 
 
 def test_untyped_attribute_of_ir_version_1_is_not_type_checked():
