@@ -189,8 +189,111 @@ arity_error(const ox_node *n, const ox_op_schema *s, const char *what, int have,
 				   dom, dot, n->op_type, s->since, range);
 }
 
+/*
+ * The element type value v is sure to have at every run: an initializer's,
+ * or a main-graph input's declared one (runs refuse other types there).
+ * Inferred and declared intermediate types are not trusted for a refusal.
+ */
+static ox_dtype
+exact_elem(const ox_graph *g, int v)
+{
+	const ox_value_def *d;
+
+	if (v < 0 || v >= g->n_values)
+		return OX_UNDEFINED;
+	d = &g->values[v];
+	if (d->init)
+		return d->init->dtype;
+	if (d->is_input && !d->is_outer && !g->parent && d->type.kind == OX_TYPE_TENSOR)
+		return d->type.elem;
+	return OX_UNDEFINED;
+}
+
+/*
+ * Input i's formal parameter in a schema's input list: its name (in name,
+ * cut at size - 1) and type variable (NULL when its type is fixed or free;
+ * length in *len).  The last parameter stands for every input past it when
+ * it repeats.
+ */
+static const char *
+input_param(const char *types, int i, char *name, size_t size, size_t *len)
+{
+	const char *p = types;
+
+	name[0] = '\0';
+	for (int k = 0; *p; k++)
+	{
+		const char *colon = strchr(p, ':');
+		const char *end = strchr(p, ',');
+		size_t		n;
+		bool		repeats;
+
+		if (!colon || (end && end < colon))
+			return NULL;		/* (a malformed table is never generated) */
+		n = end ? (size_t) (end - colon - 1) : strlen(colon + 1);
+		repeats = n > 0 && colon[n] == '*';
+		if (k == i || (repeats && !end))
+		{
+			size_t		name_len = (size_t) (colon - p) < size ? (size_t) (colon - p) : size - 1;
+
+			memcpy(name, p, name_len);
+			name[name_len] = '\0';
+			n -= repeats ? 1 : 0;
+			if (n == 0 || (n == 1 && colon[1] == '-'))
+				return NULL;
+			*len = n;
+			return colon + 1;
+		}
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return NULL;
+}
+
+/* inputs that share a type variable with known but different element types */
 static ox_code
-check_node(const ox_node *n, const ox_op_schema *s, ox_status *st)
+check_input_types(const ox_graph *g, const ox_node *n, const ox_op_schema *s, const char *dom,
+				  const char *dot, ox_status *st)
+{
+	char		name_i[64],
+				name_j[64];
+
+	for (int i = 0; i < n->n_inputs; i++)
+	{
+		size_t		len;
+		const char *var = input_param(s->input_types, i, name_i, sizeof(name_i), &len);
+		ox_dtype	dt = var ? exact_elem(g, n->inputs[i]) : OX_UNDEFINED;
+
+		if (dt == OX_UNDEFINED)
+			continue;
+		/* the first earlier input of the same variable and a known type */
+		for (int j = 0; j < i; j++)
+		{
+			size_t		len_j;
+			const char *var_j = input_param(s->input_types, j, name_j, sizeof(name_j), &len_j);
+			ox_dtype	dt_j;
+
+			if (!var_j || len_j != len || strncmp(var_j, var, len) != 0)
+				continue;
+			dt_j = exact_elem(g, n->inputs[j]);
+			if (dt_j == OX_UNDEFINED)
+				continue;
+			if (dt_j != dt)
+				return ox_fail(st, OX_INVALID_MODEL,
+							   "node \"%s\" (%s%s%s): input %s (\"%s\") is %s but input %s (\"%s\") is %s, "
+							   "and %s%s%s-%d takes one element type for both (%.*s)",
+							   n->name, dom, dot, n->op_type, name_i, g->values[n->inputs[i]].name,
+							   ox_dtype_name(dt), name_j, g->values[n->inputs[j]].name, ox_dtype_name(dt_j),
+							   dom, dot, n->op_type, s->since, (int) len, var);
+			break;
+		}
+	}
+	return OX_OK;
+}
+
+static ox_code
+check_node(const ox_graph *g, const ox_node *n, const ox_op_schema *s, ox_status *st)
 {
 	const char *dom = n->domain[0] ? n->domain : "";
 	const char *dot = n->domain[0] ? "." : "";
@@ -230,7 +333,7 @@ check_node(const ox_node *n, const ox_op_schema *s, ox_status *st)
 			return ox_fail(st, OX_INVALID_MODEL,
 						   "node \"%s\" (%s%s%s) lacks attribute \"%s\", which %s%s%s-%d requires",
 						   n->name, dom, dot, n->op_type, name, dom, dot, n->op_type, s->since);
-	return OX_OK;
+	return check_input_types(g, n, s, dom, dot, st);
 }
 
 ox_code
@@ -246,7 +349,7 @@ ox_model_check_attributes(const ox_model *m, ox_status *st)
 			const ox_op_schema *s = ox_op_schema_find(n->domain, n->op_type, n->opset);
 
 			if (s)
-				OX_TRY(check_node(n, s, st));
+				OX_TRY(check_node(g, n, s, st));
 		}
 	}
 	return OX_OK;

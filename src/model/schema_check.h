@@ -30,6 +30,12 @@ typedef struct ox_op_schema
 	int			max_inputs;		/* INT_MAX: variadic */
 	int			min_outputs;
 	int			max_outputs;
+	/*
+	 * each input's name and type variable, "A:T,B:T" ("-" a fixed type; a
+	 * last "T*" repeats, "-*" repeats with types that may differ): inputs
+	 * of one variable have one element type
+	 */
+	const char *input_types;
 } ox_op_schema;
 
 /* generated: onnx_schemas.c */

@@ -214,7 +214,9 @@ CASES = {
     "ConvInteger per-channel x zero point": (conv_integer(x_zp=[1, 2, 3]), "x_zero_point"),
     "ConvInteger w_zero_point of the wrong length": (conv_integer(w_zp=(0, 0, 0)), "w_zero_point"),
     "MatMulInteger b_zero_point of the wrong length": (matmul_integer(b_zp=(0, 0, 0)), "zero point of B has shape [3]"),
-    "MatMulInteger b_zero_point type": (matmul_integer(b_zp=(0, 0, 0, 0), b_zp_dt=U8), "zero point of B is uint8 but B is int8"),
+    # refused at load (schema_check.c: B and b_zero_point share T2)
+    "MatMulInteger b_zero_point type": (matmul_integer(b_zp=(0, 0, 0, 0), b_zp_dt=U8),
+                                        'input b_zero_point ("bz") is uint8 but input B ("b") is int8'),
     "QLinearMatMul a_scale of the wrong length": (qlinear_matmul(a_scale=[0.1, 0.1, 0.1]), "a_scale"),
     "QDQ Conv weight scale of the wrong length": (qdq_conv(w_scale=(0.05, 0.05, 0.05)), SHAPE),
     "QDQ MatMul weight scale of the wrong length": (qdq_matmul(b_scale=[0.05, 0.1, 0.05]), SHAPE),

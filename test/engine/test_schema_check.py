@@ -19,7 +19,7 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 from oxengine import EngineError, Session
 
@@ -40,6 +40,11 @@ def ort_loads(m):
         return True
     except Exception:
         return False
+
+
+def with_initializer(m, array, name):
+    m.graph.initializer.append(numpy_helper.from_array(array, name))
+    return m
 
 
 X = np.array([[-1.0, 2.0, -3.0], [4.0, -5.0, 6.0]], np.float32)
@@ -82,6 +87,10 @@ REFUSED = [
      'node "n0" (Concat) has 0 inputs, but Concat-13 takes at least 1'),
     ("optional inputs past the last", model([helper.make_node("Gemm", ["x", "x", "", ""], ["y"], transB=1)]),
      'node "n0" (Gemm) has 4 inputs, but Gemm-13 takes 2 to 3'),
+    ("element types of one variable differ",
+     with_initializer(model([helper.make_node("Add", ["x", "k"], ["y"])]), np.array([1], np.int64), "k"),
+     'node "n0" (Add): input B ("k") is int64 but input A ("x") is float, and Add-14 takes one element type '
+     'for both (T)'),
     ("ai.onnx.ml", model([helper.make_node("Normalizer", ["x"], ["y"], domain="ai.onnx.ml", norm="MAX", axis=1)],
                          ml=3),
      'has attribute "axis", which ai.onnx.ml.Normalizer-1 does not define (it has attributes norm)'),
@@ -162,3 +171,12 @@ def test_output_a_kernel_leaves_unset_fails_the_run():
     s = Session(m.SerializeToString())
     with pytest.raises(EngineError, match='node "g" \\(com.microsoft.Gelu\\) did not produce its output "z"'):
         s.run({"x": X})
+
+
+def test_types_of_intermediate_values_are_not_trusted_for_a_refusal():
+    # value_info says the Neg's output is int64; that is the exporter's word,
+    # not the engine's: the model loads, and the Add runs on float and float
+    m = named(model([helper.make_node("Neg", ["x"], ["t"]), helper.make_node("Add", ["t", "x"], ["y"])]))
+    m.graph.value_info.append(helper.make_tensor_value_info("t", TensorProto.INT64, [2, 3]))
+    y = Session(m.SerializeToString()).run({"x": X})[0]
+    np.testing.assert_array_equal(y, np.zeros_like(X))
