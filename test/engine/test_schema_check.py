@@ -180,3 +180,33 @@ def test_types_of_intermediate_values_are_not_trusted_for_a_refusal():
     m.graph.value_info.append(helper.make_tensor_value_info("t", TensorProto.INT64, [2, 3]))
     y = Session(m.SerializeToString()).run({"x": X})[0]
     np.testing.assert_array_equal(y, np.zeros_like(X))
+
+
+BUILT = [
+    ("Transpose perm repeats", model([helper.make_node("Transpose", ["x"], ["y"], perm=[0, 0])]),
+     "Transpose: perm is not a permutation of 0..1 (entry 1 is 0)"),
+    ("DepthToSpace blocksize 0", model([helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=0)],
+                                       inputs=[helper.make_tensor_value_info("x", F, [1, 4, 2, 2])]),
+     "DepthToSpace: blocksize must be positive, got 0"),
+    ("SpaceToDepth blocksize -1", model([helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=-1)],
+                                        inputs=[helper.make_tensor_value_info("x", F, [1, 4, 2, 2])]),
+     "SpaceToDepth: blocksize must be positive, got -1"),
+    ("DepthToSpace mode", model([helper.make_node("DepthToSpace", ["x"], ["y"], blocksize=2, mode="XYZ")],
+                                inputs=[helper.make_tensor_value_info("x", F, [1, 4, 2, 2])]),
+     'DepthToSpace: unknown mode "XYZ"'),
+    ("Pad mode", with_initializer(model([helper.make_node("Pad", ["x", "p"], ["y"], mode="weird")]),
+                                  np.zeros(4, np.int64), "p"),
+     'Pad: unsupported mode "weird"'),
+]
+
+
+@pytest.mark.parametrize("case,m,message", BUILT, ids=[c[0] for c in BUILT])
+def test_attribute_values_wrong_whatever_the_input_fail_the_build(case, m, message):
+    # the kernels' prepare functions check them (tensor.c), so the load
+    # fails rather than every run; onnxruntime refuses them when it builds
+    # its session too
+    m = named(m)
+    assert not ort_loads(m)
+    with pytest.raises(EngineError) as e:
+        Session(m.SerializeToString())
+    assert message in str(e.value)

@@ -88,6 +88,8 @@ typedef struct oxt_attr_cache
 } oxt_attr_cache;
 
 ox_code		oxt_axis_prepare(ox_prepare_ctx *pc);
+/* DepthToSpace/SpaceToDepth blocksize and mode, Pad mode: wrong whatever the input */
+ox_code		oxt_attr_values_prepare(ox_prepare_ctx *pc);
 void		oxt_free_state(void *state);
 /* the run's cache, or NULL with st set when prepare did not run */
 const oxt_attr_cache *oxt_cache(ox_kernel_ctx *ctx);
