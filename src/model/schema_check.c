@@ -251,11 +251,22 @@ input_param(const char *types, int i, char *name, size_t size, size_t *len)
 	return NULL;
 }
 
-/* inputs that share a type variable with known but different element types */
+/*
+ * Inputs that share a type variable with known but different element types.
+ * One pass, remembering each variable's first input of a known type: a
+ * variadic input may repeat millions of times in a hostile file.
+ */
 static ox_code
 check_input_types(const ox_graph *g, const ox_node *n, const ox_op_schema *s, const char *dom,
 				  const char *dot, ox_status *st)
 {
+	struct
+	{
+		const char *var;
+		size_t		len;
+		int			input;
+	}			first[16];
+	int			n_first = 0;
 	char		name_i[64],
 				name_j[64];
 
@@ -264,29 +275,37 @@ check_input_types(const ox_graph *g, const ox_node *n, const ox_op_schema *s, co
 		size_t		len;
 		const char *var = input_param(s->input_types, i, name_i, sizeof(name_i), &len);
 		ox_dtype	dt = var ? exact_elem(g, n->inputs[i]) : OX_UNDEFINED;
+		int			f;
 
 		if (dt == OX_UNDEFINED)
 			continue;
-		/* the first earlier input of the same variable and a known type */
-		for (int j = 0; j < i; j++)
+		for (f = 0; f < n_first; f++)
+			if (first[f].len == len && strncmp(first[f].var, var, len) == 0)
+				break;
+		if (f == n_first)
 		{
-			size_t		len_j;
-			const char *var_j = input_param(s->input_types, j, name_j, sizeof(name_j), &len_j);
-			ox_dtype	dt_j;
+			/* (schemas have a few variables: a full table only stops the comparisons) */
+			if (n_first < (int) (sizeof(first) / sizeof(first[0])))
+			{
+				first[n_first].var = var;
+				first[n_first].len = len;
+				first[n_first].input = i;
+				n_first++;
+			}
+			continue;
+		}
+		if (exact_elem(g, n->inputs[first[f].input]) != dt)
+		{
+			int			j = first[f].input;
 
-			if (!var_j || len_j != len || strncmp(var_j, var, len) != 0)
-				continue;
-			dt_j = exact_elem(g, n->inputs[j]);
-			if (dt_j == OX_UNDEFINED)
-				continue;
-			if (dt_j != dt)
-				return ox_fail(st, OX_INVALID_MODEL,
-							   "node \"%s\" (%s%s%s): input %s (\"%s\") is %s but input %s (\"%s\") is %s, "
-							   "and %s%s%s-%d takes one element type for both (%.*s)",
-							   n->name, dom, dot, n->op_type, name_i, g->values[n->inputs[i]].name,
-							   ox_dtype_name(dt), name_j, g->values[n->inputs[j]].name, ox_dtype_name(dt_j),
-							   dom, dot, n->op_type, s->since, (int) len, var);
-			break;
+			input_param(s->input_types, j, name_j, sizeof(name_j), &len);
+			return ox_fail(st, OX_INVALID_MODEL,
+						   "node \"%s\" (%s%s%s): input %s (\"%s\") is %s but input %s (\"%s\") is %s, "
+						   "and %s%s%s-%d takes one element type for both (%.*s)",
+						   n->name, dom, dot, n->op_type, name_i, g->values[n->inputs[i]].name,
+						   ox_dtype_name(dt), name_j, g->values[n->inputs[j]].name,
+						   ox_dtype_name(exact_elem(g, n->inputs[j])),
+						   dom, dot, n->op_type, s->since, (int) first[f].len, first[f].var);
 		}
 	}
 	return OX_OK;

@@ -210,3 +210,18 @@ def test_attribute_values_wrong_whatever_the_input_fail_the_build(case, m, messa
     with pytest.raises(EngineError) as e:
         Session(m.SerializeToString())
     assert message in str(e.value)
+
+
+@pytest.mark.parametrize("count", [3, 40, 5000])
+def test_an_attribute_twice_is_refused_however_many_the_node_has(count):
+    # pairwise for a few, through a hash above 32 (loader.c): a hostile file
+    # gave one node 50,000 attributes, and the pairwise check took seconds
+    node = helper.make_node("Gelu", ["x"], ["y"], name="g", domain="com.microsoft")
+    for i in range(count):
+        node.attribute.append(helper.make_attribute("a%d" % i, i))
+    m = model([node])
+    m.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    Session(m.SerializeToString())  # distinct names: loads (another domain: not schema-checked)
+    m.graph.node[0].attribute.append(helper.make_attribute("a%d" % (count // 2), 1))
+    with pytest.raises(EngineError, match='node "g" has attribute "a%d" twice' % (count // 2)):
+        Session(m.SerializeToString())
