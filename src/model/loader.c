@@ -575,6 +575,12 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 			goto fail;
 		}
 	}
+	if (mp->n_opset_import > OX_MAX_OPSET_IMPORTS)
+	{
+		ox_fail(st, OX_LIMIT_EXCEEDED, "the model lists %zu operator set imports, more than the %d allowed",
+				mp->n_opset_import, OX_MAX_OPSET_IMPORTS);
+		goto fail;
+	}
 	m->opsets = ox_arena_alloc(&m->arena, sizeof(ox_opset) * (mp->n_opset_import + 1));
 	if (!m->opsets)
 		goto oom;

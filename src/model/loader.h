@@ -16,6 +16,12 @@
 #define OX_MAX_PROTO_DEPTH 96
 /* deepest subgraph nesting (If inside Loop inside ...) */
 #define OX_MAX_GRAPH_DEPTH 24
+/*
+ * Operator set imports a model may list.  Models import a few domains;
+ * every node looks its domain's version up among them, and a hostile file
+ * importing 50,000 took 8 s to load before this limit.
+ */
+#define OX_MAX_OPSET_IMPORTS 256
 
 /*
  * Walk the protobuf wire format without recursion and check that it is well

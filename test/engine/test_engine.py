@@ -196,6 +196,18 @@ def test_deep_nesting_is_refused():
     assert "deep" in error_of(data)
 
 
+def test_opset_imports_are_limited():
+    # every node looks its domain up among the imports: 50,000 of them took
+    # 8 s to load (loader.h, OX_MAX_OPSET_IMPORTS)
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])
+    m = make_model([helper.make_node("Relu", ["x"], ["y"])], [x], [y])
+    m.opset_import.extend([helper.make_opsetid("d%d" % i, 1) for i in range(255)])
+    Session(m.SerializeToString())
+    m.opset_import.append(helper.make_opsetid("one.too.many", 1))
+    assert "257 operator set imports, more than the 256 allowed" in error_of(m.SerializeToString())
+
+
 def _varint(n):
     out = b""
     while True:
