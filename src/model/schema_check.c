@@ -1,7 +1,8 @@
 /*
  * schema_check.c
- *	  Nodes' attributes, input and output counts against the ONNX operator
- *	  schemas (see schema_check.h; the table is onnx_schemas.c).
+ *	  Nodes' attributes, input and output counts and input element types
+ *	  against the ONNX operator schemas (see schema_check.h; the table is
+ *	  onnx_schemas.c).
  */
 #include "model/schema_check.h"
 

@@ -1,13 +1,15 @@
 /*
  * schema_check.h
- *	  Nodes' attributes checked against the ONNX operator schemas.
+ *	  Nodes checked against the ONNX operator schemas when a model loads.
  *
  * onnxruntime refuses a graph whose node has an attribute its operator
  * does not define, one of another type, or misses a required one, or has
- * more or fewer inputs or outputs than the operator takes; before
- * this check the engine took such models and ran them with defaults (a
- * misspelt LeakyRelu "alhpa" ran with alpha 0.01, a string alpha likewise),
- * which gives wrong answers without a word.  Only the domains the onnx
+ * more or fewer inputs or outputs than the operator takes, or inputs of one
+ * type variable with different element types; before this check the engine
+ * took such models and ran them with defaults (a misspelt LeakyRelu "alhpa"
+ * ran with alpha 0.01, a string alpha likewise), which gives wrong answers
+ * without a word.  Element types are compared only where they are certain
+ * (initializers and the main graph's inputs).  Only the domains the onnx
  * package defines are checked (the standard one, ai.onnx.ml, the preview
  * domains); others' operators, and attributes named "__...", pass as
  * onnxruntime lets them.  Where the schemas ask for a float the engine also
