@@ -631,7 +631,7 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 	m->graph = top.graph;
 	if (build_graph(m, &top, mp->graph, st) != OX_OK)
 		goto fail;
-	if (ox_model_check_attributes(m, st) != OX_OK)
+	if (ox_model_check_schemas(m, st) != OX_OK)
 		goto fail;
 	ox_strmap_free(&top.names);
 	onnx__model_proto__free_unpacked(mp, &ox_proto_allocator);

@@ -357,7 +357,7 @@ check_node(const ox_graph *g, const ox_node *n, const ox_op_schema *s, ox_status
 }
 
 ox_code
-ox_model_check_attributes(const ox_model *m, ox_status *st)
+ox_model_check_schemas(const ox_model *m, ox_status *st)
 {
 	for (int gi = 0; gi < m->n_graphs; gi++)
 	{

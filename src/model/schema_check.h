@@ -48,6 +48,6 @@ extern const int ox_onnx_n_schemas;
 const ox_op_schema *ox_op_schema_find(const char *domain, const char *op_type, int64_t opset);
 
 /* every node of every graph of m against its schema: OX_INVALID_MODEL naming the first misfit */
-ox_code		ox_model_check_attributes(const ox_model *m, ox_status *st);
+ox_code		ox_model_check_schemas(const ox_model *m, ox_status *st);
 
 #endif							/* OX_SCHEMA_CHECK_H */

@@ -341,38 +341,6 @@ oxt_axis_prepare(ox_prepare_ctx *pc)
 	return OX_OK;
 }
 
-/*
- * Attribute values that are wrong whatever the input, checked when the
- * session is built, so that the load fails rather than every run.  The run
- * functions keep their own checks, where the values are used.
- */
-ox_code
-oxt_attr_values_prepare(ox_prepare_ctx *pc)
-{
-	const ox_node *node = pc->node;
-
-	if (strcmp(node->op_type, "DepthToSpace") == 0 || strcmp(node->op_type, "SpaceToDepth") == 0)
-	{
-		int64_t		b = ox_attr_int(node, "blocksize", 0);
-		const char *mode = ox_attr_string(node, "mode", "DCR");
-
-		if (b <= 0 || b > 65536)
-			return ox_fail(pc->st, OX_INVALID_MODEL, "%s: blocksize must be positive, got %lld",
-						   node->op_type, (long long) b);
-		if (node->op_type[0] == 'D' && strcmp(mode, "DCR") != 0 && strcmp(mode, "CRD") != 0)
-			return ox_fail(pc->st, OX_UNSUPPORTED, "DepthToSpace: unknown mode \"%s\"", mode);
-	}
-	else if (strcmp(node->op_type, "Pad") == 0)
-	{
-		const char *mode = ox_attr_string(node, "mode", "constant");
-
-		if (strcmp(mode, "constant") != 0 && strcmp(mode, "reflect") != 0 && strcmp(mode, "edge") != 0 &&
-			!(strcmp(mode, "wrap") == 0 && node->opset >= 19))
-			return ox_fail(pc->st, OX_UNSUPPORTED, "Pad: unsupported mode \"%s\"", mode);
-	}
-	return OX_OK;
-}
-
 void
 oxt_free_state(void *state)
 {
@@ -688,14 +656,14 @@ const ox_kernel_def ox_kernels_tensor[] = {
 	{"", "Range", 11, NULL, oxt_range_run, NULL},
 	{"", "EyeLike", 9, NULL, oxt_eye_like_run, NULL},
 	{"", "Transpose", 1, oxt_axis_prepare, oxt_transpose_run, oxt_free_state},
-	{"", "DepthToSpace", 1, oxt_attr_values_prepare, oxt_depth_to_space_run, NULL},
-	{"", "SpaceToDepth", 1, oxt_attr_values_prepare, oxt_space_to_depth_run, NULL},
+	{"", "DepthToSpace", 1, oxt_block_prepare, oxt_depth_to_space_run, NULL},
+	{"", "SpaceToDepth", 1, oxt_block_prepare, oxt_space_to_depth_run, NULL},
 	{"", "Expand", 8, NULL, oxt_expand_run, NULL},
 	{"", "Tile", 1, NULL, oxt_tile_run, NULL},
 	{"", "Slice", 1, NULL, oxt_slice_run, NULL},
 	{"", "Concat", 1, oxt_axis_prepare, oxt_concat_run, oxt_free_state},
 	{"", "Split", 1, NULL, oxt_split_run, NULL},
-	{"", "Pad", 1, oxt_attr_values_prepare, oxt_pad_run, NULL},
+	{"", "Pad", 1, oxt_pad_prepare, oxt_pad_run, NULL},
 	{"", "Compress", 9, NULL, oxt_compress_run, NULL},
 	{"", "Trilu", 14, NULL, oxt_trilu_run, NULL},
 	{"", "ReverseSequence", 10, NULL, oxt_reverse_sequence_run, NULL},

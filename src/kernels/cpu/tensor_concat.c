@@ -388,12 +388,38 @@ pad_source(pad_mode mode, int64_t v, int64_t n)
 	return -1;
 }
 
+/* the mode, wrong whatever the input when unknown: the prepare refuses it, so that the load fails */
+static ox_code
+pad_mode_of(const ox_node *node, ox_status *st, pad_mode *mode)
+{
+	const char *s = ox_attr_string(node, "mode", "constant");
+
+	if (strcmp(s, "constant") == 0)
+		*mode = PAD_CONSTANT;
+	else if (strcmp(s, "reflect") == 0)
+		*mode = PAD_REFLECT;
+	else if (strcmp(s, "edge") == 0)
+		*mode = PAD_EDGE;
+	else if (strcmp(s, "wrap") == 0 && node->opset >= 19)
+		*mode = PAD_WRAP;
+	else
+		return ox_fail(st, OX_UNSUPPORTED, "Pad: unsupported mode \"%s\"", s);
+	return OX_OK;
+}
+
+ox_code
+oxt_pad_prepare(ox_prepare_ctx *pc)
+{
+	pad_mode	mode;
+
+	return pad_mode_of(pc->node, pc->st, &mode);
+}
+
 ox_code
 oxt_pad_run(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = oxt_input(ctx, 0, "data");
-	const char *mode_s = ox_attr_string(ctx->node, "mode", "constant");
-	pad_mode	mode;
+	pad_mode	mode = PAD_CONSTANT;
 	int64_t		pads[2 * OX_MAX_RANK];
 	int64_t		raw[2 * OX_MAX_RANK];
 	int64_t		axes[OX_MAX_RANK];
@@ -417,16 +443,7 @@ oxt_pad_run(ox_kernel_ctx *ctx)
 	r = x->rank;
 	if (oxt_numel(ctx, x, "data") < 0)
 		return ctx->st->code;
-	if (strcmp(mode_s, "constant") == 0)
-		mode = PAD_CONSTANT;
-	else if (strcmp(mode_s, "reflect") == 0)
-		mode = PAD_REFLECT;
-	else if (strcmp(mode_s, "edge") == 0)
-		mode = PAD_EDGE;
-	else if (strcmp(mode_s, "wrap") == 0 && ctx->node->opset >= 19)
-		mode = PAD_WRAP;
-	else
-		return ox_fail(ctx->st, OX_UNSUPPORTED, "Pad: unsupported mode \"%s\"", mode_s);
+	OX_TRY(pad_mode_of(ctx->node, ctx->st, &mode));
 
 	/* pads, the constant value and the axes they refer to */
 	naxes = r;
@@ -506,7 +523,8 @@ oxt_pad_run(ox_kernel_ctx *ctx)
 						   (long long) pads[i], (long long) pads[r + i], i, (long long) d);
 		if (d == 0 && dims[i] > 0 && mode != PAD_CONSTANT)
 			return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
-						   "Pad: cannot pad the empty axis %d in %s mode", i, mode_s);
+						   "Pad: cannot pad the empty axis %d in %s mode", i,
+						   ox_attr_string(ctx->node, "mode", "constant"));
 		map_total += dims[i];
 	}
 	if (ox_shape_numel(r, dims) < 0 || map_total > OX_MAX_ELEMENTS)

@@ -88,8 +88,6 @@ typedef struct oxt_attr_cache
 } oxt_attr_cache;
 
 ox_code		oxt_axis_prepare(ox_prepare_ctx *pc);
-/* DepthToSpace/SpaceToDepth blocksize and mode, Pad mode: wrong whatever the input */
-ox_code		oxt_attr_values_prepare(ox_prepare_ctx *pc);
 void		oxt_free_state(void *state);
 /* the run's cache, or NULL with st set when prepare did not run */
 const oxt_attr_cache *oxt_cache(ox_kernel_ctx *ctx);
@@ -112,6 +110,8 @@ ox_code		oxt_eye_like_run(ox_kernel_ctx *ctx);
 
 /* tensor_transpose.c */
 ox_code		oxt_transpose_run(ox_kernel_ctx *ctx);
+/* blocksize and mode, wrong whatever the input: refused at load */
+ox_code		oxt_block_prepare(ox_prepare_ctx *pc);
 ox_code		oxt_depth_to_space_run(ox_kernel_ctx *ctx);
 ox_code		oxt_space_to_depth_run(ox_kernel_ctx *ctx);
 ox_code		oxt_expand_run(ox_kernel_ctx *ctx);
@@ -121,6 +121,8 @@ ox_code		oxt_slice_run(ox_kernel_ctx *ctx);
 /* tensor_concat.c */
 ox_code		oxt_concat_run(ox_kernel_ctx *ctx);
 ox_code		oxt_split_run(ox_kernel_ctx *ctx);
+/* an unknown mode, wrong whatever the input: refused at load */
+ox_code		oxt_pad_prepare(ox_prepare_ctx *pc);
 ox_code		oxt_pad_run(ox_kernel_ctx *ctx);
 ox_code		oxt_compress_run(ox_kernel_ctx *ctx);
 ox_code		oxt_trilu_run(ox_kernel_ctx *ctx);

@@ -489,16 +489,42 @@ oxt_transpose_run(ox_kernel_ctx *ctx)
  * DepthToSpace, SpaceToDepth
  * --------------------------------------------------------------------- */
 
+/*
+ * blocksize, and DepthToSpace's mode (crd: "CRD"), which are wrong whatever
+ * the input: the prepare refuses them, so that the load fails, and the runs
+ * read them through the same checks
+ */
 static ox_code
-block_size(ox_kernel_ctx *ctx, const ox_tensor *x, int64_t *b)
+block_attrs(const ox_node *node, ox_status *st, int64_t *b, bool *crd)
 {
-	*b = ox_attr_int(ctx->node, "blocksize", 0);
+	const char *mode = ox_attr_string(node, "mode", "DCR");
+
+	*b = ox_attr_int(node, "blocksize", 0);
+	if (*b <= 0 || *b > 65536)
+		return ox_fail(st, OX_INVALID_MODEL, "%s: blocksize must be positive, got %lld",
+					   node->op_type, (long long) *b);
+	*crd = strcmp(mode, "CRD") == 0;
+	if (strcmp(node->op_type, "DepthToSpace") == 0 && !*crd && strcmp(mode, "DCR") != 0)
+		return ox_fail(st, OX_UNSUPPORTED, "DepthToSpace: unknown mode \"%s\"", mode);
+	return OX_OK;
+}
+
+ox_code
+oxt_block_prepare(ox_prepare_ctx *pc)
+{
+	int64_t		b;
+	bool		crd;
+
+	return block_attrs(pc->node, pc->st, &b, &crd);
+}
+
+static ox_code
+block_size(ox_kernel_ctx *ctx, const ox_tensor *x, int64_t *b, bool *crd)
+{
+	OX_TRY(block_attrs(ctx->node, ctx->st, b, crd));
 	if (x->rank != 4)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: input must be 4-D, got rank %d",
 					   ctx->node->op_type, x->rank);
-	if (*b <= 0 || *b > 65536)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: blocksize must be positive, got %lld",
-					   ctx->node->op_type, (long long) *b);
 	if (oxt_numel(ctx, x, "input") < 0)
 		return ctx->st->code;
 	return OX_OK;
@@ -508,7 +534,6 @@ ox_code
 oxt_depth_to_space_run(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = oxt_input(ctx, 0, "input");
-	const char *mode = ox_attr_string(ctx->node, "mode", "DCR");
 	int64_t		b,
 				N,
 				C,
@@ -523,7 +548,7 @@ oxt_depth_to_space_run(ox_kernel_ctx *ctx)
 
 	if (!x)
 		return ctx->st->code;
-	OX_TRY(block_size(ctx, x, &b));
+	OX_TRY(block_size(ctx, x, &b, &crd));
 	N = x->dims[0];
 	C = x->dims[1];
 	H = x->dims[2];
@@ -532,12 +557,6 @@ oxt_depth_to_space_run(ox_kernel_ctx *ctx)
 		return ox_fail(ctx->st, OX_INVALID_ARGUMENT,
 					   "DepthToSpace: channels %lld are not divisible by blocksize^2 = %lld",
 					   (long long) C, (long long) (b * b));
-	if (strcmp(mode, "DCR") == 0)
-		crd = false;
-	else if (strcmp(mode, "CRD") == 0)
-		crd = true;
-	else
-		return ox_fail(ctx->st, OX_UNSUPPORTED, "DepthToSpace: unknown mode \"%s\"", mode);
 	Cb = C / (b * b);
 	/* output view [N, C', H, b1, W, b2] */
 	dims[0] = N;
@@ -576,6 +595,7 @@ ox_code
 oxt_space_to_depth_run(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = oxt_input(ctx, 0, "input");
+	bool		crd;			/* (DepthToSpace's alone) */
 	int64_t		b,
 				N,
 				C,
@@ -588,7 +608,7 @@ oxt_space_to_depth_run(ox_kernel_ctx *ctx)
 
 	if (!x)
 		return ctx->st->code;
-	OX_TRY(block_size(ctx, x, &b));
+	OX_TRY(block_size(ctx, x, &b, &crd));
 	N = x->dims[0];
 	C = x->dims[1];
 	H = x->dims[2];
