@@ -860,6 +860,61 @@ index_ops(void)
 }
 
 static void
+cumprod_cases(void)
+{
+	kt_begin("CumProd", "", 26);
+	kt.label = "CumProd float axis 1";
+	kt_input_f32(2, D(2, 3), (const float[]) {1, 2, 3, 4, 5, 6});
+	kt_input(OX_INT32, 0, D(0), (const int32_t[]) {1});
+	kt_run(TENSOR, 1);
+	kt_expect_f32(0, 2, D(2, 3), (const float[]) {1, 2, 6, 4, 20, 120}, 1e-6);
+	kt_end();
+
+	kt_begin("CumProd", "", 26);
+	kt.label = "CumProd int64 axis 0 exclusive reverse";
+	kt_attr_int("exclusive", 1);
+	kt_attr_int("reverse", 1);
+	kt_input_i64(2, D(3, 2), (const int64_t[]) {1, 2, 3, 4, 5, 6});
+	kt_input_i64(1, D(1), (const int64_t[]) {-2});
+	kt_run(TENSOR, 1);
+	kt_expect_i64(0, 2, D(3, 2), (const int64_t[]) {15, 24, 5, 6, 1, 1});
+	kt_end();
+
+	kt_begin("CumProd", "", 26);
+	kt.label = "CumProd float16 reverse";
+	kt_attr_int("reverse", 1);
+	kt_input(OX_FLOAT16, 1, D(3), (const uint16_t[]) {0x4000, 0x4200, 0x4400});	/* 2 3 4 */
+	kt_input_i64(0, D(0), (const int64_t[]) {0});
+	kt_run(TENSOR, 1);
+	kt_expect_values(0, OX_FLOAT16, 1, D(3), (const uint16_t[]) {0x4e00, 0x4a00, 0x4400}, 0);	/* 24 12 4 */
+	kt_end();
+
+	kt_begin("CumProd", "", 26);
+	kt.label = "CumProd int32 wraps";
+	kt_input(OX_INT32, 1, D(3), (const int32_t[]) {65536, 65536, 3});
+	kt_input_i64(0, D(0), (const int64_t[]) {0});
+	kt_run(TENSOR, 1);
+	kt_expect_values(0, OX_INT32, 1, D(3), (const int32_t[]) {65536, 0, 0}, 0);
+	kt_end();
+
+	kt_begin("CumProd", "", 26);
+	kt.label = "CumProd axis out of range";
+	kt_input_f32(1, D(3), (const float[]) {1, 2, 3});
+	kt_input_i64(0, D(0), (const int64_t[]) {1});
+	kt_run(TENSOR, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+
+	kt_begin("CumProd", "", 26);
+	kt.label = "CumProd string refused";
+	kt_input_strings(1, D(1), (const char *[]) {"x"});
+	kt_input_i64(0, D(0), (const int64_t[]) {0});
+	kt_run(TENSOR, 1);
+	kt_expect_error(OX_INVALID_ARGUMENT);
+	kt_end();
+}
+
+static void
 resize_ops(void)
 {
 	/* Resize-10: asymmetric coordinates, nearest rounds down */
@@ -1294,6 +1349,7 @@ main(void)
 	index_ops();
 	resize_ops();
 	topk_ops();
+	cumprod_cases();
 	concat_ops();
 	return kt_summary();
 }

@@ -1,7 +1,8 @@
 /*
  * test_vision.c
  *	  Unit tests of the vision family: GridSample, AffineGrid,
- *	  NonMaxSuppression, CenterCropPad, CumProd, TensorScatter.
+ *	  NonMaxSuppression, CenterCropPad, TensorScatter (CumProd, with
+ *	  CumSum, is in test_tensor.c).
  *
  * The gen_* cases (GridSample, AffineGrid) were generated with
  * onnx.reference (the implementation the ONNX node tests come from); the
@@ -788,61 +789,6 @@ center_crop_pad_cases(void)
 }
 
 static void
-cumprod_cases(void)
-{
-	kt_begin("CumProd", "", 26);
-	kt.label = "CumProd float axis 1";
-	kt_input_f32(2, D(2, 3), (const float[]) {1, 2, 3, 4, 5, 6});
-	kt_input(OX_INT32, 0, D(0), (const int32_t[]) {1});
-	kt_run(ox_kernels_vision, ox_kernels_vision_count, 1);
-	kt_expect_f32(0, 2, D(2, 3), (const float[]) {1, 2, 6, 4, 20, 120}, 1e-6);
-	kt_end();
-
-	kt_begin("CumProd", "", 26);
-	kt.label = "CumProd int64 axis 0 exclusive reverse";
-	kt_attr_int("exclusive", 1);
-	kt_attr_int("reverse", 1);
-	kt_input_i64(2, D(3, 2), (const int64_t[]) {1, 2, 3, 4, 5, 6});
-	kt_input_i64(1, D(1), (const int64_t[]) {-2});
-	kt_run(ox_kernels_vision, ox_kernels_vision_count, 1);
-	kt_expect_i64(0, 2, D(3, 2), (const int64_t[]) {15, 24, 5, 6, 1, 1});
-	kt_end();
-
-	kt_begin("CumProd", "", 26);
-	kt.label = "CumProd float16 reverse";
-	kt_attr_int("reverse", 1);
-	kt_input(OX_FLOAT16, 1, D(3), (const uint16_t[]) {0x4000, 0x4200, 0x4400});	/* 2 3 4 */
-	kt_input_i64(0, D(0), (const int64_t[]) {0});
-	kt_run(ox_kernels_vision, ox_kernels_vision_count, 1);
-	kt_expect_values(0, OX_FLOAT16, 1, D(3), (const uint16_t[]) {0x4e00, 0x4a00, 0x4400}, 0);	/* 24 12 4 */
-	kt_end();
-
-	kt_begin("CumProd", "", 26);
-	kt.label = "CumProd int32 wraps";
-	kt_input(OX_INT32, 1, D(3), (const int32_t[]) {65536, 65536, 3});
-	kt_input_i64(0, D(0), (const int64_t[]) {0});
-	kt_run(ox_kernels_vision, ox_kernels_vision_count, 1);
-	kt_expect_values(0, OX_INT32, 1, D(3), (const int32_t[]) {65536, 0, 0}, 0);
-	kt_end();
-
-	kt_begin("CumProd", "", 26);
-	kt.label = "CumProd axis out of range";
-	kt_input_f32(1, D(3), (const float[]) {1, 2, 3});
-	kt_input_i64(0, D(0), (const int64_t[]) {1});
-	kt_run(ox_kernels_vision, ox_kernels_vision_count, 1);
-	kt_expect_error(OX_INVALID_ARGUMENT);
-	kt_end();
-
-	kt_begin("CumProd", "", 26);
-	kt.label = "CumProd string refused";
-	kt_input_strings(1, D(1), (const char *[]) {"x"});
-	kt_input_i64(0, D(0), (const int64_t[]) {0});
-	kt_run(ox_kernels_vision, ox_kernels_vision_count, 1);
-	kt_expect_error(OX_INVALID_ARGUMENT);
-	kt_end();
-}
-
-static void
 tensor_scatter_cases(void)
 {
 	kt_begin("TensorScatter", "", 24);
@@ -942,7 +888,6 @@ main(void)
 	affine_grid_cases();
 	nms_cases();
 	center_crop_pad_cases();
-	cumprod_cases();
 	tensor_scatter_cases();
 	return kt_summary();
 }

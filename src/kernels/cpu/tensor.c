@@ -679,6 +679,7 @@ const ox_kernel_def ox_kernels_tensor[] = {
 	{"", "TopK", 1, NULL, oxt_topk_run, NULL},
 	{"", "Unique", 11, NULL, oxt_unique_run, NULL},
 	{"", "CumSum", 11, NULL, oxt_cumsum_run, NULL},
+	{"", "CumProd", 26, NULL, oxt_cumprod_run, NULL},
 	{"", "Resize", 10, oxt_resize_prepare, oxt_resize_run, oxt_resize_free},
 	{"", "Upsample", 7, oxt_resize_prepare, oxt_resize_run, oxt_resize_free},
 	{"", "Col2Im", 18, NULL, oxt_col2im_run, NULL},

@@ -143,6 +143,7 @@ ox_code		oxt_non_zero_run(ox_kernel_ctx *ctx);
 ox_code		oxt_topk_run(ox_kernel_ctx *ctx);
 ox_code		oxt_unique_run(ox_kernel_ctx *ctx);
 ox_code		oxt_cumsum_run(ox_kernel_ctx *ctx);
+ox_code		oxt_cumprod_run(ox_kernel_ctx *ctx);
 
 /* tensor_resize.c */
 ox_code		oxt_resize_prepare(ox_prepare_ctx *pc);

@@ -1,6 +1,6 @@
 /*
  * tensor_sort.c
- *	  Ordering kernels: TopK, Unique and CumSum.
+ *	  Ordering kernels: TopK, Unique, CumSum and CumProd.
  *
  * Unique (and TopK for the exotic types without an order key) sorts index
  * arrays with a stable merge sort, so equal values keep their input order:
@@ -684,40 +684,41 @@ done:
 }
 
 /* ---------------------------------------------------------------------
- * CumSum
+ * CumSum and CumProd
  * --------------------------------------------------------------------- */
 
-#define CUMSUM_TYPED(T, ACC, LOAD, STORE) \
+/*
+ * T: element type, ACC: accumulator type (unsigned for integers, so that an
+ * overflow wraps instead of being undefined), LOAD/STORE: conversions.
+ * The running value starts at the operation's identity.
+ */
+#define CUMULATIVE_TYPED(T, ACC, LOAD, STORE) \
 	do { \
 		const T    *xs_ = x->data; \
 		T		   *ys_ = out->data; \
 		for (int64_t o = 0; o < outer; o++) \
 			for (int64_t i = 0; i < inner; i++) \
 			{ \
-				ACC			acc = 0; \
+				ACC			acc = product ? (ACC) 1 : (ACC) 0; \
 				for (int64_t s = 0; s < n; s++) \
 				{ \
 					int64_t		t = reverse ? n - 1 - s : s; \
 					int64_t		p = (o * n + t) * inner + i; \
 					ACC			v = LOAD(xs_[p]); \
 					if (exclusive) \
-					{ \
 						ys_[p] = STORE(acc); \
-						acc += v; \
-					} \
-					else \
-					{ \
-						acc += v; \
+					acc = product ? (ACC) (acc * v) : (ACC) (acc + v); \
+					if (!exclusive) \
 						ys_[p] = STORE(acc); \
-					} \
 				} \
 			} \
 	} while (0)
 
-#define CS_ID(v) (v)
+#define CUM_ID(v) (v)
 
-ox_code
-oxt_cumsum_run(ox_kernel_ctx *ctx)
+/* running sums (CumSum) or products (CumProd) along the axis input */
+static ox_code
+cumulative_run(ox_kernel_ctx *ctx, bool product)
 {
 	const ox_tensor *x = oxt_input(ctx, 0, "x");
 	const ox_tensor *at = oxt_input(ctx, 1, "axis");
@@ -735,8 +736,8 @@ oxt_cumsum_run(ox_kernel_ctx *ctx)
 	if (oxt_numel(ctx, x, "x") < 0)
 		return ctx->st->code;
 	if (at->dtype != OX_INT64 && at->dtype != OX_INT32)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "CumSum: axis must be int32 or int64, got %s",
-					   ox_dtype_name(at->dtype));
+		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: axis must be int32 or int64, got %s",
+					   ctx->node->op_type, ox_dtype_name(at->dtype));
 	OX_TRY(oxt_scalar_int(ctx, at, &axis_v, "axis"));
 	OX_TRY(oxt_axis(ctx, axis_v, x->rank, &axis, "axis"));
 	n = x->dims[axis];
@@ -747,37 +748,63 @@ oxt_cumsum_run(ox_kernel_ctx *ctx)
 		else if (i > axis)
 			inner *= x->dims[i];
 	}
+	switch (x->dtype)
+	{
+		case OX_FLOAT:
+		case OX_DOUBLE:
+		case OX_FLOAT16:
+		case OX_BFLOAT16:
+		case OX_INT32:
+		case OX_INT64:
+		case OX_UINT32:
+		case OX_UINT64:
+			break;
+		default:
+			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: unsupported type %s",
+						   ctx->node->op_type, ox_dtype_name(x->dtype));
+	}
 	if (!(out = ox_out_tensor(ctx, 0, x->dtype, x->rank, x->dims)))
 		return ctx->st->code;
 	switch (x->dtype)
 	{
 		case OX_FLOAT:
-			CUMSUM_TYPED(float, float, CS_ID, CS_ID);
+			CUMULATIVE_TYPED(float, float, CUM_ID, CUM_ID);
 			break;
 		case OX_DOUBLE:
-			CUMSUM_TYPED(double, double, CS_ID, CS_ID);
+			CUMULATIVE_TYPED(double, double, CUM_ID, CUM_ID);
 			break;
 		case OX_FLOAT16:
-			CUMSUM_TYPED(uint16_t, float, ox_half_to_float, ox_float_to_half);
+			CUMULATIVE_TYPED(uint16_t, float, ox_half_to_float, ox_float_to_half);
 			break;
 		case OX_BFLOAT16:
-			CUMSUM_TYPED(uint16_t, float, ox_bf16_to_float, ox_float_to_bf16);
+			CUMULATIVE_TYPED(uint16_t, float, ox_bf16_to_float, ox_float_to_bf16);
 			break;
 		case OX_INT32:
-			CUMSUM_TYPED(int32_t, uint32_t, CS_ID, (int32_t));
+			CUMULATIVE_TYPED(int32_t, uint32_t, CUM_ID, (int32_t));
 			break;
 		case OX_INT64:
-			CUMSUM_TYPED(int64_t, uint64_t, CS_ID, (int64_t));
+			CUMULATIVE_TYPED(int64_t, uint64_t, CUM_ID, (int64_t));
 			break;
 		case OX_UINT32:
-			CUMSUM_TYPED(uint32_t, uint32_t, CS_ID, CS_ID);
+			CUMULATIVE_TYPED(uint32_t, uint32_t, CUM_ID, CUM_ID);
 			break;
 		case OX_UINT64:
-			CUMSUM_TYPED(uint64_t, uint64_t, CS_ID, CS_ID);
+			CUMULATIVE_TYPED(uint64_t, uint64_t, CUM_ID, CUM_ID);
 			break;
 		default:
-			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "CumSum: unsupported type %s",
-						   ox_dtype_name(x->dtype));
+			break;
 	}
 	return OX_OK;
+}
+
+ox_code
+oxt_cumsum_run(ox_kernel_ctx *ctx)
+{
+	return cumulative_run(ctx, false);
+}
+
+ox_code
+oxt_cumprod_run(ox_kernel_ctx *ctx)
+{
+	return cumulative_run(ctx, true);
 }

@@ -1,12 +1,13 @@
 /*
  * vision.c
  *	  The vision kernel family table, and its small tensor ops:
- *	  CenterCropPad, CumProd and TensorScatter.  The sampling and box ops
+ *	  CenterCropPad and TensorScatter.  The sampling and box ops
  *	  live in vision_grid.c, vision_roi.c and vision_deform.c.
  *
  * MaxRoiPool belongs to the pool family and Col2Im to the tensor family.
  */
 #include "kernels/cpu/vision.h"
+#include "kernels/cpu/tensor_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -15,53 +16,6 @@ void
 ox_vision_free_state(void *state)
 {
 	free(state);
-}
-
-/* copy n elements of type dt; strings are duplicated (replacing dst's) */
-static ox_code
-vision_copy_elems(ox_kernel_ctx *ctx, ox_dtype dt, void *dst, const void *src, int64_t n)
-{
-	if (n <= 0)
-		return OX_OK;
-	if (dt == OX_STRING)
-	{
-		const ox_string *s = src;
-		ox_string  *d = dst;
-
-		for (int64_t i = 0; i < n; i++)
-		{
-			char	   *p = malloc(s[i].len + 1);
-
-			if (!p)
-				return ox_fail(ctx->st, OX_OUT_OF_MEMORY, "%s: could not copy a string of %zu bytes",
-							   ctx->node->op_type, s[i].len);
-			if (s[i].len)
-				memcpy(p, s[i].data, s[i].len);
-			p[s[i].len] = '\0';
-			free(d[i].data);
-			d[i].data = p;
-			d[i].len = s[i].len;
-		}
-		return OX_OK;
-	}
-	memcpy(dst, src, (size_t) n * ox_dtype_size(dt));
-	return OX_OK;
-}
-
-/* read a scalar (or one-element) int32/int64 tensor */
-static ox_code
-vision_scalar_int(ox_kernel_ctx *ctx, const ox_tensor *t, const char *what, int64_t *out)
-{
-	if (!t)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: %s is required", ctx->node->op_type, what);
-	if (t->dtype != OX_INT64 && t->dtype != OX_INT32)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: %s must be int32 or int64, got %s",
-					   ctx->node->op_type, what, ox_dtype_name(t->dtype));
-	if (t->rank > 1 || ox_tensor_numel(t) != 1)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "%s: %s must hold one element, got %lld",
-					   ctx->node->op_type, what, (long long) ox_tensor_numel(t));
-	*out = ox_tensor_get_int64(t, 0);
-	return OX_OK;
 }
 
 static bool
@@ -161,7 +115,7 @@ center_crop_pad_run(ox_kernel_ctx *ctx)
 	if (ox_tensor_numel(y) == 0 || ox_tensor_numel(x) == 0)
 		return OX_OK;
 	if (rank == 0)
-		return vision_copy_elems(ctx, x->dtype, y->data, x->data, 1);
+		return oxt_copy_elems(ctx, x->dtype, y->data, x->data, 1);
 	in_strides[rank - 1] = 1;
 	out_strides[rank - 1] = 1;
 	for (int d = rank - 2; d >= 0; d--)
@@ -182,7 +136,7 @@ center_crop_pad_run(ox_kernel_ctx *ctx)
 			src += (crop_start[d] + cnt[d]) * in_strides[d];
 			dst += (pad_start[d] + cnt[d]) * out_strides[d];
 		}
-		OX_TRY(vision_copy_elems(ctx, x->dtype, (char *) y->data + dst * es,
+		OX_TRY(oxt_copy_elems(ctx, x->dtype, (char *) y->data + dst * es,
 								 (const char *) x->data + src * es, len[rank - 1]));
 		for (int d = rank - 2; d >= 0; d--)
 		{
@@ -190,121 +144,6 @@ center_crop_pad_run(ox_kernel_ctx *ctx)
 				break;
 			cnt[d] = 0;
 		}
-	}
-	return OX_OK;
-}
-
-/* ---------- CumProd ---------- */
-
-/*
- * T: element type, A: accumulator type (unsigned for integers, so that an
- * overflow wraps instead of being undefined), LD/ST: conversions.
- */
-#define CUMPROD_TYPED(T, A, LD, ST) \
-	do { \
-		const T    *src_ = (const T *) x->data; \
-		T		   *dst_ = (T *) out->data; \
-		for (int64_t o_ = 0; o_ < outer; o_++) \
-			for (int64_t i_ = 0; i_ < inner; i_++) \
-			{ \
-				A			acc_ = (A) 1; \
-				for (int64_t j_ = 0; j_ < n; j_++) \
-				{ \
-					int64_t		k_ = reverse ? n - 1 - j_ : j_; \
-					int64_t		p_ = (o_ * n + k_) * inner + i_; \
-					if (exclusive) \
-					{ \
-						dst_[p_] = ST(acc_); \
-						acc_ = acc_ * (A) LD(src_[p_]); \
-					} \
-					else \
-					{ \
-						acc_ = acc_ * (A) LD(src_[p_]); \
-						dst_[p_] = ST(acc_); \
-					} \
-				} \
-			} \
-	} while (0)
-
-#define CP_ID(v) (v)
-
-static ox_code
-cumprod_run(ox_kernel_ctx *ctx)
-{
-	const ox_tensor *x = ox_in_tensor(ctx, 0);
-	bool		exclusive = ox_attr_int(ctx->node, "exclusive", 0) != 0;
-	bool		reverse = ox_attr_int(ctx->node, "reverse", 0) != 0;
-	int64_t		axis = 0;
-	int64_t		outer = 1,
-				inner = 1,
-				n;
-	ox_tensor  *out;
-
-	if (!x)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "CumProd: x is required");
-	OX_TRY(vision_scalar_int(ctx, ox_in_tensor(ctx, 1), "axis", &axis));
-	if (x->rank == 0)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "CumProd: x must have rank >= 1");
-	if (axis < -x->rank || axis >= x->rank)
-		return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "CumProd: axis %lld is out of range for rank %d",
-					   (long long) axis, x->rank);
-	if (axis < 0)
-		axis += x->rank;
-	if (ox_tensor_numel(x) < 0)
-		return ox_fail(ctx->st, OX_LIMIT_EXCEEDED, "CumProd: input too large");
-	n = x->dims[axis];
-	for (int i = 0; i < x->rank; i++)
-	{
-		if (i < axis)
-			outer *= x->dims[i];
-		else if (i > axis)
-			inner *= x->dims[i];
-	}
-	switch (x->dtype)
-	{
-		case OX_FLOAT:
-		case OX_DOUBLE:
-		case OX_FLOAT16:
-		case OX_BFLOAT16:
-		case OX_INT32:
-		case OX_INT64:
-		case OX_UINT32:
-		case OX_UINT64:
-			break;
-		default:
-			return ox_fail(ctx->st, OX_INVALID_ARGUMENT, "CumProd: unsupported type %s",
-						   ox_dtype_name(x->dtype));
-	}
-	if (!(out = ox_out_tensor(ctx, 0, x->dtype, x->rank, x->dims)))
-		return ctx->st->code;
-	switch (x->dtype)
-	{
-		case OX_FLOAT:
-			CUMPROD_TYPED(float, float, CP_ID, CP_ID);
-			break;
-		case OX_DOUBLE:
-			CUMPROD_TYPED(double, double, CP_ID, CP_ID);
-			break;
-		case OX_FLOAT16:
-			CUMPROD_TYPED(uint16_t, float, ox_half_to_float, ox_float_to_half);
-			break;
-		case OX_BFLOAT16:
-			CUMPROD_TYPED(uint16_t, float, ox_bf16_to_float, ox_float_to_bf16);
-			break;
-		case OX_INT32:
-			CUMPROD_TYPED(int32_t, uint32_t, CP_ID, (int32_t));
-			break;
-		case OX_INT64:
-			CUMPROD_TYPED(int64_t, uint64_t, CP_ID, (int64_t));
-			break;
-		case OX_UINT32:
-			CUMPROD_TYPED(uint32_t, uint32_t, CP_ID, CP_ID);
-			break;
-		case OX_UINT64:
-			CUMPROD_TYPED(uint64_t, uint64_t, CP_ID, CP_ID);
-			break;
-		default:
-			break;
 	}
 	return OX_OK;
 }
@@ -406,7 +245,7 @@ tensor_scatter_run(ox_kernel_ctx *ctx)
 	}
 	if (!(y = ox_out_tensor(ctx, 0, past->dtype, past->rank, past->dims)))
 		return ctx->st->code;
-	OX_TRY(vision_copy_elems(ctx, past->dtype, y->data, past->data, ox_tensor_numel(past)));
+	OX_TRY(oxt_copy_elems(ctx, past->dtype, y->data, past->data, ox_tensor_numel(past)));
 	if (seq == 0 || inner == 0)
 		return OX_OK;
 	es = ox_dtype_size(past->dtype);
@@ -429,7 +268,7 @@ tensor_scatter_run(ox_kernel_ctx *ctx)
 			}
 			else
 				t = w + k;
-			OX_TRY(vision_copy_elems(ctx, past->dtype,
+			OX_TRY(oxt_copy_elems(ctx, past->dtype,
 									 (char *) y->data + ((p * max_len + t) * inner) * es,
 									 (const char *) upd->data + ((p * seq + k) * inner) * es, inner));
 		}
@@ -450,7 +289,6 @@ const ox_kernel_def ox_kernels_vision[] = {
 	{"", "RoiAlign", 10, ox_vision_roi_align_prepare, ox_vision_roi_align_run, ox_vision_free_state},
 	{"", "DeformConv", 19, NULL, ox_vision_deform_conv_run, NULL},
 	{"", "CenterCropPad", 18, NULL, center_crop_pad_run, NULL},
-	{"", "CumProd", 26, NULL, cumprod_run, NULL},
 	{"", "TensorScatter", 24, tensor_scatter_prepare, tensor_scatter_run, ox_vision_free_state},
 };
 const int	ox_kernels_vision_count = OX_KERNEL_COUNT(ox_kernels_vision);

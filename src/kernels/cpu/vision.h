@@ -1,7 +1,7 @@
 /*
  * vision.h
  *	  Private header of the vision kernel family (GridSample, AffineGrid,
- *	  NonMaxSuppression, RoiAlign, DeformConv, CenterCropPad, CumProd,
+ *	  NonMaxSuppression, RoiAlign, DeformConv, CenterCropPad,
  *	  TensorScatter): the run functions the family table in vision.c
  *	  lists.  These ops compute in the floating types (ox_dtype_is_float),
  *	  their elements read and written with ox_load_real and ox_store_real.
