@@ -4,8 +4,10 @@
  *	  (src/util/huge_alloc.c): a buffer of 2 MB or more is one, writable end
  *	  to end, and ox_aligned_free unmaps it; a smaller one comes from the
  *	  heap as ox_aligned_alloc's do, and ox_aligned_free frees either kind,
- *	  also from several threads at once.  Whether the system backs the
- *	  mappings with huge pages is its choice and not checked, only printed.
+ *	  also from several threads at once.  A mapping's pages are all made
+ *	  before it is handed out, where the kernel can (MADV_POPULATE_WRITE,
+ *	  Linux 5.14).  Whether the system backs the mappings with huge pages
+ *	  is its choice and not checked, only printed.
  */
 #include "util/tensor.h"
 
@@ -75,6 +77,61 @@ check_sizes(void)
 	/* NULL is freed as free(NULL) is */
 	ox_aligned_free(NULL);
 	CHECK(!ox_huge_free(NULL));
+}
+
+/* how many of the pages of [p, p + len) are resident, or -1 */
+static long
+resident_pages(void *p, size_t len, long *pages)
+{
+	long		page = sysconf(_SC_PAGESIZE);
+	size_t		n = (len + (size_t) page - 1) / (size_t) page;
+	unsigned char *vec = malloc(n);
+	long		r = 0;
+
+	*pages = (long) n;
+	if (!vec || mincore(p, len, vec) != 0)
+	{
+		free(vec);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		r += vec[i] & 1;
+	free(vec);
+	return r;
+}
+
+/*
+ * A mapping comes with its pages made (the session's creation writes them
+ * all; made at once, they cost no fault each), where the kernel populates
+ */
+static void
+check_populated(void)
+{
+#ifdef MADV_POPULATE_WRITE
+	size_t		n = 9 * MB + 4096;
+	void	   *probe = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	bool		can = probe != MAP_FAILED && madvise(probe, 4096, MADV_POPULATE_WRITE) == 0;
+	unsigned char *p;
+	long		pages,
+				res;
+
+	if (probe != MAP_FAILED)
+		munmap(probe, 4096);
+	if (!can)
+	{
+		printf("skipped: this kernel cannot populate a mapping (MADV_POPULATE_WRITE)\n");
+		return;
+	}
+	p = ox_aligned_alloc_huge(n);
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	res = resident_pages(p, n, &pages);
+	CHECK(res == pages);
+	/* and zeroed, as fresh anonymous memory is */
+	CHECK(p[0] == 0 && p[n / 2] == 0 && p[n - 1] == 0);
+	ox_aligned_free(p);
+#endif
 }
 
 /* a heap buffer that happens to be 2 MB-aligned is still freed by free() */
@@ -172,6 +229,7 @@ main(void)
 {
 	check_sizes();
 	check_heap_aligned();
+	check_populated();
 	check_tensor();
 	check_threads();
 	print_huge_pages();
