@@ -129,7 +129,8 @@ def export_sklearn(model, x):
 # the images of the torchvision models: batches of 64 would take seconds a run
 TORCH_BATCHES = {"lraspp": (1, 4), "alexnet": (1, 8), "inception": (1, 4), "efficientnet": (1, 8),
                  "resnext": (1, 4), "regnet": (1, 8), "densenet": (1, 4), "shufflenet": (1, 8),
-                 "squeezenet": (1, 8), "googlenet": (1, 8), "convnext": (1, 4)}
+                 "squeezenet": (1, 8), "googlenet": (1, 8), "convnext": (1, 4), "vit": (1, 4),
+                 "swin": (1, 4)}
 
 
 def torch_models():
@@ -152,7 +153,9 @@ def torch_models():
             "shufflenet": "ShuffleNetV2 x1.0, channel split and shuffle (torchvision)",
             "squeezenet": "SqueezeNet 1.1, fire modules (torchvision)",
             "googlenet": "GoogLeNet, inception modules (torchvision)",
-            "convnext": "ConvNeXt-Tiny, 7x7 depthwise, LayerNorm, GELU (torchvision)"}
+            "convnext": "ConvNeXt-Tiny, 7x7 depthwise, LayerNorm, GELU (torchvision)",
+            "vit": "ViT-B/16, 12 layers of 12 heads over 197 tokens (torchvision)",
+            "swin": "Swin-T, shifted 7x7 windows, relative position bias (torchvision)"}
     out = {}
     for name, shape in shapes.items():
         with open(os.path.join(ZOO_DIR, name + ".onnx"), "rb") as f:
@@ -266,17 +269,29 @@ def write_markdown(path, rows, notes):
         f.write("\n".join(lines) + "\n")
 
 
+def merge_rows(kept, new):
+    """the last run's rows with the new ones in the place of the source they belong to"""
+    out = list(kept)
+    for r in new:
+        last = max((i for i, k in enumerate(out) if k["source"] == r["source"]), default=len(out) - 1)
+        out.insert(last + 1, r)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--only", nargs="*", help="model names")
     ap.add_argument("--blocks", type=int, default=7)
     ap.add_argument("--out", default=os.path.join(HERE, "..", "docs", "performance_zoo.md"))
     ap.add_argument("--json", default=os.path.join(HERE, "results", "zoo.json"))
+    ap.add_argument("--merge", action="store_true",
+                    help="with --only: keep the other models' rows of the last run (--json), replace these")
     args = ap.parse_args()
     warnings.filterwarnings("ignore")
     ort.set_default_logger_severity(3)     # not its shape warnings about skl2onnx's label outputs
     os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
     rows, notes = [], []
+    today = datetime.date.today().isoformat()
     for name, (desc, build) in sklearn_models().items():
         if args.only and name not in args.only:
             continue
@@ -305,6 +320,14 @@ def main():
         else:
             make = lambda b, s=shape: rng.standard_normal((b,) + s).astype(np.float32)
         run_case(rows, name, "PyTorch", desc, mb, make, TORCH_BATCHES.get(name, (1, 64)), args.blocks)
+    for r in rows:
+        r["date"] = today
+    if args.merge and args.only and os.path.exists(args.json):
+        with open(args.json) as f:
+            kept = [r for r in json.load(f)["rows"] if r["model"] not in args.only]
+        rows = merge_rows(kept, rows)
+        notes.append(f"Rows of {', '.join(args.only)} measured on {today}, the others by an earlier run "
+                     f"({', '.join(sorted(set(r.get('date', 'date not recorded') for r in kept)))}; `--merge`).")
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"rows": rows, "onnxruntime": ort.__version__}, f, indent=1)

@@ -7,8 +7,8 @@ Linear layers are most of its 244 MB, Inception-v3, EfficientNet-B0 and the
 image classifiers of other designs: grouped convolutions (ResNeXt-50,
 RegNetY-400MF), dense concatenation (DenseNet-121), channel shuffles
 (ShuffleNetV2), fire modules (SqueezeNet), inception modules (GoogLeNet) and
-7x7 depthwise convolutions with LayerNorm and GELU (ConvNeXt-Tiny)), random
-seeded weights.
+7x7 depthwise convolutions with LayerNorm and GELU (ConvNeXt-Tiny)) and the
+vision transformers (ViT-B/16, Swin-T), random seeded weights.
 
 Runs with Debian's /usr/bin/python3 and python3-torch (torch 1.13, opset 17);
 nothing is downloaded.
@@ -34,7 +34,8 @@ SHAPES = {"lstm": (50, 16), "gru": (50, 16), "conv1d": (8, 256), "tinytf": (64, 
           "embed": (20,), "tabres": (40,), "lraspp": (3, 224, 224), "alexnet": (3, 224, 224),
           "inception": (3, 299, 299), "efficientnet": (3, 224, 224), "resnext": (3, 224, 224),
           "regnet": (3, 224, 224), "densenet": (3, 224, 224), "shufflenet": (3, 224, 224),
-          "squeezenet": (3, 224, 224), "googlenet": (3, 224, 224), "convnext": (3, 224, 224)}
+          "squeezenet": (3, 224, 224), "googlenet": (3, 224, 224), "convnext": (3, 224, 224),
+          "vit": (3, 224, 224), "swin": (3, 224, 224)}
 
 
 class LSTMNet(nn.Module):
@@ -153,6 +154,12 @@ CLASSIFIERS = {
     # 7x7 depthwise layers, LayerNorm over channels (a Transpose to channels-last and back), GELU,
     # per-channel layer scale
     "convnext": ("convnext_tiny", {}),
+    # a 16x16 patch Conv, then 12 encoder layers of 12 heads over 197 tokens (nn.MultiheadAttention,
+    # exported as MatMul, Softmax and the head Reshape/Transposes), LayerNorm and GELU
+    "vit": ("vit_b_16", {}),
+    # shifted-window attention: 7x7 windows cut and joined by Reshape/Transpose, the shift by Slice and
+    # Concat, a relative position bias added to each window's scores, patch merging
+    "swin": ("swin_t", {}),
 }
 
 
@@ -161,7 +168,13 @@ def classifier(name):
     def build():
         import torchvision
         ctor, kwargs = CLASSIFIERS[name]
-        return getattr(torchvision.models, ctor)(weights=None, **kwargs)
+        model = getattr(torchvision.models, ctor)(weights=None, **kwargs)
+        # ViT's classifier starts at zero (torchvision's init): every output would be 0 and the
+        # comparison of the engines' outputs empty
+        for m in model.modules():
+            if isinstance(m, nn.Linear) and not m.weight.any():
+                nn.init.normal_(m.weight, std=0.02)
+        return model
     return build
 
 
@@ -174,10 +187,17 @@ TORCHVISION = ("lraspp",) + tuple(CLASSIFIERS)
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", default=os.path.join(HERE, "models", "zoo"))
+    ap.add_argument("--only", nargs="*", help="model names (the others already exported are kept)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     shapes = {}
+    shapes_path = os.path.join(args.out, "shapes.json")
+    if args.only and os.path.exists(shapes_path):
+        with open(shapes_path) as f:
+            shapes = json.load(f)
     for name, cls in BUILD.items():
+        if args.only and name not in args.only:
+            continue
         torch.manual_seed(0)
         try:
             model = cls().eval()
@@ -196,7 +216,7 @@ def main():
                               dynamic_axes={"x": {0: "N"}, "y": {0: "N"}})
         print("wrote %s (%.1f MB)" % (path, os.path.getsize(path) / 1e6))
         shapes[name] = list(SHAPES[name])
-    with open(os.path.join(args.out, "shapes.json"), "w") as f:
+    with open(shapes_path, "w") as f:
         json.dump(shapes, f)
 
 
