@@ -689,17 +689,17 @@ done:
 
 /*
  * T: element type, ACC: accumulator type (unsigned for integers, so that an
- * overflow wraps instead of being undefined), LOAD/STORE: conversions.
- * The running value starts at the operation's identity.
+ * overflow wraps instead of being undefined), LOAD/STORE: conversions, OP
+ * the running operation and ID its identity, where the running value starts.
  */
-#define CUMULATIVE_TYPED(T, ACC, LOAD, STORE) \
+#define CUMULATIVE_LOOP(T, ACC, LOAD, STORE, OP, ID) \
 	do { \
 		const T    *xs_ = x->data; \
 		T		   *ys_ = out->data; \
 		for (int64_t o = 0; o < outer; o++) \
 			for (int64_t i = 0; i < inner; i++) \
 			{ \
-				ACC			acc = product ? (ACC) 1 : (ACC) 0; \
+				ACC			acc = (ACC) (ID); \
 				for (int64_t s = 0; s < n; s++) \
 				{ \
 					int64_t		t = reverse ? n - 1 - s : s; \
@@ -707,11 +707,20 @@ done:
 					ACC			v = LOAD(xs_[p]); \
 					if (exclusive) \
 						ys_[p] = STORE(acc); \
-					acc = product ? (ACC) (acc * v) : (ACC) (acc + v); \
+					acc = (ACC) (acc OP v); \
 					if (!exclusive) \
 						ys_[p] = STORE(acc); \
 				} \
 			} \
+	} while (0)
+
+/* the operation chosen once, outside the loops */
+#define CUMULATIVE_TYPED(T, ACC, LOAD, STORE) \
+	do { \
+		if (product) \
+			CUMULATIVE_LOOP(T, ACC, LOAD, STORE, *, 1); \
+		else \
+			CUMULATIVE_LOOP(T, ACC, LOAD, STORE, +, 0); \
 	} while (0)
 
 #define CUM_ID(v) (v)

@@ -490,22 +490,24 @@ oxt_transpose_run(ox_kernel_ctx *ctx)
  * --------------------------------------------------------------------- */
 
 /*
- * blocksize, and DepthToSpace's mode (crd: "CRD"), which are wrong whatever
- * the input: the prepare refuses them, so that the load fails, and the runs
- * read them through the same checks
+ * blocksize, and DepthToSpace's mode (crd, when asked: "CRD"), which are
+ * wrong whatever the input: the prepare refuses them, so that the load
+ * fails, and the runs read them through the same checks
  */
 static ox_code
 block_attrs(const ox_node *node, ox_status *st, int64_t *b, bool *crd)
 {
 	const char *mode = ox_attr_string(node, "mode", "DCR");
+	bool		is_crd = strcmp(mode, "CRD") == 0;
 
 	*b = ox_attr_int(node, "blocksize", 0);
 	if (*b <= 0 || *b > 65536)
 		return ox_fail(st, OX_INVALID_MODEL, "%s: blocksize must be positive, got %lld",
 					   node->op_type, (long long) *b);
-	*crd = strcmp(mode, "CRD") == 0;
-	if (strcmp(node->op_type, "DepthToSpace") == 0 && !*crd && strcmp(mode, "DCR") != 0)
+	if (strcmp(node->op_type, "DepthToSpace") == 0 && !is_crd && strcmp(mode, "DCR") != 0)
 		return ox_fail(st, OX_UNSUPPORTED, "DepthToSpace: unknown mode \"%s\"", mode);
+	if (crd)
+		*crd = is_crd;
 	return OX_OK;
 }
 
@@ -513,11 +515,11 @@ ox_code
 oxt_block_prepare(ox_prepare_ctx *pc)
 {
 	int64_t		b;
-	bool		crd;
 
-	return block_attrs(pc->node, pc->st, &b, &crd);
+	return block_attrs(pc->node, pc->st, &b, NULL);
 }
 
+/* crd: NULL for SpaceToDepth, which has no mode */
 static ox_code
 block_size(ox_kernel_ctx *ctx, const ox_tensor *x, int64_t *b, bool *crd)
 {
@@ -595,7 +597,6 @@ ox_code
 oxt_space_to_depth_run(ox_kernel_ctx *ctx)
 {
 	const ox_tensor *x = oxt_input(ctx, 0, "input");
-	bool		crd;			/* (DepthToSpace's alone) */
 	int64_t		b,
 				N,
 				C,
@@ -608,7 +609,7 @@ oxt_space_to_depth_run(ox_kernel_ctx *ctx)
 
 	if (!x)
 		return ctx->st->code;
-	OX_TRY(block_size(ctx, x, &b, &crd));
+	OX_TRY(block_size(ctx, x, &b, NULL));
 	N = x->dims[0];
 	C = x->dims[1];
 	H = x->dims[2];
