@@ -3,7 +3,7 @@
 shapes of resnet50, mobilenet_v2, mnasnet and the encoder, each engine timed by process CPU time
 per call (alternating blocks), so that a slow layer shape stands out.
 
-    python3 bench/layers.py [--set resnet50|mobilenet|mnasnet|encoder|all] [--threads 1] [--reps 5]
+    python3 bench/layers.py [--set resnet50|mobilenet|mnasnet|encoder|vit|all] [--threads 1] [--reps 5]
 
 Prints one line per layer: CPU time per call (the minimum over the blocks) of both engines, the ratio onnx_pg /
 onnxruntime, and GFLOP per CPU-second.  A tool for finding work, not a report.
@@ -108,6 +108,14 @@ ENCODER = [
     ("mlp 1x784x512", 1, 784, 512),
 ]
 
+# ViT-B/16's Linear layers (197 tokens, hidden 768, MLP 3072; bench/zoo_models.py's vit)
+VIT = [
+    ("vit qkv 197x768x2304", 197, 768, 2304),
+    ("vit proj 197x768x768", 197, 768, 768),
+    ("vit ffn1 197x768x3072", 197, 768, 3072),
+    ("vit ffn2 197x3072x768", 197, 3072, 768),
+]
+
 
 def conv_model(C, H, M, k, s, g, batch):
     rng = np.random.default_rng(0)
@@ -171,7 +179,7 @@ def measure(model_bytes, feeds, threads, reps, min_block):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", default="all", choices=["resnet50", "mobilenet", "mnasnet", "encoder", "all"])
+    ap.add_argument("--set", default="all", choices=["resnet50", "mobilenet", "mnasnet", "encoder", "vit", "all"])
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--reps", type=int, default=5)
@@ -188,13 +196,15 @@ def main():
         sets.append(("mnasnet", MNASNET, None))
     if args.set in ("encoder", "all"):
         sets.append(("encoder", ENCODER, None))
+    if args.set in ("vit", "all"):
+        sets.append(("vit", VIT, None))
     for sname, layers, counts in sets:
         tot_o = tot_r = 0.0
         print("%-22s %10s %10s %6s %8s %8s %8s" % (sname, "onnx_pg", "ort", "ratio", "GF/s ox", "GF/s ort", "err"))
         for i, L in enumerate(layers):
             if args.only and args.only not in L[0]:
                 continue
-            if sname == "encoder":
+            if sname in ("encoder", "vit"):
                 mb, feeds, fl = matmul_model(*L[1:])
             else:
                 mb, feeds, fl = conv_model(*L[1:], batch=args.batch)
