@@ -134,7 +134,8 @@ def conv_model(C, H, M, k, s, g, batch):
     return m.SerializeToString(), {"x": rng.standard_normal((batch, C, H, H), dtype=np.float32)}, flops
 
 
-def matmul_model(M, K, N):
+def matmul_model(M, K, N, batch=1):
+    """one MatMul by a constant [K, N], fed [M, K] (the layer's M is its batch: batch is not used)"""
     rng = np.random.default_rng(0)
     w = rng.standard_normal((K, N), dtype=np.float32) * 0.05
     node = helper.make_node("MatMul", ["x", "w"], ["y"])
@@ -189,25 +190,22 @@ def main():
     R.pin(args.threads)
     sets = []
     if args.set in ("resnet50", "all"):
-        sets.append(("resnet50", RESNET50, RESNET50_COUNT))
+        sets.append(("resnet50", RESNET50, RESNET50_COUNT, conv_model))
     if args.set in ("mobilenet", "all"):
-        sets.append(("mobilenet", MOBILENET, None))
+        sets.append(("mobilenet", MOBILENET, None, conv_model))
     if args.set in ("mnasnet", "all"):
-        sets.append(("mnasnet", MNASNET, None))
+        sets.append(("mnasnet", MNASNET, None, conv_model))
     if args.set in ("encoder", "all"):
-        sets.append(("encoder", ENCODER, None))
+        sets.append(("encoder", ENCODER, None, matmul_model))
     if args.set in ("vit", "all"):
-        sets.append(("vit", VIT, None))
-    for sname, layers, counts in sets:
+        sets.append(("vit", VIT, None, matmul_model))
+    for sname, layers, counts, make in sets:
         tot_o = tot_r = 0.0
         print("%-22s %10s %10s %6s %8s %8s %8s" % (sname, "onnx_pg", "ort", "ratio", "GF/s ox", "GF/s ort", "err"))
         for i, L in enumerate(layers):
             if args.only and args.only not in L[0]:
                 continue
-            if sname in ("encoder", "vit"):
-                mb, feeds, fl = matmul_model(*L[1:])
-            else:
-                mb, feeds, fl = conv_model(*L[1:], batch=args.batch)
+            mb, feeds, fl = make(*L[1:], batch=args.batch)
             o, r, err = measure(mb, feeds, args.threads, args.reps, args.block)
             n = counts[i] if counts else 1
             tot_o += n * o

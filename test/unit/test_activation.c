@@ -251,8 +251,9 @@ softmax_case(const char *op, int opset, int64_t axis, int rank, const int64_t *d
 			 int64_t outer, int64_t n, int64_t inner, const char *label)
 {
 	int64_t		numel = ox_shape_numel(rank, dims);
-	float	   *x = malloc(sizeof(float) * (size_t) (numel > 0 ? numel : 1));
-	float	   *want = malloc(sizeof(float) * (size_t) (numel > 0 ? numel : 1));
+	size_t		bytes = sizeof(float) * (size_t) (numel > 0 ? numel : 1);
+	float	   *x = malloc(bytes);
+	float	   *want = malloc(bytes);
 	uint32_t	seed = 12345;
 
 	for (int64_t i = 0; i < numel; i++)
