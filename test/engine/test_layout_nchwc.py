@@ -73,10 +73,11 @@ ACTS = {
 
 
 def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, depthwise=False, nchw_input=False,
-              group=1):
+              group=1, blocked_op=None):
     """(blocked model, plain model, feeds) of act(conv(x) + b + z); depthwise:
     group = c = m, the blocked DepthwiseConv; nchw_input: the blocked Conv
-    reads x as it is (an RGB stem); group: a grouped Conv"""
+    reads x as it is (an RGB stem); group: a grouped Conv; blocked_op: the
+    onnx_pg.nchwc operator (default Conv, or DepthwiseConv)"""
     rng = np.random.default_rng(seed)
     kh, kw = k if isinstance(k, tuple) else (k, k)
     wt = (rng.standard_normal((m, 1 if depthwise else c // group, kh, kw)) * 0.2).astype(np.float32)
@@ -107,7 +108,7 @@ def conv_case(n, c, m, h, w, k, stride, pads, dilation, bias, z, act, seed, dept
         act_attrs["nchw_input"] = 1
     if z:
         blocked.append(helper.make_node("ReorderInput", ["z"], ["zb"], domain=NC))
-    blocked += [helper.make_node("DepthwiseConv" if depthwise else "Conv", conv_in, ["yb"], domain=NC,
+    blocked += [helper.make_node(blocked_op or ("DepthwiseConv" if depthwise else "Conv"), conv_in, ["yb"], domain=NC,
                                  **attrs, **act_attrs),
                 helper.make_node("ReorderOutput", ["yb"], ["y"], domain=NC, channels=m)]
 
@@ -303,10 +304,11 @@ def resnext_like(seed, h):
 
 @pytest.mark.parametrize("h,threads", [(32, 1), (30, 2)])
 def test_pass_keeps_grouped_convs_blocked(h, threads, block):
-    """16 channels a group stay blocked; 4 a group (the second module) leave
-    the blocks: the one NCHW FusedConv, reordered around"""
+    """16 channels a group stay blocked Convs (in blocks of 8, two blocks a
+    group); 4 a group (the second module) a blocked GroupConv: no NCHW
+    convolution"""
     ops = level3_ops(resnext_like(h, h), h, threads)
-    assert ops.count("FusedConv") == 1 and ops.count("Conv") == 7, ops
+    assert ops.count("FusedConv") == 0 and ops.count("Conv") == 7 and ops.count("GroupConv") == 1, ops
 
 
 def bias_as_input(m):
@@ -644,8 +646,8 @@ def test_few_tiles_run_directly(c, h, wino, block):
 def mobilenet_like(seed, h):
     """inverted residual blocks: 1x1 expand (24 input channels: padded to 32
     in the blocks), 3x3 depthwise (stride 1 and 2), 1x1
-    project, a residual add; a grouped conv of 4 channels a group (not whole
-    blocks) stays NCHW"""
+    project, a residual add; a grouped conv of 4 channels a group (a
+    blocked GroupConv)"""
     net = Net(seed)
     x = net.conv("x", 3, 24, k=3, stride=2)
     e = net.conv(x, 24, 96, k=1)
@@ -670,8 +672,8 @@ def test_pass_depthwise_network(h, threads):
     close(s.run(feeds)[0], want, "level 3")
     ops = [op for _, op, _ in s.profile(feeds)]
     assert ops.count("DepthwiseConv") == 2, ops
-    # the group-8 conv stays NCHW
-    assert ops.count("FusedConv") == 1, ops
+    # the group-8 conv blocked too
+    assert ops.count("FusedConv") == 0 and ops.count("GroupConv") == 1, ops
 
 
 def hard_swish_net(seed, h):

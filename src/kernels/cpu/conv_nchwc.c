@@ -6,7 +6,8 @@
  *	  This file checks what every operator shares and hands each call to
  *	  the kernels of its block size: 16 channels with AVX-512
  *	  (conv_nchwc_avx512.c), 8 with AVX2 (conv_nchwc_avx2.c), both made from
- *	  the templates conv_nchwc_kernels.h and conv_nchwc_dw_kernels.h.
+ *	  the templates conv_nchwc_kernels.h, conv_nchwc_dw_kernels.h and
+ *	  conv_nchwc_group_kernels.h.
  *
  * A blocked tensor holds [N, C, H, W] as [N, ceil(C / B), H, W, B], B the
  * block: the B channels of a block are contiguous at every pixel, and the
@@ -26,6 +27,9 @@
  *						a 3x3 stride-1 layer directly in blocks of 16
  *						(default 1: by Winograd's F(4x4, 3x3))
  *	 DepthwiseConv		the same with group = C = M (conv_nchwc_dw_kernels.h)
+ *	 GroupConv			the same with groups of cg = C / group channels in and
+ *						out (M = C), cg from 2 to B / 2 dividing B
+ *						(conv_nchwc_group_kernels.h)
  *	 MaxPool			MaxPool's attributes, blocked in and out
  *	 AveragePool		AveragePool's, blocked in and out
  *	 GlobalAveragePool	blocked in and out ([N, CB, 1, 1, B])
@@ -373,6 +377,60 @@ nchwc_depthwise_run(ox_kernel_ctx *ctx)
 	return s->blk == 16 ? nn_nchwc16_depthwise_run(ctx) : nn_nchwc8_depthwise_run(ctx);
 }
 
+/* ---- convolution in groups narrower than a block ------------------------- */
+
+/*
+ * W [C, cg, kh, kw] with group = C / cg, cg from 2 to half the block and
+ * dividing it, so that every block holds whole groups in and out
+ */
+static ox_code
+nchwc_group_prepare(ox_prepare_ctx *pc)
+{
+	nn_nchwc_dw_state *s;
+	const ox_tensor *w;
+	int			blk = nn_nchwc_block();
+	int64_t		cg;
+	ox_code		rc;
+
+	if (!nn_nchwc_have(blk, "GroupConv", pc->st))
+		return pc->st->code;
+	if (!(s = calloc(1, sizeof(*s))))
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc GroupConv: could not allocate state");
+	if (nn_nchwc_prepare_begin(pc, "GroupConv", &w, &s->win, &s->act) != OX_OK)
+	{
+		free(s);
+		return pc->st->code;
+	}
+	cg = w->dims[1];
+	if (cg < 2 || cg > blk / 2 || blk % cg != 0 || ox_attr_int(pc->node, "group", 1) * cg != w->dims[0])
+	{
+		free(s);
+		return ox_fail(pc->st, OX_INVALID_MODEL,
+					   "onnx_pg.nchwc GroupConv: W must be [C, C / group, kh, kw] with C / group from 2 to %d, dividing %d",
+					   blk / 2, blk);
+	}
+	rc = blk == 16 ? nn_nchwc16_group_prepare(pc, s, w) : nn_nchwc8_group_prepare(pc, s, w);
+	if (rc != OX_OK)
+	{
+		nchwc_depthwise_free(s);
+		return rc;
+	}
+	pc->state = s;
+	return OX_OK;
+}
+
+static ox_code
+nchwc_group_run(ox_kernel_ctx *ctx)
+{
+	const nn_nchwc_dw_state *s = ctx->state;
+
+	if (!s)
+		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc GroupConv: not prepared");
+	if (!nn_nchwc_have(s->blk, "GroupConv", ctx->st))
+		return ctx->st->code;
+	return s->blk == 16 ? nn_nchwc16_group_run(ctx) : nn_nchwc8_group_run(ctx);
+}
+
 /* ---- pooling ------------------------------------------------------------ */
 
 typedef struct nchwc_pool_state
@@ -675,6 +733,7 @@ const ox_kernel_def ox_kernels_nchwc[] = {
 	{OX_NCHWC_DOMAIN, "ReorderOutput", 1, NULL, reorder_output_run, NULL},
 	{OX_NCHWC_DOMAIN, "Conv", 1, nchwc_conv_prepare, nchwc_conv_run, nchwc_conv_free},
 	{OX_NCHWC_DOMAIN, "DepthwiseConv", 1, nchwc_depthwise_prepare, nchwc_depthwise_run, nchwc_depthwise_free},
+	{OX_NCHWC_DOMAIN, "GroupConv", 1, nchwc_group_prepare, nchwc_group_run, nchwc_depthwise_free},
 	{OX_NCHWC_DOMAIN, "MaxPool", 1, nchwc_max_pool_prepare, nchwc_pool_run, nchwc_pool_free},
 	{OX_NCHWC_DOMAIN, "AveragePool", 1, nchwc_average_pool_prepare, nchwc_pool_run, nchwc_pool_free},
 	{OX_NCHWC_DOMAIN, "GlobalAveragePool", 1, NULL, nchwc_global_average_pool_run, NULL},

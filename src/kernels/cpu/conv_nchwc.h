@@ -208,8 +208,10 @@ typedef struct nn_nchwc_dw_state
 	int64_t		c,
 				cb,
 				kh,
-				kw;
-	float	   *w;				/* [cb][kh][kw][blk], zero past C */
+				kw,
+				cg;				/* channels a group in and out: 1, or GroupConv's (2 to blk / 2) */
+	/* [cb][kh][kw][blk], zero past C; GroupConv's [cb][kh][kw][cg][blk] */
+	float	   *w;
 	const void *w_data;			/* the constant the packing came from */
 	nn_nchwc_bias bias;			/* padded to cb * blk */
 } nn_nchwc_dw_state;
@@ -228,7 +230,9 @@ typedef struct nn_nchwc_dw_state
 										   bool count_include_pad); \
 	ox_code		nn_nchwc##B##_global_average_pool_run(ox_kernel_ctx *ctx); \
 	ox_code		nn_nchwc##B##_depthwise_prepare(ox_prepare_ctx *pc, nn_nchwc_dw_state *s, const ox_tensor *w); \
-	ox_code		nn_nchwc##B##_depthwise_run(ox_kernel_ctx *ctx);
+	ox_code		nn_nchwc##B##_depthwise_run(ox_kernel_ctx *ctx); \
+	ox_code		nn_nchwc##B##_group_prepare(ox_prepare_ctx *pc, nn_nchwc_dw_state *s, const ox_tensor *w); \
+	ox_code		nn_nchwc##B##_group_run(ox_kernel_ctx *ctx);
 NN_NCHWC_DECLARE(16)
 NN_NCHWC_DECLARE(8)
 

@@ -27,6 +27,7 @@ NCHWC_FN(depthwise_prepare) (ox_prepare_ctx *pc, dw_state *s, const ox_tensor *w
 
 	s->blk = BLK;
 	s->c = w->dims[0];
+	s->cg = 1;
 	s->cb = (s->c + BLK - 1) / BLK;
 	s->kh = w->dims[2];
 	s->kw = w->dims[3];

@@ -53,6 +53,35 @@ typedef __mmask16 nv_keep_t;	/* lanes to keep */
 /* c + *p * b in the lanes of k, c in the others; *p read only in those lanes */
 #define nv_fmadd_kept(k, p, b, c) _mm512_mask3_fmadd_ps(_mm512_maskz_loadu_ps((k), (p)), (b), (c), (k))
 
+/*
+ * Lane l of v's lane (l / cg) cg + j: input channel j of the group of
+ * lane l's channel, for groups of cg = 2, 4 or 8 channels (GroupConv).
+ * Groups of 2 and 4 lie in 128-bit lanes (one in-lane shuffle by
+ * immediate); groups of 8 cross them (a permute).  j and cg are constants
+ * where the kernels call it: the switch folds away.
+ */
+__attribute__((target("avx512f")))
+static inline __attribute__((always_inline)) __m512
+nv_group_lane(__m512 v, const int cg, const int j)
+{
+	if (cg == 2)
+		return j == 0 ? _mm512_permute_ps(v, 0xA0) : _mm512_permute_ps(v, 0xF5);
+	if (cg == 4)
+		switch (j)
+		{
+			case 0:
+				return _mm512_permute_ps(v, 0x00);
+			case 1:
+				return _mm512_permute_ps(v, 0x55);
+			case 2:
+				return _mm512_permute_ps(v, 0xAA);
+			default:
+				return _mm512_permute_ps(v, 0xFF);
+		}
+	return _mm512_permutexvar_ps(_mm512_setr_epi32(j, j, j, j, j, j, j, j,
+												   8 + j, 8 + j, 8 + j, 8 + j, 8 + j, 8 + j, 8 + j, 8 + j), v);
+}
+
 #elif NCHWC_BLK == 8
 
 #define BLK 8
@@ -81,6 +110,26 @@ typedef __m256 nv_keep_t;
 #define nv_keep_none() _mm256_setzero_ps()
 #define nv_fmadd_kept(k, p, b, c) \
 	_mm256_blendv_ps((c), _mm256_fmadd_ps(_mm256_maskload_ps((p), _mm256_castps_si256(k)), (b), (c)), (k))
+
+/* groups of 2 or 4 channels: both in 128-bit lanes (see the AVX-512 one) */
+__attribute__((target("avx2")))
+static inline __attribute__((always_inline)) __m256
+nv_group_lane(__m256 v, const int cg, const int j)
+{
+	if (cg == 2)
+		return j == 0 ? _mm256_permute_ps(v, 0xA0) : _mm256_permute_ps(v, 0xF5);
+	switch (j)
+	{
+		case 0:
+			return _mm256_permute_ps(v, 0x00);
+		case 1:
+			return _mm256_permute_ps(v, 0x55);
+		case 2:
+			return _mm256_permute_ps(v, 0xAA);
+		default:
+			return _mm256_permute_ps(v, 0xFF);
+	}
+}
 
 #else
 #error "NCHWC_BLK must be 16 or 8"
