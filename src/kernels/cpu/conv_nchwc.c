@@ -528,12 +528,35 @@ typedef struct scale_job
 	int			blk;
 } scale_job;
 
+/*
+ * y = x * s over plane pixels of 16 channels (s_step 0: s one block for
+ * every pixel; 16: s a plane too), in registers: the portable loops ran
+ * 1.5x onnxruntime's time on RegNet's gates.  y may be x.
+ */
+__attribute__((target("avx512f")))
+static void
+scale_plane16(const float *x, const float *s, int64_t s_step, float *y, int64_t plane)
+{
+	for (int64_t p = 0; p < plane; p++)
+		_mm512_storeu_ps(y + p * 16, _mm512_mul_ps(_mm512_loadu_ps(x + p * 16), _mm512_loadu_ps(s + p * s_step)));
+}
+
+/* the same for blocks of 8 */
+__attribute__((target("avx2")))
+static void
+scale_plane8(const float *x, const float *s, int64_t s_step, float *y, int64_t plane)
+{
+	for (int64_t p = 0; p < plane; p++)
+		_mm256_storeu_ps(y + p * 8, _mm256_mul_ps(_mm256_loadu_ps(x + p * 8), _mm256_loadu_ps(s + p * s_step)));
+}
+
 /* output blocks [b0, b1): batch b / cb, channel block b % cb */
 static void
 scale_blocks(void *arg, int64_t b0, int64_t b1)
 {
 	const scale_job *j = arg;
-	int64_t		span = j->plane * j->blk;
+	int64_t		span = j->plane * j->blk,
+				s_step = j->s_plane != 1 ? j->blk : 0;
 
 	for (int64_t b = b0; b < b1; b++)
 	{
@@ -543,17 +566,10 @@ scale_blocks(void *arg, int64_t b0, int64_t b1)
 		const float *s = j->s + ((j->s_one ? 0 : n) * j->cb + c) * j->s_plane * j->blk;
 		float	   *y = j->y + b * span;
 
-		if (j->s_plane != 1)
-			for (int64_t i = 0; i < span; i++)
-				y[i] = x[i] * s[i];
-		else if (j->blk == 16)
-			for (int64_t p = 0; p < j->plane; p++)
-				for (int k = 0; k < 16; k++)
-					y[p * 16 + k] = x[p * 16 + k] * s[k];
+		if (j->blk == 16)
+			scale_plane16(x, s, s_step, y, j->plane);
 		else
-			for (int64_t p = 0; p < j->plane; p++)
-				for (int k = 0; k < 8; k++)
-					y[p * 8 + k] = x[p * 8 + k] * s[k];
+			scale_plane8(x, s, s_step, y, j->plane);
 	}
 }
 
@@ -585,12 +601,15 @@ nchwc_mul_run(ox_kernel_ctx *ctx)
 					   (long long) b->dims[4]);
 	memcpy(dims, x->dims, sizeof(dims));
 	dims[0] = a->dims[0] == 1 ? b->dims[0] : a->dims[0];
+	/* in X's own buffer where nothing else reads X (each element read before it is written) */
+	j.x = x->data;
+	j.s = s->data;
+	if (x->dims[0] == dims[0])
+		(void) ox_take_input_buffer(ctx, x, 0, 5, dims);
 	if (!(y = ox_out_tensor(ctx, 0, OX_FLOAT, 5, dims)))
 		return ctx->st->code;
 	if (ox_tensor_numel(y) == 0)
 		return OX_OK;
-	j.x = x->data;
-	j.s = s->data;
 	j.y = y->data;
 	j.cb = dims[1];
 	j.plane = dims[2] * dims[3];
