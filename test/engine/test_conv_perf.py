@@ -6,9 +6,9 @@ and 2 threads.
 Which path runs: depthwise for one input channel per group; Winograd
 F(4x4, 3x3) for 3x3 stride 1 with >= 16 channels in and out on planes of
 >= 400 pixels, F(2x2, 3x3) on planes of 7 to 28 output columns and >= 8
-rows below that; the pixel-broadcast path for other ungrouped convolutions
-with at most 64 output pixels and >= 16 output channels; the GEMM path
-otherwise.
+rows below that; rows of a GEMM (X W^T) for a 1x1 kernel over a 1x1 plane, unpadded;
+the pixel-broadcast path for other ungrouped convolutions with at most 64
+output pixels and >= 16 output channels; the GEMM path otherwise.
 
 Shapes cover what the paths special-case: 1x1 (plain row copies), strided
 1x1, 3x3 stride 1 (Winograd where it applies) and stride 2, the 7x7 stem,
@@ -201,6 +201,15 @@ SHAPES = [
     ("dw lanes 112 s2", 1, 20, (112, 112), 20, 3, 2, [0, 0, 1, 1], None, 20),
     # a padded plane over 64K pixels: the pixels-in-lanes loops instead
     ("dw plane past lanes", 1, 3, (258, 255), 3, 3, 2, 1, None, 3),
+    # 1x1 over a 1x1 plane (squeeze-and-excitation layers): rows of a GEMM, X W^T
+    ("rows 1x1 plane", 1, 52, (1, 1), 440, 1, None, None, None, 1),
+    ("rows batch 3", 3, 7, (1, 1), 9, 1, None, None, None, 1),
+    ("rows strided", 2, 16, (1, 1), 24, 1, 2, None, None, 1),
+    ("rows 1-D", 1, 20, (1,), 33, 1, None, None, None, 1),
+    ("rows 3-D", 2, 8, (1, 1, 1), 12, 1, None, None, None, 1),
+    # not rows: the one output reads the padding (the bias alone); groups
+    ("1x1 plane padded", 1, 8, (1, 1), 16, 1, 2, [1, 1, 0, 0], None, 1),
+    ("1x1 plane groups", 2, 16, (1, 1), 32, 1, None, None, None, 4),
 ]
 
 
@@ -246,6 +255,48 @@ def test_conv_activations(act, kind):
         if act in (None, "Relu"):
             # Relu keeps NaN, fused or not (as the standalone Relu does)
             np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+
+
+@pytest.mark.parametrize("act", [None, "Relu", "Sigmoid", "HardSigmoid"])
+def test_conv_rows_activations(act):
+    """the rows path (1x1 over a 1x1 plane): bias, then the activation"""
+    model, feeds = conv_model(2, 24, (1, 1), 40, 1, act=act, seed=5)
+    check(model, feeds)
+
+
+@pytest.mark.parametrize("inf_weight", [False, True])
+def test_conv_rows_zero_inputs(inf_weight):
+    """a GEMV over W^T may skip the inputs that are 0 (a ReLU's zeros) only
+    when W holds no infinity: 0 x inf is NaN, as onnxruntime gives it"""
+    model, feeds = conv_model(1, 16, (1, 1), 24, 1, seed=6)
+    feeds["x"][0, ::2] = 0.0
+    if inf_weight:
+        w = next(t for t in model.graph.initializer if t.name == "w")
+        arr = numpy_helper.to_array(w).copy()
+        arr[3, 4] = np.inf      # input 4 is 0: output 3 is NaN
+        arr[5, 5] = -np.inf     # input 5 is not: output 5 is -inf or +inf
+        w.CopyFrom(numpy_helper.from_array(arr, "w"))
+    want = ort_run(model, feeds)[0]
+    for level in (0, 3):
+        got = Session(model, opt_level=level).run(feeds)[0]
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+        fin = np.isfinite(want)
+        np.testing.assert_array_equal(got[~fin & ~np.isnan(want)], want[~fin & ~np.isnan(want)])
+        assert_close(got[fin], want[fin], f"level {level}")
+    if inf_weight:
+        assert np.isnan(want[0, 3, 0, 0]) and np.isinf(want[0, 5, 0, 0])
+
+
+def test_conv_rows_unknown_plane():
+    """a plane unknown when the session is made: W packed for the GEMM path,
+    and for the rows at the run that meets a 1x1 plane (and back)"""
+    model, feeds = conv_model(2, 12, (1, 1), 20, 1, act="Relu", seed=8)
+    x = model.graph.input[0].type.tensor_type.shape
+    x.dim[2].dim_param = "H"
+    x.dim[3].dim_param = "W"
+    check(model, feeds, levels=(0, 3), threads=(1,))
+    check(model, {"x": np.random.default_rng(9).standard_normal((1, 12, 3, 2)).astype(np.float32)},
+          levels=(0, 3), threads=(1,))
 
 
 def test_conv_no_bias_and_empty_batch():
@@ -300,6 +351,14 @@ def test_conv_add_fusion(act, z_first):
     assert not any(op in ("Add", "Relu", "Clip", "LeakyRelu", "Sigmoid") for op, _ in ops), ops
     # the saved model is onnxruntime's FusedConv: same answer there
     assert_close(ort_run(saved, feeds)[0], ort_run(model, feeds)[0], "saved model in onnxruntime")
+
+
+def test_conv_add_fusion_rows():
+    """Z and the activation after the rows path (an SE-like 1x1 plane)"""
+    model, feeds = residual_model(c=24, m=24, hw=(1, 1), act="Sigmoid")
+    check(model, feeds)
+    _, ops = fused_ops(model)
+    assert ("FusedConv", 4) in ops, ops
 
 
 def test_conv_add_fusion_winograd():

@@ -74,7 +74,12 @@ typedef struct nn_conv_epi
  *	   K-major: data [ceil(M / CB)][kk][CB], zeros past M;
  *	 - WINOGRAD2 (conv_winograd2.c): F(2x2, 3x3) transformed filters in the
  *	   PIXELS layout, one per point of the 4 x 4 transform domain:
- *	   data [16][ceil(M / CB)][C][CB].
+ *	   data [16][ceil(M / CB)][C][CB];
+ *	 - ROWS (conv_gemm.c, nn_conv_rows_applies): a 1x1 kernel over a 1x1
+ *	   input plane, unpadded, group 1 (a squeeze-and-excitation block's
+ *	   layers after its global pooling): Y [N, M] = X [N, C] W^T, W^T packed
+ *	   as the GEMM's B (ox_sgemm_pack_b), so that a batch of 1 is the GEMM's
+ *	   matrix-vector product.  data is NULL.
  */
 #define NN_CONV_MR 8
 #define NN_CONV_CB 48
@@ -84,8 +89,11 @@ typedef enum nn_convw_kind
 	NN_CONVW_GEMM = 0,
 	NN_CONVW_WINOGRAD,
 	NN_CONVW_PIXELS,
-	NN_CONVW_WINOGRAD2
+	NN_CONVW_WINOGRAD2,
+	NN_CONVW_ROWS
 } nn_convw_kind;
+
+struct ox_sgemm_packed;
 
 typedef struct nn_convw
 {
@@ -97,6 +105,8 @@ typedef struct nn_convw
 	const void *src;			/* the weights it was packed from */
 	float	   *data;
 	size_t		bytes;
+	struct ox_sgemm_packed *rows;	/* ROWS: W^T packed for the GEMM */
+	bool		rows_finite;	/* ROWS: W holds no infinity or NaN */
 } nn_convw;
 
 /* pack W for the GEMM path (float, [m, kk] per group); NULL + status on failure */
@@ -146,6 +156,8 @@ void		nn_conv_px_tile(int64_t kc, const float *w, const float *b, float *acc, bo
 
 /* whether the pixel-broadcast path takes this convolution */
 bool		nn_conv_pixels_applies(const nn_conv_shape *cs);
+/* a 1x1 kernel over a 1x1 input plane, unpadded, group 1: the ROWS path (conv_gemm.c) */
+bool		nn_conv_rows_applies(const nn_conv_shape *cs);
 nn_convw   *nn_conv_pixels_pack(int64_t m, int64_t kk, const float *w, ox_status *st);
 ox_code		nn_conv_pixels_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw,
 							   const float *x, const nn_conv_epi *epi, float *y, ox_status *st);

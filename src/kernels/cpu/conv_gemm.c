@@ -34,6 +34,7 @@
  * weights were made for.
  */
 #include "kernels/cpu/conv_fast.h"
+#include "kernels/cpu/sgemm.h"
 #include "kernels/cpu/simd_avx2.h"
 
 #include <immintrin.h>
@@ -138,6 +139,7 @@ nn_convw_free(nn_convw *p)
 	if (p)
 	{
 		ox_aligned_free(p->data);
+		ox_sgemm_packed_free(p->rows);
 		free(p);
 	}
 }
@@ -859,6 +861,77 @@ nn_conv_is_depthwise(const nn_conv_shape *cs)
 	return plane >= 0 && plane <= ((int64_t) 1 << 26);
 }
 
+/* ---- 1x1 over a 1x1 plane: rows of a GEMM -------------------------------- */
+
+/*
+ * A 1x1 kernel over a 1x1 input plane, unpadded, group 1: each image's
+ * output is its C inputs times W^T, one row of a GEMM.  RegNet's and
+ * EfficientNet's squeeze-and-excitation layers (after a global pooling)
+ * went to the PIXELS path, whose tiles hold 7 pixels: at 1x1 six of them
+ * empty, with the unrolling and the transposing epilogue per call (RegNet's
+ * 52 -> 440 layer took 18 us, onnxruntime 3).
+ */
+bool
+nn_conv_rows_applies(const nn_conv_shape *cs)
+{
+	for (int i = 0; i < NN_MAX_SPATIAL; i++)
+		if (cs->g.pb[i] != 0 || cs->g.pe[i] != 0)
+			return false;
+	return cs->group == 1 && cs->g.in_size == 1 && cs->g.k_size == 1 && cs->g.out_size == 1;
+}
+
+/* W [m, c, 1...] packed as the GEMM's B = W^T; NULL without the GEMM's kernels (no status) or on error */
+static nn_convw *
+conv_rows_pack(int64_t m, int64_t c, const float *w, ox_status *st)
+{
+	nn_convw   *p = calloc(1, sizeof(*p));
+	int64_t		n = m * c;
+
+	if (!p)
+	{
+		ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate packed weights");
+		return NULL;
+	}
+	p->kind = NN_CONVW_ROWS;
+	p->group = 1;
+	p->mg = m;
+	p->kk = c;
+	p->src = w;
+	if (!(p->rows = ox_sgemm_pack_b(true, c, m, w, c, st)))
+	{
+		free(p);
+		return NULL;
+	}
+	p->bytes = ox_sgemm_packed_bytes(p->rows);
+	p->rows_finite = true;
+	for (int64_t i = 0; i < n && p->rows_finite; i++)
+		p->rows_finite = isfinite(w[i]);
+	return p;
+}
+
+/* Y = act(X W^T + B + Z) for pw of kind ROWS */
+static ox_code
+conv_rows_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw, const float *x,
+			  const nn_conv_epi *epi, float *y, ox_status *st)
+{
+	ox_sgemm_epilogue se;
+	int64_t		ny = cs->n * cs->m;
+
+	memset(&se, 0, sizeof(se));
+	se.bias = epi->bias;
+	/* the GEMV may skip the inputs that are 0 (a ReLU's zeros before the layer) */
+	se.b_finite = pw->rows_finite;
+	OX_TRY(ox_sgemm_packed_b_ex(ctx, false, cs->n, 1.0f, x, cs->c, pw->rows, 0.0f, y, cs->m, &se));
+	if (st->code != OX_OK)
+		return st->code;
+	if (epi->z)
+		for (int64_t i = 0; i < ny; i++)
+			y[i] += epi->z[i];
+	if (epi->act.kind != NN_ACT_NONE)
+		nn_activation_apply_f32(ctx, &epi->act, y, ny);
+	return OX_OK;
+}
+
 nn_convw *
 nn_convw_pack_for(const nn_conv_shape *cs, const float *w, ox_status *st)
 {
@@ -866,6 +939,13 @@ nn_convw_pack_for(const nn_conv_shape *cs, const float *w, ox_status *st)
 
 	if (nn_conv_is_depthwise(cs))
 		return NULL;
+	if (nn_conv_rows_applies(cs))
+	{
+		nn_convw   *p = conv_rows_pack(cs->m, cs->c, w, st);
+
+		if (p || st->code != OX_OK)
+			return p;
+	}
 	if (nn_winograd_applies(cs))
 		return nn_winograd_pack(cs->m, cs->c, w, st);
 	if (nn_winograd2_applies(cs))
@@ -894,6 +974,8 @@ pack_fits(const nn_convw *pw, const nn_conv_shape *cs, const float *w)
 				nn_conv_pixels_applies(cs);
 		case NN_CONVW_GEMM:
 			return pw->group == cs->group && pw->kk == kk && pw->mg * pw->group == cs->m;
+		case NN_CONVW_ROWS:
+			return pw->mg == cs->m && pw->kk == cs->c && nn_conv_rows_applies(cs);
 	}
 	return false;
 }
@@ -929,6 +1011,9 @@ nn_conv_fast_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw
 			break;
 		case NN_CONVW_WINOGRAD2:
 			rc = nn_conv_winograd2_f32(ctx, cs, pw, x, epi, y, st);
+			break;
+		case NN_CONVW_ROWS:
+			rc = conv_rows_f32(ctx, cs, pw, x, epi, y, st);
 			break;
 		default:
 			rc = conv_gemm(ctx, cs, pw, x, epi, y, st);
