@@ -317,7 +317,7 @@ nn_nchwc_conv_begin(ox_kernel_ctx *ctx, const char *op, int blk, const nn_window
 	return OX_OK;
 }
 
-/* ---- depthwise convolution ---------------------------------------------- */
+/* ---- depthwise and narrow-group convolution ------------------------------ */
 
 static void
 nchwc_depthwise_free(void *state)
@@ -332,84 +332,48 @@ nchwc_depthwise_free(void *state)
 	free(s);
 }
 
-static ox_code
-nchwc_depthwise_prepare(ox_prepare_ctx *pc)
-{
-	nn_nchwc_dw_state *s;
-	const ox_tensor *w;
-	int			blk = nn_nchwc_block();
-	ox_code		rc;
-
-	if (!nn_nchwc_have(blk, "DepthwiseConv", pc->st))
-		return pc->st->code;
-	if (!(s = calloc(1, sizeof(*s))))
-		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc DepthwiseConv: could not allocate state");
-	if (nn_nchwc_prepare_begin(pc, "DepthwiseConv", &w, &s->win, &s->act) != OX_OK)
-	{
-		free(s);
-		return pc->st->code;
-	}
-	if (w->dims[1] != 1 || ox_attr_int(pc->node, "group", 1) != w->dims[0])
-	{
-		free(s);
-		return ox_fail(pc->st, OX_INVALID_MODEL,
-					   "onnx_pg.nchwc DepthwiseConv: W must be [C, 1, kh, kw] with group C");
-	}
-	rc = blk == 16 ? nn_nchwc16_depthwise_prepare(pc, s, w) : nn_nchwc8_depthwise_prepare(pc, s, w);
-	if (rc != OX_OK)
-	{
-		nchwc_depthwise_free(s);
-		return rc;
-	}
-	pc->state = s;
-	return OX_OK;
-}
-
-static ox_code
-nchwc_depthwise_run(ox_kernel_ctx *ctx)
-{
-	const nn_nchwc_dw_state *s = ctx->state;
-
-	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc DepthwiseConv: not prepared");
-	if (!nn_nchwc_have(s->blk, "DepthwiseConv", ctx->st))
-		return ctx->st->code;
-	return s->blk == 16 ? nn_nchwc16_depthwise_run(ctx) : nn_nchwc8_depthwise_run(ctx);
-}
-
-/* ---- convolution in groups narrower than a block ------------------------- */
-
 /*
- * W [C, cg, kh, kw] with group = C / cg, cg from 2 to half the block and
- * dividing it, so that every block holds whole groups in and out
+ * DepthwiseConv (one channel a group) and GroupConv (groups of cg = C /
+ * group channels in and out, cg from 2 to half the block and dividing it,
+ * so that every block holds whole groups): the state they share, W
+ * [C, cg, kh, kw] packed by their kernels
  */
 static ox_code
-nchwc_group_prepare(ox_prepare_ctx *pc)
+nchwc_channel_groups_prepare(ox_prepare_ctx *pc, bool depthwise)
 {
+	const char *op = depthwise ? "DepthwiseConv" : "GroupConv";
 	nn_nchwc_dw_state *s;
 	const ox_tensor *w;
 	int			blk = nn_nchwc_block();
-	int64_t		cg;
+	int64_t		group = ox_attr_int(pc->node, "group", 1),
+				cg;
 	ox_code		rc;
 
-	if (!nn_nchwc_have(blk, "GroupConv", pc->st))
+	if (!nn_nchwc_have(blk, op, pc->st))
 		return pc->st->code;
 	if (!(s = calloc(1, sizeof(*s))))
-		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc GroupConv: could not allocate state");
-	if (nn_nchwc_prepare_begin(pc, "GroupConv", &w, &s->win, &s->act) != OX_OK)
+		return ox_fail(pc->st, OX_OUT_OF_MEMORY, "onnx_pg.nchwc %s: could not allocate state", op);
+	if (nn_nchwc_prepare_begin(pc, op, &w, &s->win, &s->act) != OX_OK)
 	{
 		free(s);
 		return pc->st->code;
 	}
 	cg = w->dims[1];
-	if (cg < 2 || cg > blk / 2 || blk % cg != 0 || ox_attr_int(pc->node, "group", 1) * cg != w->dims[0])
+	if (depthwise ? cg != 1 || group != w->dims[0]
+		: cg < 2 || cg > blk / 2 || blk % cg != 0 || group * cg != w->dims[0])
 	{
 		free(s);
+		if (depthwise)
+			return ox_fail(pc->st, OX_INVALID_MODEL,
+						   "onnx_pg.nchwc DepthwiseConv: W must be [C, 1, kh, kw] with group C");
 		return ox_fail(pc->st, OX_INVALID_MODEL,
 					   "onnx_pg.nchwc GroupConv: W must be [C, C / group, kh, kw] with C / group from 2 to %d, dividing %d",
 					   blk / 2, blk);
 	}
-	rc = blk == 16 ? nn_nchwc16_group_prepare(pc, s, w) : nn_nchwc8_group_prepare(pc, s, w);
+	if (depthwise)
+		rc = blk == 16 ? nn_nchwc16_depthwise_prepare(pc, s, w) : nn_nchwc8_depthwise_prepare(pc, s, w);
+	else
+		rc = blk == 16 ? nn_nchwc16_group_prepare(pc, s, w) : nn_nchwc8_group_prepare(pc, s, w);
 	if (rc != OX_OK)
 	{
 		nchwc_depthwise_free(s);
@@ -420,15 +384,31 @@ nchwc_group_prepare(ox_prepare_ctx *pc)
 }
 
 static ox_code
-nchwc_group_run(ox_kernel_ctx *ctx)
+nchwc_depthwise_prepare(ox_prepare_ctx *pc)
+{
+	return nchwc_channel_groups_prepare(pc, true);
+}
+
+static ox_code
+nchwc_group_prepare(ox_prepare_ctx *pc)
+{
+	return nchwc_channel_groups_prepare(pc, false);
+}
+
+/* either, by the state's groups */
+static ox_code
+nchwc_channel_groups_run(ox_kernel_ctx *ctx)
 {
 	const nn_nchwc_dw_state *s = ctx->state;
+	const char *op = s && s->cg > 1 ? "GroupConv" : "DepthwiseConv";
 
 	if (!s)
-		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc GroupConv: not prepared");
-	if (!nn_nchwc_have(s->blk, "GroupConv", ctx->st))
+		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc %s: not prepared", ctx->node->op_type);
+	if (!nn_nchwc_have(s->blk, op, ctx->st))
 		return ctx->st->code;
-	return s->blk == 16 ? nn_nchwc16_group_run(ctx) : nn_nchwc8_group_run(ctx);
+	if (s->cg > 1)
+		return s->blk == 16 ? nn_nchwc16_group_run(ctx) : nn_nchwc8_group_run(ctx);
+	return s->blk == 16 ? nn_nchwc16_depthwise_run(ctx) : nn_nchwc8_depthwise_run(ctx);
 }
 
 /* ---- pooling ------------------------------------------------------------ */
@@ -751,8 +731,8 @@ const ox_kernel_def ox_kernels_nchwc[] = {
 	{OX_NCHWC_DOMAIN, "ReorderInput", 1, NULL, reorder_input_run, NULL},
 	{OX_NCHWC_DOMAIN, "ReorderOutput", 1, NULL, reorder_output_run, NULL},
 	{OX_NCHWC_DOMAIN, "Conv", 1, nchwc_conv_prepare, nchwc_conv_run, nchwc_conv_free},
-	{OX_NCHWC_DOMAIN, "DepthwiseConv", 1, nchwc_depthwise_prepare, nchwc_depthwise_run, nchwc_depthwise_free},
-	{OX_NCHWC_DOMAIN, "GroupConv", 1, nchwc_group_prepare, nchwc_group_run, nchwc_depthwise_free},
+	{OX_NCHWC_DOMAIN, "DepthwiseConv", 1, nchwc_depthwise_prepare, nchwc_channel_groups_run, nchwc_depthwise_free},
+	{OX_NCHWC_DOMAIN, "GroupConv", 1, nchwc_group_prepare, nchwc_channel_groups_run, nchwc_depthwise_free},
 	{OX_NCHWC_DOMAIN, "MaxPool", 1, nchwc_max_pool_prepare, nchwc_pool_run, nchwc_pool_free},
 	{OX_NCHWC_DOMAIN, "AveragePool", 1, nchwc_average_pool_prepare, nchwc_pool_run, nchwc_pool_free},
 	{OX_NCHWC_DOMAIN, "GlobalAveragePool", 1, NULL, nchwc_global_average_pool_run, NULL},
