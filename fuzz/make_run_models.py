@@ -280,6 +280,26 @@ def main():
         [vi("X", F, ["a", "b"]), vi("Y", F, ["c"])],
         [vi("R", F, None), vi("E", F, None), vi("RG", F, None), vi("C", F, None), vi("SK", I64, None)],
         [c("i0", 0), c("i1", 1), c("ax0", [0]), c("one", [1])])
+    # grouped 3x3 layers of 4 and 2 channels a group (stride 1, then 2): at level 3 onnx_pg.nchwc
+    # GroupConvs on the blocks, whatever planes and batches the input brings
+    rng = np.random.default_rng(5)
+    w4 = nh.from_array((rng.standard_normal((16, 4, 3, 3)) * 0.3).astype(np.float32), "W4")
+    w2 = nh.from_array((rng.standard_normal((16, 2, 3, 3)) * 0.3).astype(np.float32), "W2")
+    b16 = nh.from_array(rng.standard_normal(16).astype(np.float32), "B")
+    save("conv_grouped", [
+        h.make_node("Conv", ["X", "W4", "B"], ["A"], pads=[1, 1, 1, 1], group=4),
+        h.make_node("Relu", ["A"], ["R"]),
+        h.make_node("Conv", ["R", "W2"], ["Y"], pads=[1, 0, 1, 2], strides=[2, 2], group=8)],
+        [vi("X", F, ["n", 16, "h", "w"])], [vi("Y", F, None)], inits=[w4, w2, b16])
+    # a squeeze-and-excitation gate: 1x1 layers over the pooled 1x1 plane (rows of a GEMM), the
+    # input scaled by the gate
+    ws = nh.from_array((rng.standard_normal((8, 16, 1, 1)) * 0.3).astype(np.float32), "WS")
+    we = nh.from_array((rng.standard_normal((16, 8, 1, 1)) * 0.3).astype(np.float32), "WE")
+    save("squeeze_excite", [
+        h.make_node("GlobalAveragePool", ["X"], ["P"]), h.make_node("Conv", ["P", "WS"], ["S"]),
+        h.make_node("Relu", ["S"], ["SR"]), h.make_node("Conv", ["SR", "WE", "B"], ["E"]),
+        h.make_node("Sigmoid", ["E"], ["G"]), h.make_node("Mul", ["X", "G"], ["Y"])],
+        [vi("X", F, ["n", 16, "h", "w"])], [vi("Y", F, None)], inits=[ws, we, b16])
     made = sorted(f for f in os.listdir(OUT) if f.endswith(".onnx"))
     order = os.path.join(os.path.dirname(OUT), "models.txt")
     with open(order) as f:
