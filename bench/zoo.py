@@ -32,8 +32,10 @@ import numpy as np  # noqa: E402
 import onnxruntime as ort  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "test", "engine"))
 import oxengine  # noqa: E402
+import machine as M  # noqa: E402  (bench/machine.py)
 
 ZOO_DIR = os.path.join(HERE, "models", "zoo")
 RTOL, ATOL = 1e-4, 1e-5
@@ -218,12 +220,15 @@ def fmt_time(s):
 
 
 WHY_NONE_SLOWER = (
-    "no row is. The rows nearest 1.0: ResNeXt-50 and RegNetY-400MF spend most of their run in 1x1 layers "
-    "(NCHWc pointwise tiles, about 0.85x onnxruntime's time layer by layer) and give some of it back in their "
-    "grouped 3x3 layers: at 16 channels a group (ResNeXt's 14x14 stage, 32 groups) a group is one block of 16 "
-    "output channels, so a tile has one accumulator a pixel, six in all, and each border pixel of the plane "
-    "is a tile of its own with one (a quarter of such a layer's time); those layers take about 1.1x "
-    "onnxruntime's, and RegNet's groups of 8 run through the GEMM path per group. The LSTM at batch 64 spends about three fifths of its run in the "
+    "no row is. ResNeXt-50 spends most of its run in 1x1 layers (NCHWc pointwise tiles, about onnxruntime's "
+    "time layer by layer). Its grouped 3x3 layers of 4 and 8 channels a group, and RegNetY-400MF's of 8, run "
+    "on the blocks as onnx_pg.nchwc GroupConv (conv_nchwc_group_kernels.h: per tap, one multiply-add per "
+    "channel of a group on the whole vector, the input shuffled so that each lane reads its own group's "
+    "channel), 0.3x-0.5x onnxruntime's time layer by layer, where onnxruntime runs a GEMM per group; its "
+    "layers of 16 a group (the 14x14 stage) are one block of 16 output channels per group, so a tile has one "
+    "accumulator a pixel, six in all, and each border pixel of the plane is a tile of its own (about 1.2x "
+    "onnxruntime's time there). RegNet's squeeze-and-excitation layers run as rows of a GEMM (conv_gemm.c, "
+    "a 1x1 kernel over a 1x1 plane). The LSTM at batch 64 spends about three fifths of its run in the "
     "per-step product (64 x 128 by 128 x 512, R packed once per session, near the core's peak) and about a "
     "sixth in the sigmoid and tanh of 41,000 gate values a step (vmath_avx512.h: sixteen lanes with fused "
     "multiply-adds); at batch 1 each step sums the rows of a [128, 512] copy of R^T from L2 (rnn.c, "
@@ -346,7 +351,10 @@ def main():
     os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
     with open(args.json, "w") as f:
         json.dump({"rows": rows, "onnxruntime": ort.__version__}, f, indent=1)
-    notes.append(f"onnxruntime {ort.__version__}; machine and method as in [performance.md](performance.md).")
+    caches = M.cache_sizes()
+    notes.append(f"onnxruntime {ort.__version__}; method as in [performance.md](performance.md). Machine: "
+                 f"{M.cpu_model()}, {os.cpu_count()} cores" + (f" (per core: {caches})" if caches else "") +
+                 "; the same rows measured on another machine differ by a few hundredths.")
     write_markdown(args.out, rows, notes)
     print("wrote", args.out)
 

@@ -60,6 +60,8 @@ import psycopg
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.dirname(HERE))
+import machine as M  # noqa: E402  (bench/machine.py)
 
 SECTION = "## In-query throughput"
 BATCH_GROUP = 1024
@@ -333,42 +335,9 @@ def run_engine(args, model_bytes, features, table):
 
 
 def machine():
-    cpu = "unknown"
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    cpu = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(),
-            "caches": cache_sizes(),
+    return {"cpu": M.cpu_model(), "cores": os.cpu_count(), "python": platform.python_version(),
+            "caches": M.cache_sizes(),
             "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else None}
-
-
-def read_text(path):
-    with open(path) as f:
-        return f.read().strip()
-
-
-def cache_sizes():
-    """One core's data caches, as "L1d 32K, L2 1024K, L3 32768K" (sysfs): hosts that
-    name themselves alike ("AMD EPYC") differ here, and the row-wise MLP's rate with them"""
-    found = {}
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        entries = sorted(d for d in os.listdir(base) if d.startswith("index"))
-    except OSError:
-        return None
-    for d in entries:
-        try:
-            kind, level, size = (read_text(os.path.join(base, d, name)) for name in ("type", "level", "size"))
-        except OSError:
-            continue
-        if kind in ("Data", "Unified"):
-            found["L%s%s" % (level, "d" if kind == "Data" else "")] = size
-    return ", ".join("%s %s" % kv for kv in sorted(found.items())) or None
 
 
 # ---------------------------------------------------------------------------
