@@ -304,11 +304,13 @@ def resnext_like(seed, h):
 
 @pytest.mark.parametrize("h,threads", [(32, 1), (30, 2)])
 def test_pass_keeps_grouped_convs_blocked(h, threads, block):
-    """16 channels a group stay blocked Convs (in blocks of 8, two blocks a
-    group); 4 a group (the second module) a blocked GroupConv: no NCHW
-    convolution"""
+    """16 channels a group: a blocked GroupConv in blocks of 16, a blocked
+    Conv in blocks of 8 (two blocks a group); 4 a group (the second
+    module) a blocked GroupConv: no NCHW convolution"""
     ops = level3_ops(resnext_like(h, h), h, threads)
-    assert ops.count("FusedConv") == 0 and ops.count("Conv") == 7 and ops.count("GroupConv") == 1, ops
+    groups = 2 if block == 16 else 1
+    assert ops.count("FusedConv") == 0 and ops.count("GroupConv") == groups, ops
+    assert ops.count("Conv") == 8 - groups, ops
 
 
 def bias_as_input(m):

@@ -45,12 +45,20 @@ CASES = [
     (32, 4, 30, 29, 3, 1, (1, 1, 1, 1), 1, 1, True, True, "Relu"),
     (16, 2, 60, 57, 3, 2, (1, 1, 1, 1), 1, 1, True, False, None),
 ]
-# groups of 8: blocks of 16 only (in blocks of 8 a group of 8 is a whole block, the blocked Conv's)
+# groups of 8: in blocks of 16 two a block; in blocks of 8 a whole block, each channel of a group
+# broadcast from memory
 CASES_8 = [
     (104, 8, 7, 7, 3, 1, (1, 1, 1, 1), 1, 1, True, False, "Relu"),       # RegNet's 104: a block half empty
     (256, 8, 12, 12, 3, 2, (1, 1, 1, 1), 1, 2, True, True, None),        # ResNeXt's stage 2 at stride 2
     (48, 8, 14, 15, 3, 1, (1, 1, 1, 1), 1, 1, False, False, "SiLU"),
     (16, 8, 9, 9, 3, 1, (1, 2, 0, 1), 2, 1, True, False, "Relu"),        # dilated: the general path
+]
+# groups of 16: blocks of 16 only (a whole block: broadcast from memory)
+CASES_16 = [
+    (64, 16, 14, 14, 3, 1, (1, 1, 1, 1), 1, 1, True, False, "Relu"),     # ResNeXt's 14x14 stage, smaller
+    (48, 16, 9, 13, 3, 2, (1, 1, 1, 1), 1, 2, False, True, "Clip"),      # stride 2, a residual
+    (32, 16, 7, 7, 3, 1, (0, 2, 1, 0), 1, 1, True, False, None),         # uneven pads
+    (32, 16, 8, 9, 3, 3, (1, 1, 1, 1), 1, 1, True, True, "SiLU"),        # stride 3: the general path
 ]
 
 
@@ -72,9 +80,15 @@ def test_group_conv_matches_conv(case, threads, block):
 @pytest.mark.parametrize("case", range(len(CASES_8)))
 @pytest.mark.parametrize("threads", [1, 2])
 def test_group_conv_of_8_matches_conv(case, threads, block):
-    if block == 8:
-        pytest.skip("groups of 8 are whole blocks of 8: the blocked Conv's")
     check(CASES_8[case], threads, 100 + case)
+
+
+@pytest.mark.parametrize("case", range(len(CASES_16)))
+@pytest.mark.parametrize("threads", [1, 2])
+def test_group_conv_of_16_matches_conv(case, threads, block):
+    if block == 8:
+        pytest.skip("groups of 16 are two blocks of 8: the blocked Conv's")
+    check(CASES_16[case], threads, 200 + case)
 
 
 @pytest.mark.parametrize("w", list(range(1, 19)) + [23, 31, 33])
@@ -85,11 +99,13 @@ def test_group_conv_row_widths(w, stride, block):
     check((32, 4, 3, w, 3, stride, (1, 1, 1, 1), 1, 1, True, w % 2 == 0, "Clip" if w % 3 else None), 1, w)
 
 
-def test_group_conv_same_bits_on_every_path(block):
+@pytest.mark.parametrize("whole_block", [False, True])
+def test_group_conv_same_bits_on_every_path(whole_block, block):
     """an output's products are added in the same order by the fast path
     (3 wide, stride 1) and the general one (a 3x3 kernel made 5 wide by
-    zero columns runs there): the same bits where the zeros add nothing"""
-    blocked, plain, feeds = group_case(32, 4, 6, 10, act=None, seed=3)
+    zero columns runs there): the same bits where the zeros add nothing;
+    groups of 4 (shuffled) and of a whole block (broadcast, another order)"""
+    blocked, plain, feeds = group_case(32, block if whole_block else 4, 6, 10, act=None, seed=3)
     fast = Session(blocked, opt_level=0).run(feeds)[0]
     from onnx import load_from_string, numpy_helper
     p = load_from_string(blocked)
@@ -110,11 +126,11 @@ def test_group_conv_same_bits_on_every_path(block):
     np.testing.assert_array_equal(general, fast)
 
 
-@pytest.mark.parametrize("c,m,group", [(24, 24, 8), (32, 32, 2), (16, 16, 16), (32, 16, 4)],
-                         ids=["3-a-group", "whole-blocks", "depthwise", "m-not-c"])
+@pytest.mark.parametrize("c,m,group", [(24, 24, 8), (64, 64, 2), (16, 16, 16), (32, 16, 4)],
+                         ids=["3-a-group", "two-blocks", "depthwise", "m-not-c"])
 def test_group_conv_rejects_other_groups(c, m, group, block):
     """a model's own GroupConv with groups the kernels do not take (3 a
-    group, 16 (whole blocks), 1 (depthwise), M != C): an error naming it"""
+    group, 32 (more than a block), 1 (depthwise), M != C): an error naming it"""
     blocked, _, feeds = conv_case(1, c, m, 6, 6, 3, 1, [1, 1, 1, 1], 1, True, False, None, seed=1, group=group,
                                   blocked_op="GroupConv")
     with pytest.raises(EngineError, match="GroupConv: W must be"):
@@ -145,12 +161,11 @@ def regnet_like(seed, h):
 
 @pytest.mark.parametrize("h,threads", [(32, 1), (29, 2)])
 def test_pass_blocks_small_groups(h, threads, block):
-    """the pass makes GroupConvs of the groups of 8 (blocks of 16; in blocks
-    of 8 they are whole blocks, blocked Convs) and of 4: no NCHW
+    """the pass makes GroupConvs of the groups of 8 and of 4: no NCHW
     convolution is left, and the level-3 outputs match onnxruntime's"""
     ops = level3_ops(regnet_like(h, h), h, threads)
     assert ops.count("FusedConv") == 0, ops
-    assert ops.count("GroupConv") == (3 if block == 16 else 1), ops
+    assert ops.count("GroupConv") == 3, ops
 
 
 def test_pass_leaves_other_groups(block):

@@ -28,7 +28,7 @@
  *						(default 1: by Winograd's F(4x4, 3x3))
  *	 DepthwiseConv		the same with group = C = M (conv_nchwc_dw_kernels.h)
  *	 GroupConv			the same with groups of cg = C / group channels in and
- *						out (M = C), cg from 2 to B / 2 dividing B
+ *						out (M = C), cg from 2 to B dividing B
  *						(conv_nchwc_group_kernels.h)
  *	 MaxPool			MaxPool's attributes, blocked in and out
  *	 AveragePool		AveragePool's, blocked in and out
@@ -334,8 +334,8 @@ nchwc_depthwise_free(void *state)
 
 /*
  * DepthwiseConv (one channel a group) and GroupConv (groups of cg = C /
- * group channels in and out, cg from 2 to half the block and dividing it,
- * so that every block holds whole groups): the state they share, W
+ * group channels in and out, cg from 2 to the block and dividing it, so
+ * that every block holds whole groups): the state they share, W
  * [C, cg, kh, kw] packed by their kernels
  */
 static ox_code
@@ -360,15 +360,15 @@ nchwc_channel_groups_prepare(ox_prepare_ctx *pc, bool depthwise)
 	}
 	cg = w->dims[1];
 	if (depthwise ? cg != 1 || group != w->dims[0]
-		: cg < 2 || cg > blk / 2 || blk % cg != 0 || group * cg != w->dims[0])
+		: cg < 2 || cg > blk || blk % cg != 0 || group * cg != w->dims[0])
 	{
 		free(s);
 		if (depthwise)
 			return ox_fail(pc->st, OX_INVALID_MODEL,
 						   "onnx_pg.nchwc DepthwiseConv: W must be [C, 1, kh, kw] with group C");
 		return ox_fail(pc->st, OX_INVALID_MODEL,
-					   "onnx_pg.nchwc GroupConv: W must be [C, C / group, kh, kw] with C / group from 2 to %d, dividing %d",
-					   blk / 2, blk);
+					   "onnx_pg.nchwc GroupConv: W must be [C, C / group, kh, kw] with C / group from 2 to %d, dividing it",
+					   blk);
 	}
 	if (depthwise)
 		rc = blk == 16 ? nn_nchwc16_depthwise_prepare(pc, s, w) : nn_nchwc8_depthwise_prepare(pc, s, w);

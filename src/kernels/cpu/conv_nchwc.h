@@ -209,7 +209,7 @@ typedef struct nn_nchwc_dw_state
 				cb,
 				kh,
 				kw,
-				cg;				/* channels a group in and out: 1, or GroupConv's (2 to blk / 2) */
+				cg;				/* channels a group in and out: 1, or GroupConv's (2 to blk) */
 	/* [cb][kh][kw][blk], zero past C; GroupConv's [cb][kh][kw][cg][blk] */
 	float	   *w;
 	const void *w_data;			/* the constant the packing came from */
