@@ -429,6 +429,22 @@ def test_blocked_pool_matches_pool(case):
     close(got, want, "pool case %d" % case)
 
 
+@pytest.mark.parametrize("case", [c for c in range(len(POOL_CASES)) if POOL_CASES[c][0] == "MaxPool"])
+def test_blocked_max_pool_same_bits(case):
+    """the blocked MaxPool takes u > v ? u : v tap by tap as pool.c does
+    (VMAXPS): NaN never taken over what came before, +0 not over -0 nor
+    -0 over +0, infinities; the same bits as the NCHW kernel"""
+    blocked, plain, feeds = pool_case(*POOL_CASES[case], seed=case)
+    x = feeds["x"]
+    rng = np.random.default_rng(case)
+    special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf], np.float32)
+    pick = rng.random(x.shape) < 0.3
+    x[pick] = special[rng.integers(0, len(special), pick.sum())]
+    got = Session(blocked, opt_level=0, threads=2).run(feeds)[0]
+    want = Session(plain, opt_level=0).run(feeds)[0]
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
 @pytest.mark.parametrize("case", [c for c in range(len(POOL_CASES)) if POOL_CASES[c][0] == "AveragePool"])
 def test_blocked_average_pool_same_bits(case):
     """the blocked AveragePool sums each window in pool.c's order and divides
