@@ -280,17 +280,20 @@ def main():
         [vi("X", F, ["a", "b"]), vi("Y", F, ["c"])],
         [vi("R", F, None), vi("E", F, None), vi("RG", F, None), vi("C", F, None), vi("SK", I64, None)],
         [c("i0", 0), c("i1", 1), c("ax0", [0]), c("one", [1])])
-    # grouped 3x3 layers of 4 and 2 channels a group (stride 1, then 2): at level 3 onnx_pg.nchwc
+    # grouped 3x3 layers of 4, 2 and 16 channels a group (strides 1, 2, 1): at level 3 onnx_pg.nchwc
     # GroupConvs on the blocks, whatever planes and batches the input brings
     rng = np.random.default_rng(5)
-    w4 = nh.from_array((rng.standard_normal((16, 4, 3, 3)) * 0.3).astype(np.float32), "W4")
-    w2 = nh.from_array((rng.standard_normal((16, 2, 3, 3)) * 0.3).astype(np.float32), "W2")
-    b16 = nh.from_array(rng.standard_normal(16).astype(np.float32), "B")
+    w4 = nh.from_array((rng.standard_normal((32, 4, 3, 3)) * 0.3).astype(np.float32), "W4")
+    w2 = nh.from_array((rng.standard_normal((32, 2, 3, 3)) * 0.3).astype(np.float32), "W2")
+    w16 = nh.from_array((rng.standard_normal((32, 16, 3, 3)) * 0.1).astype(np.float32), "W16")
+    b32 = nh.from_array(rng.standard_normal(32).astype(np.float32), "B32")
     save("conv_grouped", [
-        h.make_node("Conv", ["X", "W4", "B"], ["A"], pads=[1, 1, 1, 1], group=4),
+        h.make_node("Conv", ["X", "W4", "B32"], ["A"], pads=[1, 1, 1, 1], group=8),
         h.make_node("Relu", ["A"], ["R"]),
-        h.make_node("Conv", ["R", "W2"], ["Y"], pads=[1, 0, 1, 2], strides=[2, 2], group=8)],
-        [vi("X", F, ["n", 16, "h", "w"])], [vi("Y", F, None)], inits=[w4, w2, b16])
+        h.make_node("Conv", ["R", "W2"], ["C"], pads=[1, 0, 1, 2], strides=[2, 2], group=16),
+        h.make_node("Conv", ["C", "W16", "B32"], ["Y"], pads=[0, 1, 2, 1], group=2)],
+        [vi("X", F, ["n", 32, "h", "w"])], [vi("Y", F, None)], inits=[w4, w2, w16, b32])
+    b16 = nh.from_array(rng.standard_normal(16).astype(np.float32), "B")
     # a squeeze-and-excitation gate: 1x1 layers over the pooled 1x1 plane (rows of a GEMM), the
     # input scaled by the gate
     ws = nh.from_array((rng.standard_normal((8, 16, 1, 1)) * 0.3).astype(np.float32), "WS")
