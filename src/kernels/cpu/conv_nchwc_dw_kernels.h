@@ -179,14 +179,7 @@ dw_group(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb
 {
 	switch (n)
 	{
-			DW_GROUP_CASE(1);
-			DW_GROUP_CASE(2);
-			DW_GROUP_CASE(3);
-			DW_GROUP_CASE(4);
-			DW_GROUP_CASE(5);
-			DW_GROUP_CASE(6);
-			DW_GROUP_CASE(7);
-			DW_GROUP_CASE(8);
+			NCHWC_SIZE_CASES(DW_GROUP_CASE);
 		default:
 			break;
 	}
@@ -304,14 +297,7 @@ dw_row_masked(const dw_job *j, const dw_epilogue *e, const float *xp, const floa
 		}
 		switch (np)
 		{
-				DW_MASKED_CASE(1);
-				DW_MASKED_CASE(2);
-				DW_MASKED_CASE(3);
-				DW_MASKED_CASE(4);
-				DW_MASKED_CASE(5);
-				DW_MASKED_CASE(6);
-				DW_MASKED_CASE(7);
-				DW_MASKED_CASE(8);
+				NCHWC_SIZE_CASES(DW_MASKED_CASE);
 			default:
 				break;
 		}
@@ -415,14 +401,7 @@ dw_row_padded(const dw_job *j, const dw_epilogue *e, const float *wb, const floa
 	{
 		switch (ow - ox < DW_PX ? ow - ox : DW_PX)
 		{
-				DW_PADDED_CASE(1);
-				DW_PADDED_CASE(2);
-				DW_PADDED_CASE(3);
-				DW_PADDED_CASE(4);
-				DW_PADDED_CASE(5);
-				DW_PADDED_CASE(6);
-				DW_PADDED_CASE(7);
-				DW_PADDED_CASE(8);
+				NCHWC_SIZE_CASES(DW_PADDED_CASE);
 			default:
 				break;
 		}

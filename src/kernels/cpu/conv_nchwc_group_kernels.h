@@ -174,14 +174,7 @@ gc_row(const dw_job *j, const dw_epilogue *e, const float *xp, const float *wb, 
 	{
 		switch (ow - ox < GC_PX ? ow - ox : GC_PX)
 		{
-				GC_CASE(1);
-				GC_CASE(2);
-				GC_CASE(3);
-				GC_CASE(4);
-				GC_CASE(5);
-				GC_CASE(6);
-				GC_CASE(7);
-				GC_CASE(8);
+				NCHWC_SIZE_CASES(GC_CASE);
 			default:
 				break;
 		}

@@ -22,6 +22,12 @@
 
 #include <immintrin.h>
 
+/*
+ * The cases of a switch on a group's size, 1 to 8, each CASE(N) a case
+ * label and its call (the kernels compile a group's loop once per size)
+ */
+#define NCHWC_SIZE_CASES(CASE) CASE(1); CASE(2); CASE(3); CASE(4); CASE(5); CASE(6); CASE(7); CASE(8)
+
 #if NCHWC_BLK == 16
 
 #define BLK 16
