@@ -14,8 +14,7 @@ import pytest
 from onnx import helper
 
 from oxengine import EngineError, Session
-from test_layout_nchwc import Net, block, close, conv_case, level3_ops, model, ort_run  # noqa: F401 (block: fixture)
-from test_layout_nchwc import BLOCKS
+from test_layout_nchwc import BLOCKS, Net, block, close, conv_case, level3_ops, model, ort_run  # noqa: F401 (block: fixture)
 
 pytestmark = pytest.mark.skipif(not BLOCKS, reason="the onnx_pg.nchwc kernels need AVX2 or AVX-512")
 

@@ -922,8 +922,6 @@ conv_rows_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const nn_convw *pw, c
 	/* the GEMV may skip the inputs that are 0 (a ReLU's zeros before the layer) */
 	se.b_finite = pw->rows_finite;
 	OX_TRY(ox_sgemm_packed_b_ex(ctx, false, cs->n, 1.0f, x, cs->c, pw->rows, 0.0f, y, cs->m, &se));
-	if (st->code != OX_OK)
-		return st->code;
 	if (epi->z)
 		for (int64_t i = 0; i < ny; i++)
 			y[i] += epi->z[i];

@@ -400,11 +400,10 @@ static ox_code
 nchwc_channel_groups_run(ox_kernel_ctx *ctx)
 {
 	const nn_nchwc_dw_state *s = ctx->state;
-	const char *op = s && s->cg > 1 ? "GroupConv" : "DepthwiseConv";
 
 	if (!s)
 		return ox_fail(ctx->st, OX_INTERNAL, "onnx_pg.nchwc %s: not prepared", ctx->node->op_type);
-	if (!nn_nchwc_have(s->blk, op, ctx->st))
+	if (!nn_nchwc_have(s->blk, ctx->node->op_type, ctx->st))
 		return ctx->st->code;
 	if (s->cg > 1)
 		return s->blk == 16 ? nn_nchwc16_group_run(ctx) : nn_nchwc8_group_run(ctx);
