@@ -599,6 +599,36 @@ dw_pointwise_task(void *arg, int64_t begin, int64_t end)
 	}
 }
 
+/*
+ * The start of a DepthwiseConv's or GroupConv's run (state s of ctx, op
+ * its name): X, B and Z checked and Y allocated (nn_nchwc_conv_begin, in
+ * groups of s->cg channels), *cs the geometry, *j the job over them with
+ * the task order of the convolutions around (rows first on large planes
+ * with threads, as conv_run); *bias the padded bias for nn_nchwc_bias_done,
+ * or NULL when Y is empty and there is nothing to do
+ */
+static ox_code
+dw_job_begin(ox_kernel_ctx *ctx, const char *op, dw_job *j, nn_conv_shape *cs, float **bias)
+{
+	const dw_state *s = ctx->state;
+	ox_tensor  *y;
+	const float *z;
+
+	memset(j, 0, sizeof(*j));
+	OX_TRY(nn_nchwc_conv_begin(ctx, op, BLK, &s->win, s->c / s->cg, s->c, s->cb, s->c, s->w_data, false,
+							   &s->bias, cs, &y, &z, bias));
+	if (!*bias)
+		return OX_OK;
+	j->s = s;
+	j->x = ox_in_tensor(ctx, 0)->data;
+	j->z = z;
+	j->bias = *bias;
+	j->y = y->data;
+	j->g = &cs->g;
+	j->rows_first = ctx->nthreads > 1 && cs->g.out[AH] * cs->g.out[AW] >= LARGE_PLANE;
+	return OX_OK;
+}
+
 /* the blocked depthwise convolution of state s (prepared in this block size: the caller checked) */
 ox_code
 NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
@@ -607,21 +637,11 @@ NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
 	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	nn_conv_shape cs;
 	dw_job		j;
-	ox_tensor  *y;
-	const float *z;
 	float	   *bias;
 
-	OX_TRY(nn_nchwc_conv_begin(ctx, "DepthwiseConv", BLK, &s->win, s->c, s->c, s->cb, s->c, s->w_data, false,
-							   &s->bias, &cs, &y, &z, &bias));
+	OX_TRY(dw_job_begin(ctx, "DepthwiseConv", &j, &cs, &bias));
 	if (!bias)
 		return OX_OK;
-	memset(&j, 0, sizeof(j));
-	j.s = s;
-	j.x = x->data;
-	j.z = z;
-	j.bias = bias;
-	j.y = y->data;
-	j.g = &cs.g;
 	nn_valid_range(cs.g.out[AW], cs.g.s[AW], -cs.g.pb[AW], cs.g.in[AW] - (s->kw - 1) * cs.g.d[AW],
 				   &j.ow_lo, &j.ow_hi);
 	dw_span_ends(&j, s->kw, &cs.g);
@@ -635,8 +655,6 @@ NCHWC_FN(depthwise_run) (ox_kernel_ctx *ctx)
 		nn_nchwc_bias_done(&s->bias, bias);
 		return OX_OK;
 	}
-	/* as the convolutions that write its input: by rows on large planes (conv_run) */
-	j.rows_first = ctx->nthreads > 1 && cs.g.out[AH] * cs.g.out[AW] >= LARGE_PLANE;
 	ox_parallel_for(ctx, x->dims[0] * s->cb * cs.g.out[AH], 1, dw_task, &j);
 	nn_nchwc_bias_done(&s->bias, bias);
 	return OX_OK;

@@ -305,27 +305,14 @@ ox_code
 NCHWC_FN(group_run) (ox_kernel_ctx *ctx)
 {
 	const gc_state *s = ctx->state;
-	const ox_tensor *x = ox_in_tensor(ctx, 0);
 	nn_conv_shape cs;
 	dw_job		j;
-	ox_tensor  *y;
-	const float *z;
 	float	   *bias;
 
-	OX_TRY(nn_nchwc_conv_begin(ctx, "GroupConv", BLK, &s->win, s->c / s->cg, s->c, s->cb, s->c, s->w_data, false,
-							   &s->bias, &cs, &y, &z, &bias));
+	OX_TRY(dw_job_begin(ctx, "GroupConv", &j, &cs, &bias));
 	if (!bias)
 		return OX_OK;
-	memset(&j, 0, sizeof(j));
-	j.s = s;
-	j.x = x->data;
-	j.z = z;
-	j.bias = bias;
-	j.y = y->data;
-	j.g = &cs.g;
-	/* as the convolutions that write its input: by rows on large planes (conv_run) */
-	j.rows_first = ctx->nthreads > 1 && cs.g.out[AH] * cs.g.out[AW] >= LARGE_PLANE;
-	ox_parallel_for(ctx, x->dims[0] * s->cb * cs.g.out[AH], 1, gc_task, &j);
+	ox_parallel_for(ctx, cs.n * s->cb * cs.g.out[AH], 1, gc_task, &j);
 	nn_nchwc_bias_done(&s->bias, bias);
 	return OX_OK;
 }
