@@ -4,7 +4,7 @@
  *	  every edge (tiles, K blocks, N blocks, small-M paths), all transpose
  *	  combinations, alpha/beta, an epilogue (bias row and post function),
  *	  1 to 3 threads, with A or B packed
- *	  ahead, and for every kernel family this machine has (AVX-512, AVX2, the
+ *	  ahead, A of mostly zeros (the sparse path), and for every kernel family this machine has (AVX-512, AVX2, the
  *	  system BLAS fallback).
  */
 #if defined(__x86_64__) || defined(__i386__)
@@ -649,6 +649,108 @@ check_packed_gemv(int threads, int64_t M, int64_t N, int64_t K, double zero_shar
 	return bad;
 }
 
+/*
+ * Products whose A is mostly zeros, over a finite B (sgemm_sparse.c with
+ * the AVX-512 kernels: each row's nonzeros listed per K block, summed over
+ * sub-blocks of B): the same numbers as the micro-kernels, which are told
+ * B may hold infinities (b_finite false) and so skip nothing.  A holds
+ * -0.0 among its zeros, infinities, and NaN in one row when nan; B packed
+ * ahead (packed) or at the call; alpha, beta, bias, clamp and a post
+ * function that must visit every element once.  With AVX-512 a share of
+ * 0.8 and more must take the sparse path and one of 0.1 must not (checked,
+ * so that the test cannot pass without it); 0.5 takes it for N >= 128.
+ */
+static int
+check_sparse(int threads, int64_t M, int64_t N, int64_t K, double zero_share, bool tb, bool packed, int variant)
+{
+	int64_t		lda = K + (variant & 1),
+				ldb = tb ? K : N,
+				ldc = N + 3;
+	float	   *A = malloc(sizeof(float) * M * lda);
+	float	   *B = malloc(sizeof(float) * K * N);
+	float	   *bias = malloc(sizeof(float) * N);
+	float	   *C[2];
+	unsigned char *visits[2];
+	float		alpha = variant == 2 ? 0.5f : 1.0f;
+	float		beta = variant == 1 ? 1.0f : (variant == 3 ? -0.5f : 0.0f);
+	bool		nan = variant == 3;
+	unsigned	seed = (unsigned) (M * 31 + N * 7 + K + variant);
+	ox_sgemm_packed *pb = NULL;
+	ox_kernel_ctx ctx;
+	ox_status	st;
+	int			bad = 0;
+
+	for (int64_t i = 0; i < M * lda; i++)
+	{
+		float		v = frand(&seed);
+
+		A[i] = (v + 1.0f) / 2.0f < zero_share ? ((i & 1) ? -0.0f : 0.0f) : frand(&seed);
+	}
+	A[(M / 2) * lda + K / 2] = INFINITY;
+	A[(M - 1) * lda] = zero_share < 1.0 ? -INFINITY : 0.0f;
+	if (nan)
+		A[(M / 3) * lda + K - 1] = NAN;
+	fill(B, K * N, &seed);
+	fill(bias, N, &seed);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.nthreads = threads;
+	ox_status_clear(&st);
+	ctx.st = &st;
+	if (packed && !(pb = ox_sgemm_pack_b(tb, K, N, B, ldb, &st)))
+		bad = 1;
+	if (!bad && strcmp(ox_sgemm_isa(), "avx512") == 0 && (zero_share <= 0.1 || zero_share >= 0.8) &&
+		ox_sgemm_sparse_worth(A, lda, M, K, N) != (zero_share >= 0.8))
+	{
+		printf("FAIL sgemm sparse: zeros %.2f of A [%lld, %lld] judged %s\n", zero_share, (long long) M,
+			   (long long) K, zero_share >= 0.8 ? "not worth it" : "worth it");
+		bad = 1;
+	}
+	for (int f = 0; f < 2; f++)
+	{
+		post_arg	pa_arg;
+		ox_sgemm_epilogue epi = {.bias = variant != 2 ? bias : NULL, .clamp = variant >= 2,
+			.clamp_lo = CLAMP_LO, .clamp_hi = CLAMP_HI, .post = variant == 1 ? post_double : NULL,
+			.post_arg = &pa_arg, .b_finite = f == 1};
+
+		C[f] = malloc(sizeof(float) * M * ldc);
+		visits[f] = calloc(M * N + 1, 1);
+		pa_arg = (post_arg) {N, C[f], ldc, visits[f]};
+		for (int64_t i = 0; i < M * ldc; i++)
+			C[f][i] = beta == 0.0f ? NAN : (float) ((i * 37) % 101) / 50.0f - 1.0f;
+		if (bad)
+			continue;
+		if (packed ? ox_sgemm_packed_b_ex(&ctx, false, M, alpha, A, lda, pb, beta, C[f], ldc, &epi) != OX_OK :
+			ox_sgemm_ex(&ctx, false, tb, M, N, K, alpha, A, lda, B, ldb, beta, C[f], ldc, &epi) != OX_OK)
+			bad = 1;
+	}
+	for (int64_t m = 0; m < M && !bad; m++)
+		for (int64_t n = 0; n < ldc; n++)
+		{
+			float		d = C[0][m * ldc + n],
+						sp = C[1][m * ldc + n];
+
+			if (!(d == sp || (isnan(d) && isnan(sp))) ||
+				(n < N && variant == 1 && visits[1][m * N + n] != 1) || (nan && m == M / 3 && n < N && !isnan(sp)))
+			{
+				printf("FAIL sgemm %s sparse A t=%d M=%lld N=%lld K=%lld zeros=%.2f tb=%d packed=%d variant=%d at "
+					   "(%lld,%lld): %g vs %g\n", ox_sgemm_isa(), threads, (long long) M, (long long) N,
+					   (long long) K, zero_share, tb, packed, variant, (long long) m, (long long) n, sp, d);
+				bad = 1;
+				break;
+			}
+		}
+	ox_sgemm_packed_free(pb);
+	for (int f = 0; f < 2; f++)
+	{
+		free(C[f]);
+		free(visits[f]);
+	}
+	free(A);
+	free(B);
+	free(bias);
+	return bad;
+}
+
 int
 main(void)
 {
@@ -810,6 +912,27 @@ main(void)
 				failed++;
 			else
 				passed++;
+	}
+	for (size_t f = 0; f < 2; f++)
+	{
+		/*
+		 * A with zeros: N in groups of four slivers, two and one, with
+		 * tails; K in one to four blocks; rows past a task's 256
+		 */
+		static const int64_t shapes[][3] = {{8, 64, 16}, {13, 100, 33}, {40, 128, 256}, {100, 225, 300},
+		{300, 513, 784}, {9, 1000, 17}, {600, 96, 130}};
+		static const double shares[] = {0.1, 0.5, 0.8, 1.0};
+
+		if (!ox_sgemm_force_isa(isas[f]))
+			continue;
+		for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+			for (int z = 0; z < 4; z++)
+				for (int variant = 0; variant < 4; variant++)
+					if (check_sparse(1 + (int) (i + variant + z) % 3, shapes[i][0], shapes[i][1], shapes[i][2],
+									 shares[z], (i + z) % 2, (variant + z) % 2 == 0, variant))
+						failed++;
+					else
+						passed++;
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stddef.h>
 
+#include "kernels/cpu/sgemm.h"
+
 /* what the micro-kernel does with its accumulators */
 typedef struct ox_sgemm_uk_epi
 {
@@ -135,5 +137,41 @@ void		ox_sgemm_finish_row_avx512(const ox_gemv_finish *fin, const float *src, in
 
 /* how many of x's n floats equal 0.0f (-0.0f too; NaN not) */
 int64_t		ox_sgemm_zero_count_avx512(const float *x, int64_t n);
+
+/*
+ * C = alpha A B (+ beta C), B packed (ox_sgemm_pack_b's layout), skipping
+ * the zeros of A (sgemm_sparse.c): the micro-kernels' bits, B finite.
+ */
+typedef struct ox_sgemm_sparse_job
+{
+	int64_t		M,
+				N,
+				K;
+	int64_t		nkb;			/* B's K blocks */
+	int64_t		npad;			/* N in whole slivers */
+	const float *A;
+	int64_t		lda;
+	const float *B;
+	float		alpha,
+				beta;
+	const float *bias;			/* or NULL */
+	bool		clamp;
+	float		clamp_lo,
+				clamp_hi;
+	ox_sgemm_post_fn post;		/* or NULL; told columns from col0 */
+	void	   *post_arg;
+	int64_t		col0;
+	float	   *C;
+	int64_t		ldc;
+	int64_t		task_rows;		/* rows a task */
+	bool		oom;
+} ox_sgemm_sparse_job;
+
+/* rows [row0, row0 + rows) of the job's C; false when out of memory */
+bool		ox_sgemm_sparse_rows_avx512(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows);
+/* whether A has zeros enough for it */
+bool		ox_sgemm_sparse_worth(const float *A, int64_t lda, int64_t M, int64_t K, int64_t N);
+/* the whole job, its rows split among the threads */
+ox_code		ox_sgemm_sparse_run(ox_kernel_ctx *ctx, ox_sgemm_sparse_job *j);
 
 #endif							/* OX_SGEMM_ISA_H */
