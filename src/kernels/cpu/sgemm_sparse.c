@@ -171,6 +171,23 @@ sparse_row(const int G, const float *vals, const int32_t *ks, int64_t *pos, int6
 }
 
 /*
+ * Depths [d0, d1) of the G slivers at sl into L2.  The rows read a
+ * sub-block at their nonzero depths, in no order that the hardware
+ * prefetchers follow: for a B from memory each row waited on its misses
+ * (8 rows of a 4096 x 4096 B, half zeros: 1.58x the micro-kernels' time).
+ * Each row of a sub-block fetches its share of the next one, the first
+ * sub-block of a group all at once: 0.95x (16 rows 0.91x, 64 rows 0.76x;
+ * all of the next sub-block fetched at once: 1.46x).
+ */
+static inline __attribute__((always_inline)) void
+prefetch_depths(const int G, const float *const *sl, int64_t d0, int64_t d1)
+{
+	for (int g = 0; g < G; g++)
+		for (const char *p = (const char *) (sl[g] + d0 * SLIVER); p < (const char *) (sl[g] + d1 * SLIVER); p += 64)
+			_mm_prefetch(p, _MM_HINT_T1);
+}
+
+/*
  * Rows [0, rows) of the task over G slivers of one K block (kc deep, its
  * sliver s0 at blk + s0 * SLIVER * kc), in sub-blocks of depths.
  */
@@ -190,9 +207,18 @@ sparse_group(const int G, const ox_sgemm_sparse_job *j, int64_t rows, const floa
 	{
 		int64_t		d1 = d0 + sub < kc ? d0 + sub : kc;
 
+		int64_t		n0 = d1,
+					n1 = d1 + sub < kc ? d1 + sub : kc;	/* the next sub-block */
+
+		if (d0 == 0)
+			prefetch_depths(G, sl, 0, d1);
 		for (int64_t r = 0; r < rows; r++)
+		{
+			if (n0 < n1)
+				prefetch_depths(G, sl, n0 + (n1 - n0) * r / rows, n0 + (n1 - n0) * (r + 1) / rows);
 			sparse_row(G, vals + r * stride, ks + r * stride, &pos[r], d1, sl, d0 == 0,
 					   d1 == kc, part + r * 2 * G * 16, f, c + r * j->ldc);
+		}
 	}
 }
 
