@@ -650,15 +650,15 @@ check_packed_gemv(int threads, int64_t M, int64_t N, int64_t K, double zero_shar
 }
 
 /*
- * Products whose A is mostly zeros, over a finite B (sgemm_sparse.c with
- * the AVX-512 kernels: each row's nonzeros listed per K block, summed over
- * sub-blocks of B): the same numbers as the micro-kernels, which are told
+ * Products whose A is mostly zeros, over a finite B (sgemm_sparse.c, with
+ * the AVX-512 and the AVX2 kernels: each row's nonzeros listed per K block,
+ * summed over sub-blocks of B): the same numbers as the micro-kernels, which are told
  * B may hold infinities (b_finite false) and so skip nothing.  A holds
  * -0.0 among its zeros, infinities, and NaN in one row when nan; B packed
  * ahead (packed) or at the call; alpha, beta, bias, clamp and a post
- * function that must visit every element once.  With AVX-512 a share of
- * 0.8 and more must take the sparse path and one of 0.1 must not (checked,
- * so that the test cannot pass without it); 0.5 takes it for N >= 128.
+ * function that must visit every element once.  A share of 0.8 and more
+ * must take the sparse path and one of 0.1 must not (checked, so that the
+ * test cannot pass without it); 0.5 takes it with AVX-512 for N >= 128.
  */
 static int
 check_sparse(int threads, int64_t M, int64_t N, int64_t K, double zero_share, bool tb, bool packed, int variant)
@@ -698,8 +698,8 @@ check_sparse(int threads, int64_t M, int64_t N, int64_t K, double zero_share, bo
 	ctx.st = &st;
 	if (packed && !(pb = ox_sgemm_pack_b(tb, K, N, B, ldb, &st)))
 		bad = 1;
-	if (!bad && strcmp(ox_sgemm_isa(), "avx512") == 0 && (zero_share <= 0.1 || zero_share >= 0.8) &&
-		ox_sgemm_sparse_worth(A, lda, M, K, N) != (zero_share >= 0.8))
+	if (!bad && strcmp(ox_sgemm_isa(), "blas") != 0 && (zero_share <= 0.1 || zero_share >= 0.8) &&
+		ox_sgemm_sparse_worth(strcmp(ox_sgemm_isa(), "avx512") == 0, A, lda, M, K, N) != (zero_share >= 0.8))
 	{
 		printf("FAIL sgemm sparse: zeros %.2f of A [%lld, %lld] judged %s\n", zero_share, (long long) M,
 			   (long long) K, zero_share >= 0.8 ? "not worth it" : "worth it");

@@ -488,8 +488,8 @@ run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64
 	gemm_job	job;
 
 	/* a ReLU's output times constant weights: its zeros skipped (sgemm_sparse.c) */
-	if (isa == &ox_sgemm_isa_avx512 && !trans_a && !pa && epi->u.b_finite && alpha != 0.0f &&
-		ox_sgemm_sparse_worth(A, lda, M, K, N))
+	if ((isa == &ox_sgemm_isa_avx512 || isa == &ox_sgemm_isa_avx2) && !trans_a && !pa && epi->u.b_finite &&
+		alpha != 0.0f && ox_sgemm_sparse_worth(isa == &ox_sgemm_isa_avx512, A, lda, M, K, N))
 	{
 		ox_sgemm_sparse_job sj = {
 			.M = M, .N = N, .K = K, .nkb = kb_count(K), .npad = bv->npad,
@@ -497,7 +497,7 @@ run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64
 			.bias = epi->u.bias, .clamp = epi->u.clamp,
 			.clamp_lo = epi->u.clamp_lo, .clamp_hi = epi->u.clamp_hi,
 			.post = epi->u.post, .post_arg = epi->u.post_arg, .col0 = epi->col0,
-			.C = C, .ldc = ldc,
+			.C = C, .ldc = ldc, .avx512 = isa == &ox_sgemm_isa_avx512,
 		};
 
 		return ox_sgemm_sparse_run(ctx, &sj);

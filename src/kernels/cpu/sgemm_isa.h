@@ -163,14 +163,16 @@ typedef struct ox_sgemm_sparse_job
 	int64_t		col0;
 	float	   *C;
 	int64_t		ldc;
+	bool		avx512;			/* B packed for the AVX-512 kernels, else AVX2 */
 	int64_t		task_rows;		/* rows a task */
 	bool		oom;
 } ox_sgemm_sparse_job;
 
 /* rows [row0, row0 + rows) of the job's C; false when out of memory */
 bool		ox_sgemm_sparse_rows_avx512(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows);
-/* whether A has zeros enough for it */
-bool		ox_sgemm_sparse_worth(const float *A, int64_t lda, int64_t M, int64_t K, int64_t N);
+bool		ox_sgemm_sparse_rows_avx2(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows);
+/* whether A has zeros enough for it (avx512: with those kernels, else AVX2's) */
+bool		ox_sgemm_sparse_worth(bool avx512, const float *A, int64_t lda, int64_t M, int64_t K, int64_t N);
 /* the whole job, its rows split among the threads */
 ox_code		ox_sgemm_sparse_run(ox_kernel_ctx *ctx, ox_sgemm_sparse_job *j);
 

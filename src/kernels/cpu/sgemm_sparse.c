@@ -28,7 +28,9 @@
  *	  (the caller's ox_sgemm_epilogue.b_finite: 0 * inf would be NaN), which
  *	  changes nothing but the sign of an exact zero sum.
  *
- *	  AVX-512 only: sgemm.c uses it when its kernels are the AVX-512 ones.
+ *	  The kernels are in sgemm_sparse_kernels.h, compiled here for AVX-512
+ *	  and for AVX2, the two families of sgemm.c's micro-kernels (the BLAS
+ *	  fallback packs nothing).
  */
 #include "kernels/cpu/sgemm_isa.h"
 #include "util/tensor.h"
@@ -36,24 +38,27 @@
 #include <immintrin.h>
 #include <string.h>
 
-/* 32 columns a sliver (the AVX-512 micro-kernels' nr) */
-#define SLIVER 32
-
 /* floats of B a sub-block holds: 16 KiB, half of L1 */
 #define SUB_BLOCK_FLOATS 4096
 
 /*
- * The share of zeros in A from which skipping them pays (a Zen 4, one
- * thread, against the micro-kernel; ratios of the times): at 128 columns
- * and more, groups of four slivers, break-even at 0.3 (256 x 512 x 512:
- * 1.01 at 0.3, 0.77 at 0.5, 0.53 at 0.7; 256 x 1000 x 440: 1.01, 0.77);
- * below, groups of two or one, whose every depth costs a broadcast and a
- * listed depth for fewer multiply-adds, at about 0.45 (256 x 64 x 256:
- * 1.03 at 0.4, 0.89 at 0.5).
+ * When skipping A's zeros pays.  A row's nonzero costs, per sliver of B,
+ * about this many times what a depth of a row costs the micro-kernel's
+ * tile (a Zen 4, one thread, 256 rows, fitted to the times of N = 64 to
+ * 512 at half zeros, where the sparse time over the tile's is half these):
+ * with AVX-512 1.55 a sliver in groups of four (256 x 512 x 512: 0.78x the
+ * time at half zeros, 0.65x at 60%, 0.89x at 40%), 2.15 in a group of two
+ * (N = 64: 1.07x at half zeros, 0.79x at 60%), 2.25 alone; with AVX2
+ * (forced on the same machine) 1.9 in groups of four (0.90x at half
+ * zeros, 0.79x at 60%), 2.1 and 2.3.  A group of fewer slivers pays a
+ * broadcast and a listed depth for fewer multiply-adds; sub-blocks with
+ * few depths (a short K block's last) cost more than the fit says.  Taken
+ * when the nonzeros' share times the mix's cost is at most 0.95.
  */
-#define SPARSE_MIN_ZERO_SHARE 0.35
-#define SPARSE_MIN_ZERO_SHARE_NARROW 0.5
-#define SPARSE_WIDE_COLUMNS 128
+static const double sparse_cost_avx512[3] = {2.25, 2.15, 1.55};	/* groups of 1, 2, 4 */
+static const double sparse_cost_avx2[3] = {2.3, 2.1, 1.9};
+
+#define SPARSE_MAX_COST 0.95
 #define SPARSE_MIN_COLUMNS 64
 #define SPARSE_MIN_ROWS 8
 
@@ -66,37 +71,6 @@ static __thread float *tls_depths;	/* int32 depths, in a float buffer */
 static __thread size_t tls_depths_len;
 static __thread float *tls_partial;
 static __thread size_t tls_partial_len;
-
-/*
- * The nonzero entries of x[0, n): their values into vals and their
- * indices into ks, in ascending order, then INT32_MAX; returns how many.
- * Both have room for n + 16 (a whole vector is stored past the last).  NaN counts as
- * nonzero (compared unordered); -0.0f as zero.
- */
-__attribute__((target("avx512f")))
-static int64_t
-list_nonzeros(const float *x, int64_t n, float *vals, int32_t *ks)
-{
-	const __m512i step = _mm512_set1_epi32(16);
-	__m512i		idx = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-	int64_t		count = 0;
-
-	for (int64_t i = 0; i < n; i += 16)
-	{
-		__mmask16	live = n - i >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << (n - i)) - 1);
-		__m512		v = _mm512_maskz_loadu_ps(live, x + i);
-		__mmask16	nz = _mm512_mask_cmp_ps_mask(live, v, _mm512_setzero_ps(), _CMP_NEQ_UQ);
-
-		/* compress in registers and store whole vectors: the compressing store is slow on AMD */
-		_mm512_storeu_ps(vals + count, _mm512_maskz_compress_ps(nz, v));
-		_mm512_storeu_si512((void *) (ks + count), _mm512_maskz_compress_epi32(nz, idx));
-		count += __builtin_popcount((unsigned) nz);
-		idx = _mm512_add_epi32(idx, step);
-	}
-	/* past the last, a depth no sub-block reaches: the sums' loops need no count */
-	ks[count] = INT32_MAX;
-	return count;
-}
 
 /* what every row of a group finishes with (the micro-kernel's epilogue) */
 typedef struct sparse_finish
@@ -111,67 +85,7 @@ typedef struct sparse_finish
 } sparse_finish;
 
 /*
- * One row of A over a sub-block: its nonzeros from *pos on with depth
- * below d1 (vals / ks, which ends in INT32_MAX), times G slivers of B (sliver g at sl[g], depth p at
- * + p * SLIVER), added to the partial sums at part (or from zero when
- * fresh).  last: the K block ends here, so finish the sums into c instead.
- */
-static inline __attribute__((always_inline, target("avx512f,fma"))) void
-sparse_row(const int G, const float *vals, const int32_t *ks, int64_t *pos, int64_t d1,
-		   const float *const *sl, bool fresh, bool last, float *part, const sparse_finish *f, float *c)
-{
-	__m512		acc[8];
-	int64_t		i = *pos;
-
-#pragma GCC unroll 8
-	for (int v = 0; v < 2 * G; v++)
-		acc[v] = fresh ? _mm512_setzero_ps() : _mm512_loadu_ps(part + 16 * v);
-	for (; ks[i] < d1; i++)
-	{
-		__m512		xv = _mm512_set1_ps(vals[i]);
-		int64_t		off = (int64_t) ks[i] * SLIVER;
-
-#pragma GCC unroll 4
-		for (int g = 0; g < G; g++)
-		{
-			acc[2 * g] = _mm512_fmadd_ps(xv, _mm512_load_ps(sl[g] + off), acc[2 * g]);
-			acc[2 * g + 1] = _mm512_fmadd_ps(xv, _mm512_load_ps(sl[g] + off + 16), acc[2 * g + 1]);
-		}
-	}
-	*pos = i;
-	if (!last)
-	{
-#pragma GCC unroll 8
-		for (int v = 0; v < 2 * G; v++)
-			_mm512_storeu_ps(part + 16 * v, acc[v]);
-		return;
-	}
-#pragma GCC unroll 8
-	for (int v = 0; v < 2 * G; v++)
-	{
-		int64_t		c0 = 16 * v;
-		__mmask16	m;
-		__m512		r = acc[v];
-
-		if (c0 >= f->cols)
-			break;
-		m = f->cols - c0 >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << (f->cols - c0)) - 1);
-		if (f->alpha != 1.0f)
-			r = _mm512_mul_ps(r, _mm512_set1_ps(f->alpha));
-		if (f->bias)
-			r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, f->bias + c0));
-		if (f->beta == 1.0f)
-			r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, c + c0));
-		else if (f->beta != 0.0f)
-			r = _mm512_fmadd_ps(_mm512_set1_ps(f->beta), _mm512_maskz_loadu_ps(m, c + c0), r);
-		if (f->clamp)
-			r = _mm512_min_ps(_mm512_set1_ps(f->hi), _mm512_max_ps(_mm512_set1_ps(f->lo), r));
-		_mm512_mask_storeu_ps(c + c0, m, r);
-	}
-}
-
-/*
- * Depths [d0, d1) of the G slivers at sl into L2.  The rows read a
+ * Depths [d0, d1) of the G slivers at sl (sliver floats a depth) into L2.  The rows read a
  * sub-block at their nonzero depths, in no order that the hardware
  * prefetchers follow: for a B from memory each row waited on its misses
  * (8 rows of a 4096 x 4096 B, half zeros: 1.58x the micro-kernels' time).
@@ -180,101 +94,20 @@ sparse_row(const int G, const float *vals, const int32_t *ks, int64_t *pos, int6
  * all of the next sub-block fetched at once: 1.46x).
  */
 static inline __attribute__((always_inline)) void
-prefetch_depths(const int G, const float *const *sl, int64_t d0, int64_t d1)
+prefetch_depths(const int G, const float *const *sl, int64_t sliver, int64_t d0, int64_t d1)
 {
 	for (int g = 0; g < G; g++)
-		for (const char *p = (const char *) (sl[g] + d0 * SLIVER); p < (const char *) (sl[g] + d1 * SLIVER); p += 64)
+		for (const char *p = (const char *) (sl[g] + d0 * sliver); p < (const char *) (sl[g] + d1 * sliver); p += 64)
 			_mm_prefetch(p, _MM_HINT_T1);
 }
 
-/*
- * Rows [0, rows) of the task over G slivers of one K block (kc deep, its
- * sliver s0 at blk + s0 * SLIVER * kc), in sub-blocks of depths.
- */
-static inline __attribute__((always_inline, target("avx512f,fma"))) void
-sparse_group(const int G, const ox_sgemm_sparse_job *j, int64_t rows, const float *blk, int64_t kc,
-			 int64_t s0, const float *vals, const int32_t *ks, int64_t stride,
-			 int64_t *pos, float *part, const sparse_finish *f, float *c)
-{
-	const float *sl[4];
-	const int64_t sub = SUB_BLOCK_FLOATS / (G * SLIVER);
+#define SP_W 16
+#include "kernels/cpu/sgemm_sparse_kernels.h"
+#undef SP_W
 
-	for (int g = 0; g < G; g++)
-		sl[g] = blk + (s0 + g) * SLIVER * kc;
-	for (int64_t r = 0; r < rows; r++)
-		pos[r] = 0;
-	for (int64_t d0 = 0; d0 < kc; d0 += sub)
-	{
-		int64_t		d1 = d0 + sub < kc ? d0 + sub : kc;
-
-		int64_t		n0 = d1,
-					n1 = d1 + sub < kc ? d1 + sub : kc;	/* the next sub-block */
-
-		if (d0 == 0)
-			prefetch_depths(G, sl, 0, d1);
-		for (int64_t r = 0; r < rows; r++)
-		{
-			if (n0 < n1)
-				prefetch_depths(G, sl, n0 + (n1 - n0) * r / rows, n0 + (n1 - n0) * (r + 1) / rows);
-			sparse_row(G, vals + r * stride, ks + r * stride, &pos[r], d1, sl, d0 == 0,
-					   d1 == kc, part + r * 2 * G * 16, f, c + r * j->ldc);
-		}
-	}
-}
-
-__attribute__((target("avx512f,fma")))
-bool
-ox_sgemm_sparse_rows_avx512(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows)
-{
-	const int64_t nsl = j->npad / SLIVER;
-	/* a row's lists: a K block's depths and a vector's store past them, in whole lines */
-	int64_t		stride = ((j->K + j->nkb - 1) / j->nkb + 1 + 16 + 15) / 16 * 16;
-	float	   *vals = ox_aligned_grow(&tls_values, &tls_values_len, (size_t) (rows * stride));
-	float	   *kbuf = ox_aligned_grow(&tls_depths, &tls_depths_len, (size_t) (rows * stride + 2 * rows));
-	float	   *part = ox_aligned_grow(&tls_partial, &tls_partial_len, (size_t) (rows * 8 * 16));
-	int32_t    *ks;
-	int64_t    *pos;
-
-	if (!vals || !kbuf || !part)
-		return false;
-	ks = (int32_t *) kbuf;
-	/* the rows' cursors after the lists (64-byte aligned: stride is whole lines) */
-	pos = (int64_t *) (ks + rows * stride);
-	for (int64_t kb = 0; kb < j->nkb; kb++)
-	{
-		const int64_t k0 = ox_sgemm_kb_start(j->K, j->nkb, kb);
-		const int64_t kc = ox_sgemm_kb_start(j->K, j->nkb, kb + 1) - k0;
-		const float *blk = j->B + k0 * j->npad;
-		sparse_finish f;
-
-		for (int64_t r = 0; r < rows; r++)
-			(void) list_nonzeros(j->A + (row0 + r) * j->lda + k0, kc, vals + r * stride, ks + r * stride);
-		f.alpha = j->alpha;
-		f.beta = kb == 0 ? j->beta : 1.0f;
-		f.clamp = j->clamp && kb == j->nkb - 1;
-		f.lo = j->clamp_lo;
-		f.hi = j->clamp_hi;
-		for (int64_t s = 0; s < nsl;)
-		{
-			int			G = nsl - s >= 4 ? 4 : (nsl - s >= 2 ? 2 : 1);
-			int64_t		col = s * SLIVER;
-			float	   *c = j->C + row0 * j->ldc + col;
-
-			f.cols = j->N - col < G * SLIVER ? j->N - col : G * SLIVER;
-			f.bias = kb == 0 && j->bias ? j->bias + col : NULL;
-			if (G == 4)
-				sparse_group(4, j, rows, blk, kc, s, vals, ks, stride, pos, part, &f, c);
-			else if (G == 2)
-				sparse_group(2, j, rows, blk, kc, s, vals, ks, stride, pos, part, &f, c);
-			else
-				sparse_group(1, j, rows, blk, kc, s, vals, ks, stride, pos, part, &f, c);
-			if (j->post && kb == j->nkb - 1)
-				j->post(j->post_arg, row0, j->col0 + col, rows, f.cols, c, j->ldc);
-			s += G;
-		}
-	}
-	return true;
-}
+#define SP_W 8
+#include "kernels/cpu/sgemm_sparse_kernels.h"
+#undef SP_W
 
 static void
 sparse_task(void *arg, int64_t t0, int64_t t1)
@@ -286,7 +119,7 @@ sparse_task(void *arg, int64_t t0, int64_t t1)
 		int64_t		row0 = t * j->task_rows;
 		int64_t		rows = j->M - row0 < j->task_rows ? j->M - row0 : j->task_rows;
 
-		if (!ox_sgemm_sparse_rows_avx512(j, row0, rows))
+		if (!(j->avx512 ? ox_sgemm_sparse_rows_avx512(j, row0, rows) : ox_sgemm_sparse_rows_avx2(j, row0, rows)))
 		{
 			j->oom = true;
 			return;
@@ -299,16 +132,23 @@ sparse_task(void *arg, int64_t t0, int64_t t1)
  * beats the micro-kernel, which takes no notice of them.
  */
 bool
-ox_sgemm_sparse_worth(const float *A, int64_t lda, int64_t M, int64_t K, int64_t N)
+ox_sgemm_sparse_worth(bool avx512, const float *A, int64_t lda, int64_t M, int64_t K, int64_t N)
 {
+	const double *cost = avx512 ? sparse_cost_avx512 : sparse_cost_avx2;
+	int64_t		sliver = avx512 ? 32 : 16;
+	int64_t		nsl = (N + sliver - 1) / sliver;
+	int64_t		in4 = nsl / 4 * 4,
+				in2 = (nsl - in4) / 2 * 2,
+				alone = nsl - in4 - in2;
+	double		mix = (in4 * cost[2] + in2 * cost[1] + alone * cost[0]) / (double) nsl;
 	int64_t		zeros = 0;
 
 	if (N < SPARSE_MIN_COLUMNS || M < SPARSE_MIN_ROWS)
 		return false;
 	for (int64_t m = 0; m < M; m++)
 		zeros += ox_sgemm_zero_count(A + m * lda, K);
-	return zeros >= (int64_t) ((N >= SPARSE_WIDE_COLUMNS ? SPARSE_MIN_ZERO_SHARE : SPARSE_MIN_ZERO_SHARE_NARROW) *
-							   (double) M * (double) K);
+	/* (1 - zeros / (M K)) mix <= SPARSE_MAX_COST */
+	return (double) zeros >= (1.0 - SPARSE_MAX_COST / mix) * (double) M * (double) K;
 }
 
 ox_code
