@@ -303,6 +303,17 @@ def main():
         h.make_node("Relu", ["S"], ["SR"]), h.make_node("Conv", ["SR", "WE", "B"], ["E"]),
         h.make_node("Sigmoid", ["E"], ["G"]), h.make_node("Mul", ["X", "G"], ["Y"])],
         [vi("X", F, ["n", 16, "h", "w"])], [vi("Y", F, None)], inits=[ws, we, b16])
+    # an MLP over any batch: past the first layer the rows are a ReLU's output, whose zeros the
+    # GEMM skips (sgemm_sparse.c) from 8 rows on, in groups of slivers with a ragged last one
+    w1 = nh.from_array((rng.standard_normal((160, 32)) * 0.3).astype(np.float32), "W1")
+    w2 = nh.from_array((rng.standard_normal((160, 200)) * 0.1).astype(np.float32), "W2")
+    w3 = nh.from_array((rng.standard_normal((200, 70)) * 0.1).astype(np.float32), "W3")
+    b160 = nh.from_array(rng.standard_normal(160).astype(np.float32), "B160")
+    save("mlp_relu", [
+        h.make_node("Gemm", ["X", "W1", "B160"], ["H1"], transB=1), h.make_node("Relu", ["H1"], ["R1"]),
+        h.make_node("MatMul", ["R1", "W2"], ["H2"]), h.make_node("Relu", ["H2"], ["R2"]),
+        h.make_node("MatMul", ["R2", "W3"], ["Y"])],
+        [vi("X", F, ["n", 32])], [vi("Y", F, None)], inits=[w1, w2, w3, b160])
     made = sorted(f for f in os.listdir(OUT) if f.endswith(".onnx"))
     order = os.path.join(os.path.dirname(OUT), "models.txt")
     with open(order) as f:

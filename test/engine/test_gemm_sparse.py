@@ -10,24 +10,11 @@ batches above and below a task's 256 rows, and weights with an infinity.
 
 Tolerance: |got - want| <= 1e-4 * |want| + 1e-5 * max|want|."""
 import numpy as np
-import onnx
-import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from oxengine import Session
-
-
-def make_model(nodes, inputs, outputs, inits, opset=17):
-    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=list(inits))
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
-
-
-def ort_run(model, feeds):
-    so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    sess = ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-    return sess.run(None, feeds)
+from test_conv_perf import make_model, ort_run
 
 
 def check(model, feeds):
