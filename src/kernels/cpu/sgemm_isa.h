@@ -165,12 +165,18 @@ typedef struct ox_sgemm_sparse_job
 	int64_t		ldc;
 	bool		avx512;			/* B packed for the AVX-512 kernels, else AVX2 */
 	int64_t		task_rows;		/* rows a task */
+	int64_t		col_ranges;		/* ranges of slivers a row block is split into */
 	bool		oom;
 } ox_sgemm_sparse_job;
 
-/* rows [row0, row0 + rows) of the job's C; false when out of memory */
-bool		ox_sgemm_sparse_rows_avx512(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows);
-bool		ox_sgemm_sparse_rows_avx2(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows);
+/*
+ * rows [row0, row0 + rows) of the job's C, its slivers [s0, s1); false
+ * when out of memory
+ */
+bool		ox_sgemm_sparse_rows_avx512(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows, int64_t s0,
+										int64_t s1);
+bool		ox_sgemm_sparse_rows_avx2(const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows, int64_t s0,
+									  int64_t s1);
 /* whether A has zeros enough for it (avx512: with those kernels, else AVX2's) */
 bool		ox_sgemm_sparse_worth(bool avx512, const float *A, int64_t lda, int64_t M, int64_t K, int64_t N);
 /* the whole job, its rows split among the threads */

@@ -202,9 +202,8 @@ SP_FN(sparse_group) (const int G, const ox_sgemm_sparse_job *j, int64_t rows, co
 
 __attribute__((target(SP_TARGET)))
 bool
-SP_FN(ox_sgemm_sparse_rows) (const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows)
+SP_FN(ox_sgemm_sparse_rows) (const ox_sgemm_sparse_job *j, int64_t row0, int64_t rows, int64_t s0, int64_t s1)
 {
-	const int64_t nsl = j->npad / SP_SLIVER;
 	/* a row's lists: a K block's depths and a vector's store past them, in whole lines */
 	int64_t		stride = ((j->K + j->nkb - 1) / j->nkb + 1 + 17 + 15) / 16 * 16;
 	float	   *vals = ox_aligned_grow(&tls_values, &tls_values_len, (size_t) (rows * stride));
@@ -232,9 +231,9 @@ SP_FN(ox_sgemm_sparse_rows) (const ox_sgemm_sparse_job *j, int64_t row0, int64_t
 		f.clamp = j->clamp && kb == j->nkb - 1;
 		f.lo = j->clamp_lo;
 		f.hi = j->clamp_hi;
-		for (int64_t s = 0; s < nsl;)
+		for (int64_t s = s0; s < s1;)
 		{
-			int			G = nsl - s >= 4 ? 4 : (nsl - s >= 2 ? 2 : 1);
+			int			G = s1 - s >= 4 ? 4 : (s1 - s >= 2 ? 2 : 1);
 			int64_t		col = s * SP_SLIVER;
 			float	   *c = j->C + row0 * j->ldc + col;
 
