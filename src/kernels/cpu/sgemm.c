@@ -465,19 +465,6 @@ gemm_task(void *arg, int64_t begin, int64_t end)
 	}
 }
 
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b)
-	{
-		int64_t		t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* the grid over packed B (its view bv: N columns from its sliver 0) */
 static ox_code
 run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64_t M, int64_t N, int64_t K,
@@ -525,7 +512,7 @@ run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64
 	job.col_groups = 1;
 	if (threads > 1)
 	{
-		job.col_groups = threads / gcd64(job.rp.blocks, threads);
+		job.col_groups = threads / ox_sgemm_gcd(job.rp.blocks, threads);
 		if (job.col_groups > job.nslivers)
 			job.col_groups = job.nslivers;
 	}

@@ -117,6 +117,20 @@ ox_sgemm_kb_start(int64_t K, int64_t nkb, int64_t b)
 	return b * K / nkb;
 }
 
+/* the greatest common divisor (the task grids: ranges that divide evenly among threads) */
+static inline int64_t
+ox_sgemm_gcd(int64_t a, int64_t b)
+{
+	while (b)
+	{
+		int64_t		t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 /*
  * out[n - n0] = sum over the rows k of ks (NULL: all K) of x[k] B[k, n],
  * for n in [n0, n1), n0 on a sliver's first column, B packed (the AVX-512

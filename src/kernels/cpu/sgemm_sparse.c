@@ -113,19 +113,6 @@ prefetch_depths(const int G, const float *const *sl, int64_t sliver, int64_t d0,
 #undef SP_W
 
 /* task t: row block t / col_ranges, its range t % col_ranges of slivers, in whole groups of four */
-static int64_t
-gcd64(int64_t a, int64_t b)
-{
-	while (b)
-	{
-		int64_t		t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 static void
 sparse_task(void *arg, int64_t t0, int64_t t1)
 {
@@ -212,7 +199,7 @@ ox_sgemm_sparse_run(ox_kernel_ctx *ctx, ox_sgemm_sparse_job *j)
 			tasks *= 2;
 	j->task_rows = (j->M + tasks - 1) / tasks;
 	tasks = (j->M + j->task_rows - 1) / j->task_rows;
-	j->col_ranges = threads / gcd64(tasks, threads);
+	j->col_ranges = threads / ox_sgemm_gcd(tasks, threads);
 	if (j->col_ranges > groups)
 	{
 		/* too few groups of slivers to share: more, smaller row blocks */
