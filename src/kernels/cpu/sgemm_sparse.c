@@ -112,13 +112,20 @@ prefetch_depths(const int G, const float *const *sl, int64_t sliver, int64_t d0,
 #include "kernels/cpu/sgemm_sparse_kernels.h"
 #undef SP_W
 
+/* columns a sliver of packed B: the micro-kernels' nr (two vectors) */
+static inline int64_t
+sparse_sliver(bool avx512)
+{
+	return avx512 ? ox_sgemm_isa_avx512.nr : ox_sgemm_isa_avx2.nr;
+}
+
 /* task t: row block t / col_ranges, its range t % col_ranges of slivers, in whole groups of four */
 static void
 sparse_task(void *arg, int64_t t0, int64_t t1)
 {
 	ox_sgemm_sparse_job *j = arg;
-	int64_t		groups = (j->npad / (j->avx512 ? 32 : 16) + 3) / 4;
-	int64_t		nsl = j->npad / (j->avx512 ? 32 : 16);
+	int64_t		nsl = j->npad / sparse_sliver(j->avx512);
+	int64_t		groups = (nsl + 3) / 4;
 
 	for (int64_t t = t0; t < t1; t++)
 	{
@@ -151,7 +158,7 @@ bool
 ox_sgemm_sparse_worth(bool avx512, const float *A, int64_t lda, int64_t M, int64_t K, int64_t N)
 {
 	const double *cost = avx512 ? sparse_cost_avx512 : sparse_cost_avx2;
-	int64_t		sliver = avx512 ? 32 : 16;
+	int64_t		sliver = sparse_sliver(avx512);
 	int64_t		nsl = (N + sliver - 1) / sliver;
 	int64_t		in4 = nsl / 4 * 4,
 				in2 = (nsl - in4) / 2 * 2,
@@ -177,7 +184,7 @@ ox_code
 ox_sgemm_sparse_run(ox_kernel_ctx *ctx, ox_sgemm_sparse_job *j)
 {
 	int			threads = ctx ? ctx->nthreads : 1;
-	int64_t		groups = (j->npad / (j->avx512 ? 32 : 16) + 3) / 4;	/* of four slivers */
+	int64_t		groups = (j->npad / sparse_sliver(j->avx512) + 3) / 4;	/* of four slivers */
 	int64_t		tasks;
 
 	/*

@@ -185,15 +185,20 @@ SP_FN(sparse_group) (const int G, const ox_sgemm_sparse_job *j, int64_t rows, co
 	for (int64_t d0 = 0; d0 < kc; d0 += sub)
 	{
 		int64_t		d1 = d0 + sub < kc ? d0 + sub : kc;
-		int64_t		n0 = d1,
-					n1 = d1 + sub < kc ? d1 + sub : kc;	/* the next sub-block */
+		int64_t		n1 = d1 + sub < kc ? d1 + sub : kc;	/* the next sub-block ends */
+		/* each row's share of the next sub-block's depths, none past it (no division per row) */
+		int64_t		share = (n1 - d1 + rows - 1) / rows,
+					next = d1;
 
 		if (d0 == 0)
 			prefetch_depths(G, sl, SP_SLIVER, 0, d1);
 		for (int64_t r = 0; r < rows; r++)
 		{
-			if (n0 < n1)
-				prefetch_depths(G, sl, SP_SLIVER, n0 + (n1 - n0) * r / rows, n0 + (n1 - n0) * (r + 1) / rows);
+			if (next < n1)
+			{
+				prefetch_depths(G, sl, SP_SLIVER, next, next + share < n1 ? next + share : n1);
+				next += share;
+			}
 			SP_FN(sparse_row) (G, vals + r * stride, ks + r * stride, &pos[r], d1, sl, d0 == 0,
 							   d1 == kc, part + r * 2 * G * SP_W, f, c + r * j->ldc);
 		}
