@@ -481,9 +481,7 @@ run_packed(ox_kernel_ctx *ctx, const ox_sgemm_isa_desc *isa, bool trans_a, int64
 		ox_sgemm_sparse_job sj = {
 			.M = M, .N = N, .K = K, .nkb = kb_count(K), .npad = bv->npad,
 			.A = A, .lda = lda, .B = bv->data, .alpha = alpha, .beta = beta,
-			.bias = epi->u.bias, .clamp = epi->u.clamp,
-			.clamp_lo = epi->u.clamp_lo, .clamp_hi = epi->u.clamp_hi,
-			.post = epi->u.post, .post_arg = epi->u.post_arg, .col0 = epi->col0,
+			.epi = &epi->u, .col0 = epi->col0,
 			.C = C, .ldc = ldc, .avx512 = isa == &ox_sgemm_isa_avx512,
 		};
 

@@ -168,13 +168,8 @@ typedef struct ox_sgemm_sparse_job
 	const float *B;
 	float		alpha,
 				beta;
-	const float *bias;			/* or NULL */
-	bool		clamp;
-	float		clamp_lo,
-				clamp_hi;
-	ox_sgemm_post_fn post;		/* or NULL; told columns from col0 */
-	void	   *post_arg;
-	int64_t		col0;
+	const ox_sgemm_epilogue *epi;	/* bias, clamp and post */
+	int64_t		col0;			/* the column epi's post is told for column 0 */
 	float	   *C;
 	int64_t		ldc;
 	bool		avx512;			/* B packed for the AVX-512 kernels, else AVX2 */

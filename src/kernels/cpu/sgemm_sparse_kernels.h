@@ -233,9 +233,9 @@ SP_FN(ox_sgemm_sparse_rows) (const ox_sgemm_sparse_job *j, int64_t row0, int64_t
 			(void) SP_FN(list_nonzeros) (j->A + (row0 + r) * j->lda + k0, kc, vals + r * stride, ks + r * stride);
 		f.alpha = j->alpha;
 		f.beta = kb == 0 ? j->beta : 1.0f;
-		f.clamp = j->clamp && kb == j->nkb - 1;
-		f.lo = j->clamp_lo;
-		f.hi = j->clamp_hi;
+		f.clamp = j->epi->clamp && kb == j->nkb - 1;
+		f.lo = j->epi->clamp_lo;
+		f.hi = j->epi->clamp_hi;
 		for (int64_t s = s0; s < s1;)
 		{
 			int			G = s1 - s >= 4 ? 4 : (s1 - s >= 2 ? 2 : 1);
@@ -243,15 +243,15 @@ SP_FN(ox_sgemm_sparse_rows) (const ox_sgemm_sparse_job *j, int64_t row0, int64_t
 			float	   *c = j->C + row0 * j->ldc + col;
 
 			f.cols = j->N - col < G * SP_SLIVER ? j->N - col : G * SP_SLIVER;
-			f.bias = kb == 0 && j->bias ? j->bias + col : NULL;
+			f.bias = kb == 0 && j->epi->bias ? j->epi->bias + col : NULL;
 			if (G == 4)
 				SP_FN(sparse_group) (4, j, rows, blk, kc, s, vals, ks, stride, pos, part, &f, c);
 			else if (G == 2)
 				SP_FN(sparse_group) (2, j, rows, blk, kc, s, vals, ks, stride, pos, part, &f, c);
 			else
 				SP_FN(sparse_group) (1, j, rows, blk, kc, s, vals, ks, stride, pos, part, &f, c);
-			if (j->post && kb == j->nkb - 1)
-				j->post(j->post_arg, row0, j->col0 + col, rows, f.cols, c, j->ldc);
+			if (j->epi->post && kb == j->nkb - 1)
+				j->epi->post(j->epi->post_arg, row0, j->col0 + col, rows, f.cols, c, j->ldc);
 			s += G;
 		}
 	}
