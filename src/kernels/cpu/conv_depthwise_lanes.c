@@ -20,7 +20,10 @@
  * stride 2) to 0.96 (32 channels, 112x112, stride 1); the whole network
  * 0.90.
  *
- * Threads split the (image, block of sixteen channels) pairs.
+ * Threads split the (image, block of sixteen channels) pairs.  The kernels
+ * are conv_depthwise_lanes_kernels.h's, compiled here for sixteen lanes and
+ * in conv_depthwise_lanes8.c for eight; the plan and buffers below serve
+ * both.
  */
 #include "kernels/cpu/conv_fast.h"
 
@@ -33,8 +36,6 @@
  * planes take the pixels-in-lanes loops of conv_depthwise.c.
  */
 #define LANES_MAX_BUFFER (1024 * 1024)
-/* output pixels computed together along a row (FMA latency) */
-#define LANES_PX 8
 
 bool
 nn_dw_lanes_applies(const nn_conv_shape *cs)
@@ -50,134 +51,6 @@ nn_dw_lanes_applies(const nn_conv_shape *cs)
 		return false;
 	/* the padded block buffer of one thread */
 	return ph <= LANES_MAX_BUFFER / 16 && pw <= LANES_MAX_BUFFER / 16 && ph * pw * 16 <= LANES_MAX_BUFFER;
-}
-
-static inline __mmask16
-first_lanes(int64_t n)
-{
-	return n >= 16 ? (__mmask16) 0xFFFF : (__mmask16) ((1u << n) - 1);
-}
-
-/* output pixels computed, then transposed and stored, per chunk (16 KiB in L1) */
-#define LANES_CHUNK 256
-
-typedef struct lanes_job
-{
-	const nn_conv_shape *cs;
-	const float *x;
-	const float *w;
-	const nn_conv_epi *epi;
-	float	   *y;
-	int64_t		blocks;			/* blocks of 16 channels per image */
-	nn_dw_lanes_plan pl;		/* padded plane, window and tap offsets */
-	bool		oom;
-} lanes_job;
-
-/*
- * buf[h + pb][w + pb][i] = X[c0 + i][h][w] for the block's nc channels (zero
- * lanes past).  A channel's plane is contiguous, so sixteen consecutive
- * pixels are transposed at a time whatever the row width (a 7 x 7 plane
- * takes 4 transposes, not 7 half-empty ones).
- */
-__attribute__((target("avx512f")))
-static void
-fill_block(const lanes_job *j, const float *xb, int nc, float *buf)
-{
-	const nn_geom *g = &j->cs->g;
-	int64_t		h = 0,
-				w = 0;
-
-	for (int64_t p0 = 0; p0 < g->in_size; p0 += 16)
-	{
-		int64_t		cnt = g->in_size - p0 < 16 ? g->in_size - p0 : 16;
-		__mmask16	m = first_lanes(cnt);
-		__m512		r[16];
-
-		for (int i = 0; i < 16; i++)
-			r[i] = i < nc ? _mm512_maskz_loadu_ps(m, xb + i * g->in_size + p0) : _mm512_setzero_ps();
-		nn_transpose16(r);
-		for (int64_t q = 0; q < cnt; q++)
-		{
-			_mm512_store_ps(buf + ((h + g->pb[1]) * j->pl.pw + w + g->pb[2]) * 16, r[q]);
-			if (++w == g->in[2])
-			{
-				w = 0;
-				h++;
-			}
-		}
-	}
-}
-
-/* obuf[p - p0][i] for outputs p in [p0, p0 + cnt): the bias plus every tap */
-__attribute__((target("avx512f,fma")))
-static void
-compute_chunk(const lanes_job *j, const float *buf, const float *wv, const float *bias16, int64_t p0,
-			  int64_t cnt, float *obuf)
-{
-	const int64_t *io = j->pl.in_off + p0,
-			   *to = j->pl.tap_off;
-	int64_t		taps = j->cs->g.k_size,
-				p = 0;
-	__m512		bias = _mm512_load_ps(bias16);
-
-	for (; p + LANES_PX <= cnt; p += LANES_PX)
-	{
-		__m512		acc[LANES_PX];
-
-#pragma GCC unroll 8
-		for (int q = 0; q < LANES_PX; q++)
-			acc[q] = bias;
-		for (int64_t t = 0; t < taps; t++)
-		{
-			__m512		wt = _mm512_load_ps(wv + t * 16);
-			const float *bt = buf + to[t];
-
-#pragma GCC unroll 8
-			for (int q = 0; q < LANES_PX; q++)
-				acc[q] = _mm512_fmadd_ps(wt, _mm512_load_ps(bt + io[p + q]), acc[q]);
-		}
-#pragma GCC unroll 8
-		for (int q = 0; q < LANES_PX; q++)
-			_mm512_store_ps(obuf + (p + q) * 16, acc[q]);
-	}
-	for (; p < cnt; p++)
-	{
-		__m512		acc = bias;
-
-		for (int64_t t = 0; t < taps; t++)
-			acc = _mm512_fmadd_ps(_mm512_load_ps(wv + t * 16), _mm512_load_ps(buf + to[t] + io[p]), acc);
-		_mm512_store_ps(obuf + p * 16, acc);
-	}
-}
-
-/* Y[c0 + i][p] = act(obuf[p - p0][i] + Z) for the chunk's outputs, nc channels */
-__attribute__((target("avx512f")))
-static void
-store_chunk(const lanes_job *j, const float *obuf, int nc, int64_t p0, int64_t cnt, float *yb,
-			const float *zb)
-{
-	const nn_geom *g = &j->cs->g;
-	const nn_activation *act = &j->epi->act;
-
-	for (int64_t q0 = 0; q0 < cnt; q0 += 16)
-	{
-		__mmask16	m = first_lanes(cnt - q0);
-		__m512		r[16];
-
-		/* rows past cnt hold stale values; their lanes are not stored */
-		for (int q = 0; q < 16; q++)
-			r[q] = _mm512_load_ps(obuf + (q0 + q) * 16);
-		nn_transpose16(r);
-		for (int i = 0; i < nc; i++)
-		{
-			int64_t		off = i * g->out_size + p0 + q0;
-			__m512		v = r[i];
-
-			if (zb)
-				v = _mm512_add_ps(v, _mm512_maskz_loadu_ps(m, zb + off));
-			_mm512_mask_storeu_ps(yb + off, m, nn_act_avx512(act, v));
-		}
-	}
 }
 
 /* each thread's buffers (padded block, output chunk, weight vectors), kept between calls */
@@ -247,72 +120,6 @@ nn_dw_lanes_plan_free(nn_dw_lanes_plan *pl)
 	pl->in_off = pl->tap_off = NULL;
 }
 
-static void
-lanes_task(void *arg, int64_t begin, int64_t end)
-{
-	lanes_job  *j = arg;
-	const nn_conv_shape *cs = j->cs;
-	const nn_geom *g = &cs->g;
-	const nn_activation *act = &j->epi->act;
-	size_t		buf_floats = (size_t) (j->pl.ph * j->pl.pw * 16),
-				obuf_floats = LANES_CHUNK * 16;
-	float	   *buf = nn_dw_lanes_buffers(buf_floats + obuf_floats + (size_t) g->k_size * 16),
-			   *obuf = buf + buf_floats,
-			   *wv = obuf + obuf_floats;
-	bool		act_later = !nn_act_in_registers(act);
-
-	if (!buf)
-	{
-		j->oom = true;
-		return;
-	}
-	nn_dw_lanes_zero_borders(&j->pl, buf);
-	for (int64_t t = begin; t < end; t++)
-	{
-		int64_t		n = t / j->blocks,
-					c0 = (t % j->blocks) * 16;
-		int			nc = (int) (cs->c - c0 < 16 ? cs->c - c0 : 16);
-		float		bias[16] __attribute__((aligned(64))) = {0};
-		const float *zb = j->epi->z ? j->epi->z + (n * cs->m + c0) * g->out_size : NULL;
-		float	   *yb = j->y + (n * cs->m + c0) * g->out_size;
-
-		for (int64_t tap = 0; tap < g->k_size; tap++)
-			for (int i = 0; i < 16; i++)
-				wv[tap * 16 + i] = i < nc ? j->w[(c0 + i) * g->k_size + tap] : 0.0f;
-		for (int i = 0; i < nc && j->epi->bias; i++)
-			bias[i] = j->epi->bias[c0 + i];
-		fill_block(j, j->x + (n * cs->c + c0) * g->in_size, nc, buf);
-		for (int64_t p0 = 0; p0 < g->out_size; p0 += LANES_CHUNK)
-		{
-			int64_t		cnt = g->out_size - p0 < LANES_CHUNK ? g->out_size - p0 : LANES_CHUNK;
-
-			compute_chunk(j, buf, wv, bias, p0, cnt, obuf);
-			store_chunk(j, obuf, nc, p0, cnt, yb, zb);
-		}
-		if (act_later)
-			for (int i = 0; i < nc; i++)
-				nn_activation_apply_row_f32(act, yb + i * g->out_size, g->out_size);
-	}
-}
-
-ox_code
-nn_conv_dw_lanes_f32(ox_kernel_ctx *ctx, const nn_conv_shape *cs, const float *x, const float *w,
-					 const nn_conv_epi *epi, float *y, ox_status *st)
-{
-	lanes_job	job;
-
-	memset(&job, 0, sizeof(job));
-	job.cs = cs;
-	job.x = x;
-	job.w = w;
-	job.epi = epi;
-	job.y = y;
-	job.blocks = (cs->c + 15) / 16;
-	if (nn_dw_lanes_plan_make(cs, 16, &job.pl, st) != OX_OK)
-		return st->code;
-	ox_parallel_for(ctx, cs->n * job.blocks, 1, lanes_task, &job);
-	nn_dw_lanes_plan_free(&job.pl);
-	if (job.oom)
-		return ox_fail(st, OX_OUT_OF_MEMORY, "Conv: could not allocate a depthwise block buffer");
-	return OX_OK;
-}
+#define DW_W 16
+#include "kernels/cpu/conv_depthwise_lanes_kernels.h"
+#undef DW_W
