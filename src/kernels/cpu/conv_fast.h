@@ -12,6 +12,7 @@
  *	   - conv_depthwise_lanes.c: depthwise, channels in vector lanes
  *		 (AVX-512, no channel multiplier, 2-D);
  *	   - conv_depthwise_lanes8.c: the same with eight lanes (AVX2);
+ *		 both compile conv_depthwise_lanes_kernels.h;
  *	   - conv_depthwise.c: the other depthwise layers, one input channel
  *		 per group (AVX-512, AVX2).
  *
