@@ -1049,6 +1049,9 @@ fast_paths(void)
 		{"fast depthwise flat 7x7 + z", 2, 2, 16, 16, 16, {7, 7}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Relu", true},
 		{"fast depthwise flat asym rows", 2, 1, 5, 10, 5, {6, 5}, {3, 3}, 1, {0, 1}, {2, 1}, 1, "LeakyRelu", true},
 		{"fast depthwise s2 7 cols + z", 2, 1, 6, 6, 6, {14, 14}, {3, 3}, 2, {1, 1}, {1, 1}, 1, "Sigmoid", true},
+		/* channels in lanes over several blocks of 16 and of 8, the last one partial */
+		{"fast depthwise 40 ch + z", 2, 2, 40, 40, 40, {9, 11}, {3, 3}, 1, {1, 1}, {1, 1}, 1, "Relu", true},
+		{"fast depthwise 24 ch s2", 2, 1, 24, 24, 24, {15, 16}, {3, 3}, 2, {1, 1}, {1, 1}, 1, "Clip", false},
 		/* AVX2 stride 2: rows split into even and odd columns, even and odd left pads */
 		{"fast depthwise s2 split even pad", 2, 1, 5, 5, 5, {13, 30}, {3, 3}, 2, {2, 2}, {0, 3}, 2, "Relu", true},
 		{"fast depthwise s2 split 5x5 odd pad", 2, 1, 4, 4, 4, {12, 27}, {5, 5}, 2, {1, 3}, {2, 0}, 1, NULL, false},
