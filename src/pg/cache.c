@@ -72,6 +72,7 @@ struct OnnxCacheEntry
 	Size		bytes;
 	uint64		lru_tick;
 	/* statistics */
+	void	   *stat_entry;		/* OnnxStatsRunBegin's, for this name */
 	int64		calls;
 	int64		misses;
 	double		load_ms;
@@ -372,7 +373,7 @@ OnnxCacheTouch(OnnxCacheEntry *e)
 {
 	e->calls++;
 	e->lru_tick = ++lru_clock;
-	OnnxStatsRunBegin(e->name);
+	OnnxStatsRunBegin(e->name, &e->stat_entry);
 	e->last_used = GetCurrentStatementStartTimestamp();
 }
 

@@ -383,9 +383,12 @@ extern bool OnnxStatsShared(void);
 /*
  * Around every engine run (OnnxCacheTouch and OnnxCacheAfterRun call them):
  * cheap, no lock.  A run begun and never ended was an error.  The run counts
- * one sample unless OnnxStatsRunRows says otherwise in between.
+ * one sample unless OnnxStatsRunRows says otherwise in between.  *entry
+ * caches the model's statistics entry for the caller (NULL at first; a
+ * backend's entries are never removed, so it stays valid while the caller
+ * keeps to one model): no lookup by name per run.
  */
-extern void OnnxStatsRunBegin(const char *model);
+extern void OnnxStatsRunBegin(const char *model, void **entry);
 extern void OnnxStatsRunRows(int64 rows);
 extern void OnnxStatsRunEnd(void);
 /* a session was built for a model in ms milliseconds */
