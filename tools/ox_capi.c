@@ -10,11 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define OXC_MAX_TARGETS 16
+
 typedef struct oxc_session
 {
 	ox_session *s;
 	ox_value   *inputs;
 	int			n_inputs;
+	int			targets[OXC_MAX_TARGETS];	/* value ids of the last targeted run */
+	int			n_targets;
 } oxc_session;
 
 static void
@@ -47,6 +51,9 @@ const char *oxc_output_name(void *h, int i);
 int			oxc_run(void *h, const int *dtypes, const int *ranks, const int64_t *dims,
 					void *const *data, char *err, size_t errlen);
 int			oxc_output(void *h, int i, int *dtype, int *rank, int64_t *dims, const void **data);
+int			oxc_run_targets(void *h, int n_outputs, const int *outputs, const int *dtypes, const int *ranks,
+							const int64_t *dims, void *const *data, char *err, size_t errlen);
+int			oxc_target_output(void *h, int j, int *dtype, int *rank, int64_t *dims, const void **data);
 int			oxc_run_repeat(void *h, int n, const int *dtypes, const int *ranks, const int64_t *dims,
 						   void *const *data, char *err, size_t errlen);
 int64_t		oxc_stat(void *h, const char *what);
@@ -188,13 +195,43 @@ oxc_run_repeat(void *p, int n, const int *dtypes, const int *ranks, const int64_
 	return 0;
 }
 
-/* output i: returns its kind (0 tensor, 1 sequence, 2 map, 3 none) */
+/*
+ * A run of only what the listed graph outputs need, as onnx_predict makes
+ * one: each output's value is the one ox_session_dense_source names (a
+ * ZipMap's input for a ZipMap's output); read them with oxc_target_output
+ */
 int
-oxc_output(void *p, int i, int *dtype, int *rank, int64_t *dims, const void **data)
+oxc_run_targets(void *p, int n_outputs, const int *outputs, const int *dtypes, const int *ranks,
+				const int64_t *dims, void *const *data, char *err, size_t errlen)
 {
 	oxc_session *h = p;
-	const ox_value *v = ox_session_result(h->s, i);
+	ox_status	st;
 
+	ox_status_clear(&st);
+	if (n_outputs < 1 || n_outputs > OXC_MAX_TARGETS)
+	{
+		snprintf(err, errlen, "between 1 and %d targets, not %d", OXC_MAX_TARGETS, n_outputs);
+		return (int) OX_INVALID_ARGUMENT;
+	}
+	for (int j = 0; j < n_outputs; j++)
+		if ((h->targets[j] = ox_session_dense_source(h->s, outputs[j])) < 0)
+		{
+			snprintf(err, errlen, "no output %d", outputs[j]);
+			return (int) OX_NOT_FOUND;
+		}
+	h->n_targets = n_outputs;
+	bind_inputs(h, dtypes, ranks, dims, data);
+	if (ox_session_run_targets(h->s, h->inputs, h->targets, n_outputs, &st) != OX_OK)
+	{
+		copy_error(&st, err, errlen);
+		return (int) st.code;
+	}
+	return 0;
+}
+
+static int
+value_out(const ox_value *v, int *dtype, int *rank, int64_t *dims, const void **data)
+{
 	if (!v)
 		return -1;
 	if (v->kind == OX_VALUE_TENSOR)
@@ -205,6 +242,24 @@ oxc_output(void *p, int i, int *dtype, int *rank, int64_t *dims, const void **da
 		*data = v->tensor.data;
 	}
 	return (int) v->kind;
+}
+
+/* output i: returns its kind (0 tensor, 1 sequence, 2 map, 3 none) */
+int
+oxc_output(void *p, int i, int *dtype, int *rank, int64_t *dims, const void **data)
+{
+	return value_out(ox_session_result(((oxc_session *) p)->s, i), dtype, rank, dims, data);
+}
+
+/* the last targeted run's target j, as oxc_output */
+int
+oxc_target_output(void *p, int j, int *dtype, int *rank, int64_t *dims, const void **data)
+{
+	oxc_session *h = p;
+
+	if (j < 0 || j >= h->n_targets)
+		return -1;
+	return value_out(ox_session_value(h->s, h->targets[j]), dtype, rank, dims, data);
 }
 
 int64_t

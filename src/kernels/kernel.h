@@ -131,6 +131,14 @@ struct ox_kernel_ctx
 	 */
 	bool		canceled;
 	/*
+	 * Bit i set: nothing this run computes reads output i and the caller
+	 * does not get it (an omitted output; a value no later node reads; in a
+	 * targeted run, one that only nodes outside the run read), so the
+	 * kernel may leave it unwritten (ox_output_wanted).  A classifier whose
+	 * label alone is asked for then skips its scores.
+	 */
+	uint64_t	unread;
+	/*
 	 * Bit i set: the executor releases input i right after this node and
 	 * nothing else reads it, so its buffer may become an output's
 	 * (ox_take_input_buffer) instead of being copied.
@@ -159,6 +167,16 @@ static inline bool
 ox_has_output(const ox_kernel_ctx *ctx, int i)
 {
 	return i >= 0 && i < ctx->n_out && i < ctx->node->n_outputs && ctx->node->outputs[i] >= 0;
+}
+
+/*
+ * Whether the run needs output i: false for the outputs ox_kernel_ctx.unread
+ * marks, which the kernel may then skip writing (it may also write them)
+ */
+static inline bool
+ox_output_wanted(const ox_kernel_ctx *ctx, int i)
+{
+	return ox_has_output(ctx, i) && !(i < 64 && (ctx->unread >> i) & 1);
 }
 
 /*

@@ -48,6 +48,17 @@ typedef struct ox_pool
 typedef struct ox_plan ox_plan;
 typedef struct ox_memo ox_memo;
 
+/*
+ * The part of the main graph a targeted run computes (session.c,
+ * select_targets); a run of every node passes NULL instead.
+ */
+typedef struct ox_run_subset
+{
+	const bool *nodes;			/* per node: needed */
+	const bool *keep;			/* per value: a target, never released */
+	const uint64_t *unread;		/* per node: as ox_plan.unread, for this subset */
+} ox_run_subset;
+
 typedef struct ox_env
 {
 	ox_value   *vals;			/* one slot per graph value */
@@ -72,6 +83,13 @@ struct ox_plan
 	 * would copy it unchanged may take its buffer (ox_kernel_ctx.movable).
 	 */
 	uint64_t   *movable;
+	/*
+	 * Per node: bit i set = output i is omitted, or read by no node and
+	 * not a graph output, so that even a run of every node does without it
+	 * (ox_kernel_ctx.unread).  Never set for the memo's nodes, whose
+	 * outputs it keeps whole.
+	 */
+	uint64_t   *unread;
 	int		   *outer_parent;	/* per g->outer[i]: value id in the parent graph */
 	ox_memo    *memo;			/* the main graph's shape memo (memo.c), or NULL */
 	ox_env		env;
@@ -113,6 +131,8 @@ struct ox_session
 	int			n_targets;
 	bool	   *target_nodes;	/* per main-graph node: needed */
 	bool	   *target_keep;	/* per main-graph value: a target, never released */
+	uint64_t   *target_unread;	/* per main-graph node: outputs the subset does without */
+	ox_run_subset target_subset;	/* the three above */
 	int64_t		alloc_events;	/* output buffers (re)allocated, to refresh stats lazily */
 	size_t		run_new_bytes;	/* output buffers newly allocated by the run in progress */
 	int64_t		stats_events;	/* alloc_events when stats were last computed */
@@ -148,8 +168,8 @@ void		ox_session_unplace(ox_session *s);
 
 ox_code		ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st);
 void		ox_plan_free(ox_plan *p);
-ox_code		ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes,
-						const bool *keep, ox_status *st);
+ox_code		ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const ox_run_subset *subset,
+						ox_status *st);
 ox_plan    *ox_session_plan_for(ox_session *s, const ox_graph *g);
 
 void		ox_pool_put(ox_pool *pool, ox_tensor *t);

@@ -206,6 +206,27 @@ movable_inputs(const ox_graph *g, int k, const int *last_use)
 	return mask;
 }
 
+/*
+ * The outputs of node k that even a run of every node does without (ox_plan.unread):
+ * omitted, or read by no node (their last use is their producer) and not
+ * graph outputs
+ */
+static uint64_t
+unread_outputs(const ox_graph *g, int k, const int *last_use)
+{
+	const ox_node *node = &g->nodes[k];
+	uint64_t	mask = 0;
+
+	for (int o = 0; o < node->n_outputs && o < 64; o++)
+	{
+		int			v = node->outputs[o];
+
+		if (v < 0 || (!g->values[v].is_output && last_use[v] == k))
+			mask |= (uint64_t) 1 << o;
+	}
+	return mask;
+}
+
 ox_code
 ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 {
@@ -222,6 +243,7 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	p->rel_start = calloc(n + 2, sizeof(int));
 	p->rel_ids = calloc(g->n_values + 1, sizeof(int));
 	p->movable = calloc(n + 1, sizeof(uint64_t));
+	p->unread = calloc(n + 1, sizeof(uint64_t));
 	p->outer_parent = calloc(g->n_outer + 1, sizeof(int));
 	p->env.vals = calloc(g->n_values + 1, sizeof(ox_value));
 	p->env.borrowed = calloc(g->n_values + 1, sizeof(bool));
@@ -229,9 +251,9 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 	p->env.in_ptrs = calloc(n + 1, sizeof(ox_value **));
 	p->env.out_ptrs = calloc(n + 1, sizeof(ox_value **));
 	last_use = malloc(sizeof(int) * (g->n_values + 1));
-	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->movable || !p->outer_parent ||
-		!p->env.vals || !p->env.borrowed || !p->env.kept || !p->env.in_ptrs || !p->env.out_ptrs ||
-		!last_use)
+	if (!p->kernels || !p->states || !p->rel_start || !p->rel_ids || !p->movable || !p->unread ||
+		!p->outer_parent || !p->env.vals || !p->env.borrowed || !p->env.kept || !p->env.in_ptrs ||
+		!p->env.out_ptrs || !last_use)
 		goto oom;
 
 	for (int i = 0; i < g->n_outer; i++)
@@ -368,7 +390,10 @@ ox_plan_build(ox_session *s, ox_plan *p, const ox_graph *g, ox_status *st)
 		free(fill);
 	}
 	for (int k = 0; k < n; k++)
+	{
 		p->movable[k] = movable_inputs(g, k, last_use);
+		p->unread[k] = unread_outputs(g, k, last_use);
+	}
 	free(last_use);
 	free(release);
 	if (g == s->model->graph && !s->opts.disable_shape_memo)
@@ -417,6 +442,7 @@ ox_plan_free(ox_plan *p)
 	free(p->rel_start);
 	free(p->rel_ids);
 	free(p->movable);
+	free(p->unread);
 	free(p->outer_parent);
 	ox_memo_free(p->memo);
 	memset(p, 0, sizeof(*p));
@@ -471,8 +497,8 @@ record_profile(ox_node_profile *np, const ox_node *node, ox_value **outs, struct
 	}
 }
 
-static ox_code plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes,
-						const bool *keep, ox_status *st);
+static ox_code plan_run(ox_session *s, ox_plan *p, ox_env *parent, const ox_run_subset *subset,
+						ox_status *st);
 
 /* the values whose last use is node k, but those a targeted run keeps and those the memo holds */
 static inline void
@@ -488,25 +514,26 @@ release_after(ox_session *s, ox_plan *p, int k, const bool *keep)
 }
 
 ox_code
-ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const bool *keep,
-			ox_status *st)
+ox_plan_run(ox_session *s, ox_plan *p, ox_env *parent, const ox_run_subset *subset, ox_status *st)
 {
 	ox_code		rc;
 
 	/* a top-level run on several threads keeps the pool's workers awake between its loops */
 	if (parent || s->run_threads <= 1)
-		return plan_run(s, p, parent, nodes, keep, st);
+		return plan_run(s, p, parent, subset, st);
 	ox_parallel_run_begin();
-	rc = plan_run(s, p, parent, nodes, keep, st);
+	rc = plan_run(s, p, parent, subset, st);
 	ox_parallel_run_end();
 	return rc;
 }
 
 static ox_code
-plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const bool *keep,
-		 ox_status *st)
+plan_run(ox_session *s, ox_plan *p, ox_env *parent, const ox_run_subset *subset, ox_status *st)
 {
 	const ox_graph *g = p->graph;
+	const bool *nodes = subset ? subset->nodes : NULL;
+	const bool *keep = subset ? subset->keep : NULL;
+	const uint64_t *unread = subset ? subset->unread : p->unread;
 	ox_env	   *env = &p->env;
 	ox_memo    *memo = p->memo;
 	exec_frame	frame;
@@ -558,6 +585,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 	ctx.run_memory_limit = s->opts.max_run_memory;
 	ctx.ws_bytes = 0;
 	ctx.canceled = false;
+	ctx.unread = 0;
 	ctx.movable = 0;
 	_Static_assert(offsetof(ox_kernel_ctx, movable) + sizeof(ctx.movable) == sizeof(ox_kernel_ctx),
 				   "plan_run sets every field of ox_kernel_ctx, the last one being movable");
@@ -591,6 +619,7 @@ plan_run(ox_session *s, ox_plan *p, ox_env *parent, const bool *nodes, const boo
 		ctx.n_out = node->n_outputs;
 		ctx.state = p->states[k];
 		ctx.ws_bytes = 0;
+		ctx.unread = unread[k];
 		/* a targeted run keeps some values past their last use: take none */
 		ctx.movable = keep ? 0 : p->movable[k];
 		{
@@ -666,7 +695,7 @@ run_subgraph(ox_kernel_ctx *ctx, const ox_graph *g, ox_value *const *inputs, int
 		p->env.borrowed[id] = true;
 	}
 	p->running = true;
-	rc = ox_plan_run(s, p, frame->env, NULL, NULL, st);
+	rc = ox_plan_run(s, p, frame->env, NULL, st);
 	p->running = false;
 	if (rc != OX_OK)
 		return rc;

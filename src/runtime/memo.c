@@ -171,12 +171,22 @@ ox_memo_build(ox_plan *p, ox_status *st)
 		for (int i = 0; i < g->nodes[k].n_inputs && i < 64; i++)
 			if (g->nodes[k].inputs[i] >= 0 && m->held[g->nodes[k].inputs[i]])
 				p->movable[k] &= ~((uint64_t) 1 << i);
+	/* a node that wrote only some outputs would leave the memo half a result */
+	for (int k = 0; k < n; k++)
+		if (m->kind[k] != MEMO_NONE)
+			p->unread[k] = 0;
 	p->memo = m;
 	return OX_OK;
 
 oom:
 	ox_memo_free(m);
 	return ox_fail(st, OX_OUT_OF_MEMORY, "could not allocate an execution plan");
+}
+
+bool
+ox_memo_node(const ox_memo *m, int k)
+{
+	return m->kind[k] != MEMO_NONE;
 }
 
 bool

@@ -15,6 +15,8 @@ void		ox_memo_free(ox_memo *m);
 bool		ox_memo_skip(ox_memo *m, const ox_plan *p, int k);
 /* node k just ran: a memo node's outputs are held when they qualify */
 void		ox_memo_store(ox_memo *m, const ox_plan *p, int k);
+/* whether node k is one of the memo's (its outputs are kept whole) */
+bool		ox_memo_node(const ox_memo *m, int k);
 /* value v is held between runs: not to be released */
 bool		ox_memo_holds(const ox_memo *m, const ox_graph *g, int v);
 

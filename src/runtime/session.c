@@ -4,6 +4,7 @@
  *	  validation; statistics; providers.
  */
 #include "runtime/exec.h"
+#include "runtime/memo.h"
 #include "runtime/placement.h"
 #include "model/passes/passes.h"
 
@@ -324,6 +325,7 @@ ox_session_free(ox_session *s)
 	free(s->targets);
 	free(s->target_nodes);
 	free(s->target_keep);
+	free(s->target_unread);
 	free(s->providers);
 	ox_model_free(s->model);
 	free(s);
@@ -482,13 +484,13 @@ refresh_memory_stats(ox_session *s)
 	s->stats_events = s->alloc_events;
 }
 
-static ox_code run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *keep,
+static ox_code run_main(ox_session *s, const ox_value *inputs, const ox_run_subset *subset,
 						ox_status *st);
 
 ox_code
 ox_session_run(ox_session *s, const ox_value *inputs, ox_status *st)
 {
-	return run_main(s, inputs, NULL, NULL, st);
+	return run_main(s, inputs, NULL, st);
 }
 
 /* ---- input shape signatures -------------------------------------------- */
@@ -588,7 +590,7 @@ ox_thread_mode_note(ox_thread_mode *modes, uint64_t sig, int threads_used, int64
 
 /* the main graph's run, on the threads its input shape gets */
 static ox_code
-run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep, ox_status *st)
+run_plan_timed(ox_session *s, uint64_t sig, const ox_run_subset *subset, ox_status *st)
 {
 	bool		several = s->opts.intra_op_threads > 1;
 	int64_t		t0 = several ? ox_now_ns() : 0;
@@ -597,7 +599,7 @@ run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep,
 	s->run_threads = several ? ox_thread_mode_threads(s->thread_modes, sig, s->opts.intra_op_threads) : 1;
 	if (several && s->run_threads == 1)
 		s->stats.single_thread_runs++;
-	rc = ox_plan_run(s, s->main, NULL, nodes, keep, st);
+	rc = ox_plan_run(s, s->main, NULL, subset, st);
 	if (several)
 	{
 		int64_t		ns = ox_now_ns() - t0;
@@ -616,44 +618,56 @@ run_plan_timed(ox_session *s, uint64_t sig, const bool *nodes, const bool *keep,
 }
 
 /*
- * A graph output that a node of the run should have written and did not:
- * the loader's schema check refuses standard operators with more outputs
- * than they take, but an operator of another domain (com.microsoft) with an
- * output too many got this far, and the run handed back a tensor of no
- * element type.  nodes: the run's nodes, NULL for all.
+ * A value the run returns that its producer should have written and did
+ * not: the loader's schema check refuses standard operators with more
+ * outputs than they take, but an operator of another domain (com.microsoft)
+ * with an output too many got this far, and the run handed back a tensor of
+ * no element type.
  */
 static ox_code
-check_outputs_written(const ox_session *s, const bool *nodes, ox_status *st)
+check_written(const ox_session *s, int id, ox_status *st)
 {
 	const ox_graph *g = s->model->graph;
-	const ox_env *env = &s->main->env;
+	const ox_value_def *def = &g->values[id];
+	const ox_value *v = &s->main->env.vals[id];
 
-	for (int o = 0; o < g->n_outputs; o++)
+	if (def->producer >= 0 && v->kind == OX_VALUE_TENSOR && v->tensor.dtype == OX_UNDEFINED)
 	{
-		int			id = g->outputs[o];
-		const ox_value_def *def = &g->values[id];
-		const ox_value *v = &env->vals[id];
+		const ox_node *n = &g->nodes[def->producer];
 
-		if (def->producer < 0 || (nodes && !nodes[def->producer]))
-			continue;
-		if (v->kind == OX_VALUE_TENSOR && v->tensor.dtype == OX_UNDEFINED)
-		{
-			const ox_node *n = &g->nodes[def->producer];
-
-			return ox_fail(st, OX_INVALID_MODEL, "node \"%s\" (%s%s%s) did not produce its output \"%s\"",
-						   n->name, n->domain, n->domain[0] ? "." : "", n->op_type, def->name);
-		}
+		return ox_fail(st, OX_INVALID_MODEL, "node \"%s\" (%s%s%s) did not produce its output \"%s\"",
+					   n->name, n->domain, n->domain[0] ? "." : "", n->op_type, def->name);
 	}
+	return OX_OK;
+}
+
+/*
+ * What the run returns: its targets (subset), or every graph output.  A
+ * targeted run's other values may be unwritten (ox_kernel_ctx.unread).
+ */
+static ox_code
+check_outputs_written(const ox_session *s, const ox_run_subset *subset, ox_status *st)
+{
+	const ox_graph *g = s->model->graph;
+
+	if (subset)
+	{
+		for (int t = 0; t < s->n_targets; t++)
+			OX_TRY(check_written(s, s->targets[t], st));
+		return OX_OK;
+	}
+	for (int o = 0; o < g->n_outputs; o++)
+		OX_TRY(check_written(s, g->outputs[o], st));
 	return OX_OK;
 }
 
 /* after a successful run: statistics, and outputs that are inputs copied */
 static ox_code
-finish_run(ox_session *s, uint64_t sig, const bool *nodes, ox_status *st)
+finish_run(ox_session *s, uint64_t sig, const ox_run_subset *subset, ox_status *st)
 {
 	ox_env	   *env = &s->main->env;
 
-	OX_TRY(check_outputs_written(s, nodes, st));
+	OX_TRY(check_outputs_written(s, subset, st));
 	s->stats.runs++;
 	note_shape(s, sig);
 	if (s->alloc_events != s->stats_events)
@@ -694,7 +708,7 @@ view_data(const ox_tensor *t)
 }
 
 static ox_code
-run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *keep, ox_status *st)
+run_main(ox_session *s, const ox_value *inputs, const ox_run_subset *subset, ox_status *st)
 {
 	ox_env	   *env = &s->main->env;
 	ox_code		rc;
@@ -717,7 +731,7 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 		env->borrowed[id] = true;
 	}
 	sig = values_sig(s, inputs);
-	rc = run_plan_timed(s, sig, nodes, keep, st);
+	rc = run_plan_timed(s, sig, subset, st);
 	/* drop the views of caller memory: it may be gone after we return */
 	for (int i = 0; i < s->n_feeds; i++)
 	{
@@ -731,7 +745,7 @@ run_main(ox_session *s, const ox_value *inputs, const bool *nodes, const bool *k
 	}
 	if (rc != OX_OK)
 		return rc;
-	return finish_run(s, sig, nodes, st);
+	return finish_run(s, sig, subset, st);
 }
 
 const ox_value *
@@ -774,6 +788,44 @@ ox_session_dense_source(const ox_session *s, int output_index)
 	return id;
 }
 
+/*
+ * A targeted run's unread outputs: those of the static plan, and the ones
+ * that no needed node reads and that are not targets (a classifier's scores
+ * when its label alone is asked for).  The memo's nodes write every output.
+ * read: scratch of one int per value.
+ */
+static void
+set_subset_unread(ox_session *s, int *read)
+{
+	const ox_graph *g = s->model->graph;
+	const ox_plan *p = s->main;
+
+	memset(read, 0, sizeof(int) * (size_t) g->n_values);
+	for (int k = 0; k < g->n_nodes; k++)
+		for (int i = 0; s->target_nodes[k] && i < ox_node_n_reads(&g->nodes[k]); i++)
+		{
+			int			v = ox_node_read(&g->nodes[k], i);
+
+			if (v >= 0)
+				read[v] = 1;
+		}
+	for (int k = 0; k < g->n_nodes; k++)
+	{
+		const ox_node *node = &g->nodes[k];
+
+		s->target_unread[k] = p->unread[k];
+		if (!s->target_nodes[k] || (p->memo && ox_memo_node(p->memo, k)))
+			continue;
+		for (int o = 0; o < node->n_outputs && o < 64; o++)
+		{
+			int			v = node->outputs[o];
+
+			if (v >= 0 && !s->target_keep[v] && !read[v])
+				s->target_unread[k] |= (uint64_t) 1 << o;
+		}
+	}
+}
+
 /* mark the nodes the targets depend on, walking producers backwards */
 static ox_code
 select_targets(ox_session *s, const int *targets, int n, ox_status *st)
@@ -792,9 +844,14 @@ select_targets(ox_session *s, const int *targets, int n, ox_status *st)
 		s->target_nodes = calloc(g->n_nodes + 1, sizeof(bool));
 	if (!s->target_keep)
 		s->target_keep = calloc(g->n_values + 1, sizeof(bool));
+	if (!s->target_unread)
+		s->target_unread = calloc(g->n_nodes + 1, sizeof(uint64_t));
+	s->target_subset.nodes = s->target_nodes;
+	s->target_subset.keep = s->target_keep;
+	s->target_subset.unread = s->target_unread;
 	stack = malloc(sizeof(int) * (g->n_values + 1));
 	s->targets = malloc(sizeof(int) * (n + 1));
-	if (!s->target_nodes || !s->target_keep || !stack || !s->targets)
+	if (!s->target_nodes || !s->target_keep || !s->target_unread || !stack || !s->targets)
 	{
 		free(stack);
 		free(s->targets);
@@ -833,6 +890,7 @@ select_targets(ox_session *s, const int *targets, int n, ox_status *st)
 				stack[top++] = in;
 		}
 	}
+	set_subset_unread(s, stack);
 	free(stack);
 	memcpy(s->targets, targets, sizeof(int) * n);
 	s->n_targets = n;
@@ -844,7 +902,7 @@ ox_session_run_targets(ox_session *s, const ox_value *inputs, const int *targets
 					   ox_status *st)
 {
 	OX_TRY(select_targets(s, targets, n_targets, st));
-	return run_main(s, inputs, s->target_nodes, s->target_keep, st);
+	return run_main(s, inputs, &s->target_subset, st);
 }
 
 /*
@@ -892,8 +950,7 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	env->borrowed[id] = true;
 
 	sig = tensor_sig(sig_mix(OX_SIG_SEED, (uint64_t) OX_VALUE_TENSOR), input);
-	rc = run_plan_timed(s, sig, n_targets > 0 ? s->target_nodes : NULL, n_targets > 0 ? s->target_keep : NULL,
-						st);
+	rc = run_plan_timed(s, sig, n_targets > 0 ? &s->target_subset : NULL, st);
 	if (!def->is_output)
 	{
 		/* the slot is an empty tensor again, as run_main leaves it */
@@ -904,7 +961,7 @@ ox_session_run_tensor(ox_session *s, const ox_tensor *input, const int *targets,
 	if (rc != OX_OK)
 		return rc;
 	/* the signature values_sig gives a single tensor input */
-	return finish_run(s, sig, n_targets > 0 ? s->target_nodes : NULL, st);
+	return finish_run(s, sig, n_targets > 0 ? &s->target_subset : NULL, st);
 }
 
 const ox_value *

@@ -48,6 +48,8 @@ def lib():
         _lib.oxc_output.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int),
                                     ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int64),
                                     ctypes.POINTER(ctypes.c_void_p)]
+        _lib.oxc_target_output.argtypes = _lib.oxc_output.argtypes
+        _lib.oxc_run_targets.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int)] + run_args[1:]
         _lib.oxc_set_profiling.argtypes = [ctypes.c_void_p, ctypes.c_int]
         _lib.oxc_profile.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p),
                                      ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_double)]
@@ -223,6 +225,18 @@ class Session:
             raise EngineError(err.value.decode())
         return [self._output(i) for i in range(len(self.output_names))]
 
+    def run_targets(self, feeds, outputs):
+        """A run of only what the graph outputs listed by index need, as onnx_predict
+        makes one (a ZipMap's output stands for the ZipMap's dense input); returns
+        their arrays.  The session's other outputs are undefined afterwards."""
+        arrays, dtypes, ranks, dims, data = self._bind(feeds)
+        err = ctypes.create_string_buffer(2048)
+        idx = (ctypes.c_int * len(outputs))(*outputs)
+        rc = lib().oxc_run_targets(self._h, len(outputs), idx, dtypes, ranks, dims, data, err, 2048)
+        if rc:
+            raise EngineError(err.value.decode())
+        return [self._output(j, lib().oxc_target_output) for j in range(len(outputs))]
+
     def run_repeat(self, feeds, n):
         arrays, dtypes, ranks, dims, data = self._bind(feeds)
         err = ctypes.create_string_buffer(2048)
@@ -230,11 +244,11 @@ class Session:
         if rc:
             raise EngineError(err.value.decode())
 
-    def _output(self, i):
+    def _output(self, i, getter=None):
         dtype, rank = ctypes.c_int(), ctypes.c_int()
         dims = (ctypes.c_int64 * 16)()
         ptr = ctypes.c_void_p()
-        kind = lib().oxc_output(self._h, i, ctypes.byref(dtype), ctypes.byref(rank), dims, ctypes.byref(ptr))
+        kind = (getter or lib().oxc_output)(self._h, i, ctypes.byref(dtype), ctypes.byref(rank), dims, ctypes.byref(ptr))
         if kind != 0:
             return None  # sequences and maps are not exposed through this API
         shape = tuple(dims[k] for k in range(rank.value))

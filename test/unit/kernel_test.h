@@ -46,6 +46,7 @@ static struct
 	int			in_ids[KT_MAX_IO];
 	int			out_ids[KT_MAX_IO];
 	uint64_t	movable;		/* ox_kernel_ctx.movable for the next run */
+	uint64_t	unread;			/* ox_kernel_ctx.unread for the next run */
 }			kt;
 
 static inline void
@@ -66,6 +67,7 @@ kt_begin(const char *op, const char *domain, int opset)
 	kt.n_inputs = 0;
 	kt.n_outputs = 0;
 	kt.movable = 0;
+	kt.unread = 0;
 	kt.label = op;
 	kt.case_failed = false;
 	memset(kt.attrs, 0, sizeof(kt.attrs));
@@ -279,6 +281,7 @@ kt_run(const ox_kernel_def *table, int count, int n_outputs)
 	ctx.st = &kt.st;
 	ctx.nthreads = 1;
 	ctx.movable = kt.movable;
+	ctx.unread = kt.unread;
 	kt.rc = k->run(&ctx);
 	if (k->free_state && pc.state)
 		k->free_state(pc.state);

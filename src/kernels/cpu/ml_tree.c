@@ -238,6 +238,7 @@ finalize_regression_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, d
 	write_scores_##SUFFIX(e, acc, has, n, z, tmp); \
 } \
 \
+/* the label, and into z the scores unless z is NULL (the run asks for the label alone) */ \
 static void \
 finalize_classifier_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, double *z, \
 							 float *tmp, ml_label *label) \
@@ -254,6 +255,8 @@ finalize_classifier_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, d
 \
 		label->is_index = false; \
 		label->value = s > 0 ? 1 : 0; \
+		if (!z) \
+			return; \
 		if (e->n_base == 2) \
 			z[0] = e->post == ML_POST_PROBIT ? (double) ml_probit((float) -s) : (double) -s; \
 		else \
@@ -283,7 +286,8 @@ finalize_classifier_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, d
 			} \
 		label->is_index = true; \
 		label->value = best < 0 ? 0 : best; \
-		write_scores_##SUFFIX(e, acc, has, n, z, tmp); \
+		if (z) \
+			write_scores_##SUFFIX(e, acc, has, n, z, tmp); \
 		return; \
 	} \
 	/* two classes */ \
@@ -336,6 +340,8 @@ finalize_classifier_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, d
 		label->is_index = false; \
 		label->value = pos > 0 ? 1 : 0; \
 	} \
+	if (!z) \
+		return; \
 	if (size == 2) \
 	{ \
 		write_scores_##SUFFIX(e, acc, has, 2, z, tmp); \
@@ -387,7 +393,7 @@ typedef struct ml_tree_job
 	const ml_tree_ensemble *e;
 	const void *x;				/* input rows */
 	int64_t		stride;			/* elements per row */
-	void	   *z;				/* scores, [N, width] */
+	void	   *z;				/* scores, [N, width]; NULL when the run needs none */
 	ox_dtype	z_dtype;
 	int64_t		z_width;		/* columns of z */
 	int64_t    *label_i64;		/* label output when int64, else NULL */
@@ -401,6 +407,8 @@ store_row(const ml_tree_job *job, int64_t row, const double *z)
 {
 	int64_t		w = job->z_width;
 
+	if (!job->z)
+		return;
 	switch (job->z_dtype)
 	{
 		case OX_FLOAT:
@@ -536,7 +544,7 @@ NAME(void *arg, int64_t begin, int64_t end) \
 		} \
 		z[0] = z[1] = 0; \
 		if (e->classifier) \
-			finalize_classifier_##SUF(e, acc, has, z, tmp, &lab); \
+			finalize_classifier_##SUF(e, acc, has, job->z ? z : NULL, tmp, &lab); \
 		else \
 			finalize_regression_##SUF(e, acc, has, z, tmp); \
 		store_row(job, row, z); \
@@ -562,7 +570,7 @@ finish_row_f32(const ml_tree_job *job, int64_t row, float *acc, uint8_t *has, do
 
 	z[0] = z[1] = 0;
 	if (e->classifier)
-		finalize_classifier_f(e, acc, has, z, tmp, &lab);
+		finalize_classifier_f(e, acc, has, job->z ? z : NULL, tmp, &lab);
 	else
 		finalize_regression_f(e, acc, has, z, tmp);
 	store_row(job, row, z);
@@ -860,6 +868,8 @@ tree_run(ox_kernel_ctx *ctx)
 	int64_t		zdims[2];
 	ox_tensor  *z;
 	ox_tensor  *labels = NULL;
+	/* a classifier's run that asks for the label alone skips the scores (finalize, store) */
+	bool		scores = !e || !e->classifier || ox_output_wanted(ctx, 1);
 
 	if (!e)
 		return ox_fail(ctx->st, OX_INTERNAL, "%s: run without prepare", op);
@@ -909,7 +919,7 @@ tree_run(ox_kernel_ctx *ctx)
 		labels = ox_out_tensor(ctx, 0, e->labels_i64 ? OX_INT64 : OX_STRING, 1, zdims);
 		if (!labels)
 			return OX_OUT_OF_MEMORY;
-		z = ox_out_tensor(ctx, 1, OX_FLOAT, 2, zdims);
+		z = scores ? ox_out_tensor(ctx, 1, OX_FLOAT, 2, zdims) : NULL;
 		if (e->labels_i64)
 			job.label_i64 = labels->data;
 		else if (rows > 0)
@@ -921,12 +931,12 @@ tree_run(ox_kernel_ctx *ctx)
 	}
 	else
 		z = ox_out_tensor(ctx, 0, job.z_dtype, 2, zdims);
-	if (!z)
+	if (scores && !z)
 	{
 		free(job.label_idx);
 		return ctx->st->code != OX_OK ? ctx->st->code : OX_OUT_OF_MEMORY;
 	}
-	job.z = z->data;
+	job.z = z ? z->data : NULL;
 	if (rows > 0)
 		ox_parallel_for(ctx, rows, 32, fn, &job);
 	if (job.failed)
