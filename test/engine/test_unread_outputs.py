@@ -1,15 +1,16 @@
 """Outputs a run does not need (ox_kernel_ctx.unread) against onnxruntime.
 
 onnx_predict asks a classifier for its label alone: a targeted run, in which
-the tree ensemble's scores are read by no node that runs and returned to no
-one, so the kernel skips finishing and storing them.  An output that no node
-reads and the graph does not return is skipped in a run of every node too.
-These check that the outputs a run does need are unchanged on every path of
-the tree kernel that the skip touches (many trees in blocks, one row at a
-time, rows with NaN, one tree's leaf table, one, two and three classes), that
-a run asking for the scores still gets them, and that a run of every node
-after a label-only run writes the scores again.  Labels must be identical,
-scores within RTOL/ATOL.
+the classifier's scores are read by no node that runs and returned to no
+one, so the tree ensemble and linear classifier kernels skip finishing and
+storing them.  An output that no node reads and the graph does not return is
+skipped in a run of every node too.  These check that the outputs a run does
+need are unchanged on every path that the skip touches (trees: many in
+blocks, one row at a time, rows with NaN, one tree's leaf table, one, two and
+three classes; linear: one coefficient row and several, each post
+transform), that a run asking for the scores still gets them, and that a run
+of every node after a label-only run writes the scores again.  Labels must
+be identical, scores within RTOL/ATOL.
 """
 import numpy as np
 import onnx
@@ -25,6 +26,8 @@ skl2onnx = pytest.importorskip("skl2onnx", reason="skl2onnx not installed")
 
 from skl2onnx import to_onnx  # noqa: E402
 from sklearn.ensemble import GradientBoostingClassifier, RandomForestClassifier  # noqa: E402
+from sklearn.linear_model import LogisticRegression  # noqa: E402
+from sklearn.svm import LinearSVC  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 OPSETS = {"": 17, "ai.onnx.ml": 3}
@@ -44,11 +47,16 @@ def _classifiers():
     yield "forest 2 classes", RandomForestClassifier(n_estimators=5, max_depth=6, random_state=0).fit(x, y3 > 0)
     yield "tree 3 classes", DecisionTreeClassifier(max_depth=8, random_state=0).fit(x, y3)
     yield "tree 2 classes", DecisionTreeClassifier(max_depth=6, random_state=0).fit(x, y3 > 0)
+    yield "logistic 3 classes", LogisticRegression(max_iter=500).fit(x, y3)
+    yield "logistic 2 classes", LogisticRegression(max_iter=500).fit(x, y3 > 0)
+    yield "linear SVC 3 classes", LinearSVC(dual=False).fit(x, y3)
+    yield "linear SVC 2 classes", LinearSVC(dual=False).fit(x, y3 > 0)
 
 
 def _export(m, x, zipmap=False):
-    opts = {id(m): {"zipmap": False}} if not zipmap else None
-    return to_onnx(m, x[:1], options=opts, target_opset=OPSETS)
+    if zipmap or isinstance(m, LinearSVC):   # LinearSVC exports no ZipMap
+        return to_onnx(m, x[:1], target_opset=OPSETS)
+    return to_onnx(m, x[:1], options={id(m): {"zipmap": False}}, target_opset=OPSETS)
 
 
 def _inputs(x):
@@ -62,8 +70,11 @@ def _ort(onx):
     return ort.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
 
 
+CLASSIFIERS = list(_classifiers())
+
+
 @pytest.mark.parametrize("threads", [1, 2])
-@pytest.mark.parametrize("name,model", list(_classifiers()), ids=[n for n, _ in _classifiers()])
+@pytest.mark.parametrize("name,model", CLASSIFIERS, ids=[n for n, _ in CLASSIFIERS])
 def test_label_alone_and_scores_alone_match_onnxruntime(name, model, threads):
     x, _ = _data()
     onx = _export(model, x)

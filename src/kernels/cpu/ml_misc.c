@@ -149,7 +149,9 @@ linear_classifier_run(ox_kernel_ctx *ctx)
 				k_count,
 				zdims[2];
 	ox_tensor  *y,
-			   *z;
+			   *z = NULL;
+	/* a run that asks for the label alone: no scores transformed or stored */
+	bool		want_scores = ox_output_wanted(ctx, 1);
 	ox_code		rc = OX_OK;
 
 	OX_TRY(ml_parse_post_transform(node, &post, ctx->st));
@@ -179,8 +181,9 @@ linear_classifier_run(ox_kernel_ctx *ctx)
 	zdims[0] = rows;
 	zdims[1] = k_count == 1 ? 2 : k_count;
 	y = ox_out_tensor(ctx, 0, lab.str ? OX_STRING : OX_INT64, 1, zdims);
-	z = y ? ox_out_tensor(ctx, 1, OX_FLOAT, 2, zdims) : NULL;
-	if (!z)
+	if (y && want_scores)
+		z = ox_out_tensor(ctx, 1, OX_FLOAT, 2, zdims);
+	if (!y || (want_scores && !z))
 	{
 		rc = ctx->st->code;
 		goto done;
@@ -188,22 +191,26 @@ linear_classifier_run(ox_kernel_ctx *ctx)
 	for (int64_t r = 0; r < rows && rc == OX_OK; r++)
 	{
 		const float *s = scores + r * k_count;
-		float	   *zr = (float *) z->data + r * zdims[1];
+		float	   *zr = z ? (float *) z->data + r * zdims[1] : NULL;
 		int64_t		best = 0;
 
 		if (k_count == 1)
 		{
 			best = s[0] > 0 ? 1 : 0;
-			ml_binary_scores(post, 1, s[0], zr);
+			if (zr)
+				ml_binary_scores(post, 1, s[0], zr);
 		}
 		else
 		{
 			/* without a branch: which class wins is a coin toss a row (a mispredict each) */
 			for (int64_t k = 1; k < k_count; k++)
 				best = s[k] > s[best] ? k : best;
-			memcpy(zr, s, sizeof(float) * (size_t) k_count);
-			if (post != ML_POST_LOGISTIC)
-				ml_post_transform_apply(post, zr, k_count);
+			if (zr)
+			{
+				memcpy(zr, s, sizeof(float) * (size_t) k_count);
+				if (post != ML_POST_LOGISTIC)
+					ml_post_transform_apply(post, zr, k_count);
+			}
 		}
 		rc = ml_write_label(&lab, y, r, best, ctx->st);
 	}
@@ -212,7 +219,7 @@ linear_classifier_run(ox_kernel_ctx *ctx)
 	 * Sigmoid op's math, within 1e-7 of libm's; two expf calls a row were
 	 * a third of a binary logistic regression's batch)
 	 */
-	if (rc == OX_OK && k_count > 1 && post == ML_POST_LOGISTIC)
+	if (rc == OX_OK && z && k_count > 1 && post == ML_POST_LOGISTIC)
 		ox_sigmoid_inplace_f32(z->data, rows * k_count);
 done:
 	free(conv);
