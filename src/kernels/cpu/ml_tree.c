@@ -109,6 +109,38 @@ typedef struct ml_label
 } ml_label;
 
 /*
+ * take ? a : b by masks: the compiler makes a float's select a branch, and
+ * these pick the winning class, a coin toss a row
+ */
+static inline float
+ml_select_f(bool take, float a, float b)
+{
+	uint32_t	m = (uint32_t) 0 - (uint32_t) take;
+	uint32_t	ia,
+				ib;
+
+	memcpy(&ia, &a, sizeof(ia));
+	memcpy(&ib, &b, sizeof(ib));
+	ia = (ia & m) | (ib & ~m);
+	memcpy(&a, &ia, sizeof(a));
+	return a;
+}
+
+static inline double
+ml_select_d(bool take, double a, double b)
+{
+	uint64_t	m = (uint64_t) 0 - (uint64_t) take;
+	uint64_t	ia,
+				ib;
+
+	memcpy(&ia, &a, sizeof(ia));
+	memcpy(&ib, &b, sizeof(ib));
+	ia = (ia & m) | (ib & ~m);
+	memcpy(&a, &ia, sizeof(a));
+	return a;
+}
+
+/*
  * Per row: add one leaf into acc/has (n_targets > 1), or into acc[0]
  * (single target: onnxruntime uses only the leaf's first weight there).
  * Then finalize into z (double, holding TT or float values) and a label.
@@ -238,6 +270,29 @@ finalize_regression_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, d
 	write_scores_##SUFFIX(e, acc, has, n, z, tmp); \
 } \
 \
+/* \
+ * The first scored class (has) of the highest score, -1 for none: \
+ * onnxruntime's label (a NaN score compares false, and stays when first). \
+ * Without branches: which class wins is a coin toss a row, a mispredict each \
+ * for a loop that branches (half of the time of iris_rf's batches' finishing). \
+ */ \
+static inline int64_t \
+first_best_##SUFFIX(const TT *acc, const uint8_t *has, int64_t n) \
+{ \
+	int64_t		best = -1; \
+	TT			bestw = 0; \
+\
+	for (int64_t k = 0; k < n; k++) \
+	{ \
+		bool		take = (has[k] != 0) & ((best < 0) | (acc[k] > bestw)); \
+		uint64_t	m = (uint64_t) 0 - (uint64_t) take; \
+\
+		best = (int64_t) (((uint64_t) k & m) | ((uint64_t) best & ~m)); \
+		bestw = ml_select_##SUFFIX(take, acc[k], bestw); \
+	} \
+	return best; \
+} \
+\
 /* the label, and into z the scores unless z is NULL (the run asks for the label alone) */ \
 static void \
 finalize_classifier_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, double *z, \
@@ -265,8 +320,7 @@ finalize_classifier_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, d
 	} \
 	if (n > 2) \
 	{ \
-		int64_t		best = -1; \
-		TT			bestw = 0; \
+		int64_t		best; \
 \
 		for (int64_t k = 0; k < e->n_base; k++) \
 		{ \
@@ -278,12 +332,7 @@ finalize_classifier_##SUFFIX(const ml_tree_ensemble *e, TT *acc, uint8_t *has, d
 			else \
 				acc[k] += (TT) e->base[k]; \
 		} \
-		for (int64_t k = 0; k < n; k++) \
-			if (has[k] && (best == -1 || acc[k] > bestw)) \
-			{ \
-				best = k; \
-				bestw = acc[k]; \
-			} \
+		best = first_best_##SUFFIX(acc, has, n); \
 		label->is_index = true; \
 		label->value = best < 0 ? 0 : best; \
 		if (z) \
