@@ -43,6 +43,7 @@ def _data(seed=0, n=2000, d=6):
 def _classifiers():
     x, y3 = _data()
     yield "forest 3 classes", RandomForestClassifier(n_estimators=12, max_depth=7, random_state=0).fit(x, y3)
+    yield "boosting 3 classes", GradientBoostingClassifier(n_estimators=10, max_depth=3, random_state=0).fit(x, y3)
     yield "boosting 2 classes", GradientBoostingClassifier(n_estimators=15, max_depth=3, random_state=0).fit(x, y3 > 0)
     yield "forest 2 classes", RandomForestClassifier(n_estimators=5, max_depth=6, random_state=0).fit(x, y3 > 0)
     yield "tree 3 classes", DecisionTreeClassifier(max_depth=8, random_state=0).fit(x, y3)

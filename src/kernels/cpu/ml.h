@@ -359,6 +359,8 @@ uint64_t	ml_tree_fast_sum(const ml_tree_fast *f, const int32_t *leaf, float *acc
 bool		ml_tree_fast_has_batch_sums(const ml_tree_fast *f);
 void		ml_tree_fast_batch_sums(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
 									float *acc, uint32_t *has);
+void		ml_tree_fast_batch_labels(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
+									  const float *base, int64_t *label);
 
 /* -------- misc ops (ml_misc*.c) -------- */
 

@@ -644,7 +644,13 @@ rows_batch_sums_f32(ml_tree_job *job, int64_t begin, int64_t end)
 	uint8_t		has[ML_TREE_BATCH_SUM_TARGETS < 2 ? 2 : ML_TREE_BATCH_SUM_TARGETS];
 	double		z[ML_TREE_BATCH_SUM_TARGETS < 2 ? 2 : ML_TREE_BATCH_SUM_TARGETS];
 	float		tmp[ML_TREE_BATCH_SUM_TARGETS < 2 ? 2 : ML_TREE_BATCH_SUM_TARGETS];
+	/* the label alone of more than two classes: the walk picks each row's class */
+	bool		labels_only = e->classifier && !job->z && n > 2;
+	float		base[ML_TREE_BATCH_SUM_TARGETS];
+	int64_t		best[ML_SUM_BLOCK_ROWS];
 
+	for (int64_t k = 0; labels_only && k < e->n_base && k < ML_TREE_BATCH_SUM_TARGETS; k++)
+		base[k] = (float) e->base[k];
 	for (int64_t row0 = begin; row0 < end; row0 += ML_SUM_BLOCK_ROWS)
 	{
 		int64_t		nr = end - row0 < ML_SUM_BLOCK_ROWS ? end - row0 : ML_SUM_BLOCK_ROWS;
@@ -653,6 +659,13 @@ rows_batch_sums_f32(ml_tree_job *job, int64_t begin, int64_t end)
 		if (ml_tree_fast_rows_have_nan(e->fast, xb, job->stride, nr))
 		{
 			rows_f32(job, row0, row0 + nr);
+			continue;
+		}
+		if (labels_only)
+		{
+			ml_tree_fast_batch_labels(e->fast, xb, job->stride, nr, e->n_base > 0 ? base : NULL, best);
+			for (int64_t r = 0; r < nr; r++)
+				store_label(job, row0 + r, (ml_label) {best[r], true});
 			continue;
 		}
 		ml_tree_fast_batch_sums(e->fast, xb, job->stride, nr, sums, masks);

@@ -758,12 +758,14 @@ NAME(const ml_tree_fast *f, const float *x, int32_t *out) \
  * 64-bit mask of its tree's comparisons (rows 0-7 in lo, 8-15 in hi), and
  * the path is followed as in the one-row walk.  Only real branches are
  * compared.  Lanes past the last row repeat row 0 and are not stored.
+ * Each row's leaves (leaf), else its sums (acc, has), else its class
+ * (label: see ml_tree_fast_batch_labels).
  */
 #define ML_DEFINE_BATCH_MASK_WALK(NAME, PRED) \
 __attribute__((target("avx512f"))) \
 static void \
 NAME(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32_t *leaf, \
-	 float *acc, uint32_t *has) \
+	 float *acc, uint32_t *has, const float *base, int64_t *label) \
 { \
 	int32_t		depth = f->fixed_steps; \
 	int64_t		ni = ((int64_t) 1 << depth) - 1; \
@@ -776,6 +778,7 @@ NAME(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32
 	float		accv[ML_TREE_BATCH_SUM_TARGETS][16] __attribute__((aligned(64))); \
 	uint32_t	hasv[16] __attribute__((aligned(64))); \
 	int64_t		pos[16] __attribute__((aligned(64))); \
+	int32_t		best[16] __attribute__((aligned(64))); \
 \
 	for (int64_t r0 = 0; r0 < nrows; r0 += 16) \
 	{ \
@@ -850,7 +853,34 @@ NAME(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32
 				} \
 			} \
 		} \
-		if (!leaf) \
+		if (!leaf && label) \
+		{ \
+			/* finalize_classifier_f's choice for n > 2, 16 rows at once */ \
+			__m512i		b = _mm512_set1_epi32(-1); \
+			__m512		bw = _mm512_setzero_ps(); \
+\
+			for (int32_t k = 0; k < n; k++) \
+			{ \
+				__m512		a = _mm512_load_ps(accv[k]); \
+				__mmask16	hk = _mm512_test_epi32_mask(hv, _mm512_set1_epi32((int) (1u << k))); \
+				__mmask16	take; \
+\
+				if (base) \
+				{ \
+					/* a base value scores every class: has ? sum + base : base */ \
+					a = _mm512_mask_add_ps(_mm512_set1_ps(base[k]), hk, a, _mm512_set1_ps(base[k])); \
+					hk = 0xffff; \
+				} \
+				take = hk & (_mm512_cmplt_epi32_mask(b, _mm512_setzero_si512()) | \
+							 _mm512_cmp_ps_mask(a, bw, _CMP_GT_OQ)); \
+				b = _mm512_mask_mov_epi32(b, take, _mm512_set1_epi32(k)); \
+				bw = _mm512_mask_mov_ps(bw, take, a); \
+			} \
+			_mm512_store_si512(best, b); \
+			for (int l = 0; l < nl; l++) \
+				label[r0 + l] = best[l] < 0 ? 0 : best[l]; \
+		} \
+		else if (!leaf) \
 		{ \
 			_mm512_store_si512(hasv, hv); \
 			for (int l = 0; l < nl; l++) \
@@ -884,9 +914,10 @@ ML_DEFINE_FAST_WALK(walk_gt, >)
 ML_DEFINE_FAST_WALK(walk_eq, ==)
 ML_DEFINE_FAST_WALK(walk_neq, !=)
 
-/* leaf != NULL: each row's leaves, else its sums and target mask; by f->mode */
+/* leaf != NULL: each row's leaves, else its sums and target mask, or its class; by f->mode */
 typedef void (*batch_masks_fn) (const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
-								int32_t *leaf, float *acc, uint32_t *has);
+								int32_t *leaf, float *acc, uint32_t *has, const float *base,
+								int64_t *label);
 
 static const batch_masks_fn batch_masks_by_mode[] = {
 	[ML_BRANCH_LEQ] = batch_masks_leq,
@@ -899,10 +930,10 @@ static const batch_masks_fn batch_masks_by_mode[] = {
 
 static void
 batch_masks(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32_t *leaf,
-			float *acc, uint32_t *has)
+			float *acc, uint32_t *has, const float *base, int64_t *label)
 {
 	/* the fast walk exists only for these modes (ml_tree_fast_build) */
-	batch_masks_by_mode[f->mode] (f, x, stride, nrows, leaf, acc, has);
+	batch_masks_by_mode[f->mode] (f, x, stride, nrows, leaf, acc, has, base, label);
 }
 
 /*
@@ -914,7 +945,21 @@ void
 ml_tree_fast_batch_sums(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
 						float *acc, uint32_t *has)
 {
-	batch_masks(f, x, stride, nrows, NULL, acc, has);
+	batch_masks(f, x, stride, nrows, NULL, acc, has, NULL, NULL);
+}
+
+/*
+ * Rows' classes straight from the batch walk, for a classifier of more than
+ * two classes whose run asks for the label alone: label[r] = the index of
+ * the first class of the highest score among those scored, after base
+ * (one per class, or NULL), 0 when none is scored; what finalize_classifier_f
+ * makes of ml_tree_fast_batch_sums's sums.
+ */
+void
+ml_tree_fast_batch_labels(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows,
+						  const float *base, int64_t *label)
+{
+	batch_masks(f, x, stride, nrows, NULL, NULL, NULL, base, label);
 }
 
 bool
@@ -928,7 +973,7 @@ ml_tree_fast_walk(const ml_tree_fast *f, const float *x, int64_t stride, int64_t
 {
 	if (f->bm_start && nrows > 1)
 	{
-		batch_masks(f, x, stride, nrows, leaf, NULL, NULL);
+		batch_masks(f, x, stride, nrows, leaf, NULL, NULL, NULL, NULL);
 		return;
 	}
 	if (f->mask_th && nrows == 1)
