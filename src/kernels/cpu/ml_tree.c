@@ -112,33 +112,23 @@ typedef struct ml_label
  * take ? a : b by masks: the compiler makes a float's select a branch, and
  * these pick the winning class, a coin toss a row
  */
-static inline float
-ml_select_f(bool take, float a, float b)
-{
-	uint32_t	m = (uint32_t) 0 - (uint32_t) take;
-	uint32_t	ia,
-				ib;
-
-	memcpy(&ia, &a, sizeof(ia));
-	memcpy(&ib, &b, sizeof(ib));
-	ia = (ia & m) | (ib & ~m);
-	memcpy(&a, &ia, sizeof(a));
-	return a;
+#define ML_DEFINE_SELECT(SUFFIX, TT, UT) \
+static inline TT \
+ml_select_##SUFFIX(bool take, TT a, TT b) \
+{ \
+	UT			m = (UT) 0 - (UT) take; \
+	UT			ia, \
+				ib; \
+\
+	memcpy(&ia, &a, sizeof(ia)); \
+	memcpy(&ib, &b, sizeof(ib)); \
+	ia = (ia & m) | (ib & ~m); \
+	memcpy(&a, &ia, sizeof(a)); \
+	return a; \
 }
 
-static inline double
-ml_select_d(bool take, double a, double b)
-{
-	uint64_t	m = (uint64_t) 0 - (uint64_t) take;
-	uint64_t	ia,
-				ib;
-
-	memcpy(&ia, &a, sizeof(ia));
-	memcpy(&ib, &b, sizeof(ib));
-	ia = (ia & m) | (ib & ~m);
-	memcpy(&a, &ia, sizeof(a));
-	return a;
-}
+ML_DEFINE_SELECT(f, float, uint32_t)
+ML_DEFINE_SELECT(d, double, uint64_t)
 
 /*
  * Per row: add one leaf into acc/has (n_targets > 1), or into acc[0]
