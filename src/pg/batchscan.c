@@ -268,6 +268,7 @@ copy_value(OnnxBatchState *st, Datum v, int16 typlen)
 {
 	const char *src = DatumGetPointer(v);
 	Size		len;
+	char	   *dst;
 
 	if (typlen == -1)
 	{
@@ -279,7 +280,9 @@ copy_value(OnnxBatchState *st, Datum v, int16 typlen)
 		len = strlen(src) + 1;
 	else
 		len = typlen;
-	return PointerGetDatum(memcpy(batch_alloc(st, len), src, len));
+	dst = batch_alloc(st, len);
+	OnnxCopyShort(dst, src, len);
+	return PointerGetDatum(dst);
 }
 
 /* copy the child's current row into row r of the batch */

@@ -457,9 +457,13 @@ OnnxArrayRead(Datum d, OnnxArrayView *v)
 	v->elemtype = (Oid) hdr[2];
 	if (v->ndim < 0 || v->ndim > MAXDIM)
 		elog(ERROR, "invalid array: %d dimensions", v->ndim);
-	memcpy(v->dims, base + sizeof(hdr), sizeof(int) * v->ndim);
+	/* the common case, one dimension, without calls */
+	if (v->ndim == 1)
+		memcpy(v->dims, base + sizeof(hdr), sizeof(int));
+	else
+		memcpy(v->dims, base + sizeof(hdr), sizeof(int) * v->ndim);
 	if (v->ndim == 1 && v->dims[0] >= 0)
-		v->nitems = v->dims[0];		/* the common case, without a call */
+		v->nitems = v->dims[0];
 	else
 		v->nitems = v->ndim == 0 ? 0 : ArrayGetNItems(v->ndim, v->dims);
 	if (hdr[1] != 0)
@@ -554,7 +558,7 @@ OnnxFeatureData(OnnxCall *call, const OnnxArrayView *v, void *dst, ox_status *st
 		dst = OnnxCallScratch(call, n * Max(esize, ox_dtype_size(dt)));
 	if (src_dt == dt)
 	{
-		memcpy(dst, v->data, n * esize);
+		OnnxCopyShort(dst, v->data, n * esize);
 		return dst;
 	}
 	if (((uintptr_t) v->data % esize) != 0)

@@ -268,6 +268,37 @@ OnnxPrefetch(const void *p, Size len)
 	}
 }
 
+/*
+ * memcpy for the bytes of one short row (an iris array is 40 bytes with its
+ * header): at most two fixed-size moves, which the compiler makes inline,
+ * where a length known only at run time calls libc (its memmove was 6% of
+ * an automatically batched iris_rf scan).  dst and src must not overlap.
+ */
+static inline void
+OnnxCopyShort(void *dst, const void *src, Size len)
+{
+	char	   *d = dst;
+	const char *s = src;
+
+	if (len < 8 || len > 64)
+		memcpy(d, s, len);
+	else if (len <= 16)
+	{
+		memcpy(d, s, 8);
+		memcpy(d + len - 8, s + len - 8, 8);
+	}
+	else if (len <= 32)
+	{
+		memcpy(d, s, 16);
+		memcpy(d + len - 16, s + len - 16, 16);
+	}
+	else
+	{
+		memcpy(d, s, 32);
+		memcpy(d + len - 32, s + len - 32, 32);
+	}
+}
+
 /* the engine type of real, double precision, smallint, integer, bigint elements */
 extern ox_dtype OnnxElemDtype(Oid elemtype);
 /*
