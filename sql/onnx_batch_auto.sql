@@ -197,6 +197,13 @@ SELECT id, (SELECT string_agg(md5((id * 7919 + i)::text), '') FROM generate_seri
 ANALYZE ab_pad;
 SELECT * FROM pg_temp.compare($$SELECT id, pad, onnx_predict('ab_iris', features) FROM ab_pad$$);
 DROP TABLE ab_pad;
+-- values of every length from 0 to 70 bytes (the batch copies short ones inline)
+CREATE TEMP TABLE ab_short AS
+SELECT id, left(md5(id::text) || md5((id + 1)::text) || md5((id + 2)::text), id % 71) AS pad,
+       features FROM ab;
+ANALYZE ab_short;
+SELECT * FROM pg_temp.compare($$SELECT id, pad, length(pad), onnx_predict('ab_iris', features) FROM ab_short$$);
+DROP TABLE ab_short;
 RESET onnx.batch_size;
 
 -- ---- parallel query: the calls run in the workers ----
