@@ -457,15 +457,17 @@ OnnxArrayRead(Datum d, OnnxArrayView *v)
 	v->elemtype = (Oid) hdr[2];
 	if (v->ndim < 0 || v->ndim > MAXDIM)
 		elog(ERROR, "invalid array: %d dimensions", v->ndim);
-	/* the common case, one dimension, without calls */
 	if (v->ndim == 1)
+	{
+		/* the common case, without calls: a fixed-size copy is inline */
 		memcpy(v->dims, base + sizeof(hdr), sizeof(int));
+		v->nitems = v->dims[0] >= 0 ? v->dims[0] : ArrayGetNItems(1, v->dims);
+	}
 	else
+	{
 		memcpy(v->dims, base + sizeof(hdr), sizeof(int) * v->ndim);
-	if (v->ndim == 1 && v->dims[0] >= 0)
-		v->nitems = v->dims[0];
-	else
 		v->nitems = v->ndim == 0 ? 0 : ArrayGetNItems(v->ndim, v->dims);
+	}
 	if (hdr[1] != 0)
 	{
 		v->nullbitmap = (const bits8 *) (base + sizeof(hdr) + 2 * sizeof(int) * v->ndim);

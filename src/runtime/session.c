@@ -802,13 +802,17 @@ set_subset_unread(ox_session *s, int *read)
 
 	memset(read, 0, sizeof(int) * (size_t) g->n_values);
 	for (int k = 0; k < g->n_nodes; k++)
-		for (int i = 0; s->target_nodes[k] && i < ox_node_n_reads(&g->nodes[k]); i++)
+	{
+		if (!s->target_nodes[k])
+			continue;
+		for (int i = 0; i < ox_node_n_reads(&g->nodes[k]); i++)
 		{
 			int			v = ox_node_read(&g->nodes[k], i);
 
 			if (v >= 0)
 				read[v] = 1;
 		}
+	}
 	for (int k = 0; k < g->n_nodes; k++)
 	{
 		const ox_node *node = &g->nodes[k];

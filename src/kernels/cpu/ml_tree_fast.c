@@ -868,7 +868,9 @@ NAME(const ml_tree_fast *f, const float *x, int64_t stride, int64_t nrows, int32
 				if (base) \
 				{ \
 					/* a base value scores every class: has ? sum + base : base */ \
-					a = _mm512_mask_add_ps(_mm512_set1_ps(base[k]), hk, a, _mm512_set1_ps(base[k])); \
+					__m512		bk = _mm512_set1_ps(base[k]); \
+\
+					a = _mm512_mask_add_ps(bk, hk, a, bk); \
 					hk = 0xffff; \
 				} \
 				take = hk & (_mm512_cmplt_epi32_mask(b, _mm512_setzero_si512()) | \
