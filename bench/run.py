@@ -1230,6 +1230,11 @@ def write_markdown(res, path, svg_name):
              "[performance_avx2.md](performance_avx2.md), `python3 bench/run.py --out docs/performance_avx2.md` "
              "on such a machine.")
     L.append("")
+    L.append("The same suite on an AMD EPYC (Zen 4: 1 MB of L2 a core, where the Xeon above has 2 MB), with "
+             "its in-SQL and in-query sections: [performance_zen4.md](performance_zen4.md), "
+             "`python3 bench/run.py --out docs/performance_zen4.md` on such a machine, then "
+             "`bench/inquery/run.py --out docs/performance_zen4.md --svg docs/performance_inquery_zen4.svg`.")
+    L.append("")
     inq = os.path.join(HERE, "results", "inquery.md")
     L.append("## In SQL")
     L.append("")
