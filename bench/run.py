@@ -1242,7 +1242,6 @@ def write_markdown(res, path, svg_name):
         if os.path.basename(path) != name:
             L.append(text)
             L.append("")
-    L.append("")
     inq = os.path.join(HERE, "results", "inquery.md")
     L.append("## In SQL")
     L.append("")
