@@ -72,14 +72,35 @@ SET onnx.max_run_memory = '2MB';
 SELECT onnx_predict('base', '{1,2,3,4}');
 SELECT misses - :misses_before AS sessions_rebuilt FROM onnx_cache_stats() WHERE model = 'base';
 -- Tensors made inside a run count too: ConstantOfShape [1024, 1024] makes
--- 4 MB from an input of two numbers, refused before it is allocated; [512,
--- 512] (1 MB) fits.
+-- 4 MB from an input of two numbers, refused before it is allocated; [64,
+-- 256] (64 kB, and about 1.2 MB to build as JSON, which counts as well:
+-- below) fits.
 SELECT onnx_load_model_file('cos', :'bad' || 'ok_constant_of_shape.onnx');
 SELECT jsonb_array_length(onnx_run('cos', '{"S": [1024, 1024]}') -> 'Y') AS rows;
 :sqlstate
-SELECT jsonb_array_length(onnx_run('cos', '{"S": [512, 512]}') -> 'Y') AS rows;
+SELECT jsonb_array_length(onnx_run('cos', '{"S": [64, 256]}') -> 'Y') AS rows;
 RESET onnx.max_run_memory;
 SELECT jsonb_array_length(onnx_run('cos', '{"S": [1024, 1024]}') -> 'Y') AS rows;
+-- The JSON of a result counts as well, checked before any of it is built.
+-- An empty tensor takes no memory, but its JSON has an array for each index
+-- of every dimension but the last: [4294967296, 89, 0] would be 382
+-- billion of them, more than any jsonb holds, refused with or without a
+-- limit; few of them are an empty result.
+SELECT onnx_run('cos', '{"S": [4294967296, 89, 0]}');
+:sqlstate
+SET onnx.max_run_memory = -1;
+SELECT onnx_run('cos', '{"S": [4294967296, 89, 0]}');
+:sqlstate
+RESET onnx.max_run_memory;
+SELECT onnx_run('cos', '{"S": [3, 0]}');
+-- Building JSON takes about 72 bytes a number and 256 an array: [400000,
+-- 1] is a 1.6 MB tensor but about 125 MB of JSON to build, refused under 64
+-- MB; [100000, 1], about 31 MB, fits.
+SET onnx.max_run_memory = '64MB';
+SELECT onnx_run('cos', '{"S": [400000, 1]}');
+:sqlstate
+SELECT jsonb_array_length(onnx_run('cos', '{"S": [100000, 1]}') -> 'Y') AS rows;
+RESET onnx.max_run_memory;
 -- Workspaces count as well: a double Conv of a 64x64 image with a 33x33
 -- kernel unrolls the image into 8.9 MB of columns (im2col) while its
 -- inputs and output take 48 kB; refused under 2 MB before the allocation.

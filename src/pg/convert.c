@@ -605,6 +605,120 @@ push_element(JsonbParseState **state, const ox_tensor *t, int64 i, bool elem,
 	}
 }
 
+/*
+ * What the JSON form of a result costs, checked before any of it is built.
+ *
+ * onnx.max_run_memory bounds the tensors of a run, but not their JSON:
+ * pushJsonbValue's tree takes about 72 bytes a number and 256 an array
+ * (measured: ConstantOfShape [4000000, 1] as JSON took a backend to 1.3 GB
+ * for a 16 MB tensor), and an empty tensor holds no memory at all however
+ * large its other dimensions, while its JSON has an array for every index
+ * of every dimension but the last: [4294967296, 89, 0] would be 382 billion
+ * of them, and building them took a backend to 9 GB in 20 s, on its way to
+ * the out-of-memory killer and the whole server's recovery.
+ *
+ * Two checks.  A result whose smallest possible jsonb (8 bytes an array, its
+ * header and its entry in its parent; 4 an element, its entry) passes the
+ * most a jsonb container holds can never be returned, whatever the limits.
+ * Otherwise the tree's estimated size counts against onnx.max_run_memory,
+ * as the run's tensors do.
+ */
+#define JSON_ARRAY_COST		256
+#define JSON_NUMBER_COST	72
+#define JSON_OTHER_COST		40
+#define JSON_COST_CAP		(UINT64CONST(1) << 62)
+
+static uint64
+cost_add(uint64 a, uint64 b)
+{
+	return a > JSON_COST_CAP - Min(b, JSON_COST_CAP) ? JSON_COST_CAP : a + b;
+}
+
+static uint64
+cost_mul(uint64 a, uint64 b)
+{
+	return b != 0 && a > JSON_COST_CAP / b ? JSON_COST_CAP : a * b;
+}
+
+static void
+jsonb_size_add_tensor(OnnxJsonbSize *s, const ox_tensor *t, uint64 elem_cost)
+{
+	uint64		arrays = 0,
+				prefix = 1;
+
+	/* the arrays at depth d are the product of the dimensions before it */
+	for (int d = 0; d < t->rank; d++)
+	{
+		arrays = cost_add(arrays, prefix);
+		prefix = cost_mul(prefix, (uint64) Max(t->dims[d], 0));
+	}
+	/* prefix is now the elements */
+	s->min_bytes = cost_add(s->min_bytes, cost_add(cost_mul(arrays, 8), cost_mul(prefix, 4)));
+	s->build_bytes = cost_add(s->build_bytes,
+							  cost_add(cost_mul(arrays, JSON_ARRAY_COST), cost_mul(prefix, elem_cost)));
+}
+
+static uint64
+json_elem_cost(ox_dtype dt)
+{
+	return dt == OX_BOOL || dt == OX_STRING ? JSON_OTHER_COST : JSON_NUMBER_COST;
+}
+
+void
+OnnxJsonbSizeAdd(OnnxJsonbSize *s, const ox_value *v)
+{
+	check_stack_depth();
+	switch (v->kind)
+	{
+		case OX_VALUE_TENSOR:
+			jsonb_size_add_tensor(s, &v->tensor, json_elem_cost(v->tensor.dtype));
+			break;
+		case OX_VALUE_SEQUENCE:
+			s->min_bytes = cost_add(s->min_bytes, 8);
+			s->build_bytes = cost_add(s->build_bytes, JSON_ARRAY_COST);
+			for (int i = 0; i < v->seq_len; i++)
+				OnnxJsonbSizeAdd(s, &v->seq_items[i]);
+			break;
+		case OX_VALUE_MAP:
+			{
+				uint64		n = (uint64) Max(ox_tensor_numel(&v->map_keys), 0);
+
+				/* an entry: its key and its value */
+				s->min_bytes = cost_add(s->min_bytes, cost_add(8, cost_mul(n, 8)));
+				s->build_bytes = cost_add(s->build_bytes,
+										  cost_add(JSON_ARRAY_COST,
+												   cost_mul(n, JSON_OTHER_COST +
+															json_elem_cost(v->map_values.dtype))));
+			}
+			break;
+		case OX_VALUE_NONE:
+			s->min_bytes = cost_add(s->min_bytes, 4);
+			s->build_bytes = cost_add(s->build_bytes, JSON_OTHER_COST);
+			break;
+	}
+}
+
+void
+OnnxJsonbSizeCheck(const OnnxJsonbSize *s, const char *model)
+{
+	Size		limit = OnnxMaxRunBytes();
+
+	if (s->min_bytes > JENTRY_OFFLENMASK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("result of model \"%s\" is too large to return as JSON", model),
+				 errdetail("Its JSON needs more than the %d bytes a jsonb value holds.",
+						   JENTRY_OFFLENMASK)));
+	if (limit != 0 && s->build_bytes > limit)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("result of model \"%s\" is too large to return as JSON", model),
+				 errdetail("Building its JSON would take about " UINT64_FORMAT " MB; onnx.max_run_memory allows %d MB.",
+						   s->build_bytes >> 20, onnx_max_run_memory),
+				 errhint("onnx_predict and onnx_predict_batch return real[], at a small part of that cost; "
+						 "a superuser may raise onnx.max_run_memory.")));
+}
+
 static void
 push_tensor(JsonbParseState **state, const ox_tensor *t, int depth, int64 *pos,
 			bool elem, const char *model, const char *output)

@@ -981,6 +981,13 @@ onnx_run(PG_FUNCTION_ARGS)
 		OnnxCallReport(call, &st);
 	OnnxCacheAfterRun(call->entry);
 
+	{
+		OnnxJsonbSize size = {0, 0};
+
+		for (int i = 0; i < n_out; i++)
+			OnnxJsonbSizeAdd(&size, ox_session_result(call->session, i));
+		OnnxJsonbSizeCheck(&size, call->model);
+	}
 	pushJsonbValue(&state, WJB_BEGIN_OBJECT, NULL);
 	for (int i = 0; i < n_out; i++)
 	{

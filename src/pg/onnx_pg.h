@@ -329,6 +329,14 @@ extern float *OnnxValueToFloats(const ox_value *v, const char *model, const char
 extern void OnnxJsonbToValue(Jsonb *jb, JsonbValue *jv, const ox_value_def *def,
 							 const char *model, ox_value *out);
 /* push an engine value into a jsonb being built */
+/* what a result's JSON costs (convert.c): checked before building it */
+typedef struct OnnxJsonbSize
+{
+	uint64		min_bytes;		/* the smallest jsonb it could be */
+	uint64		build_bytes;	/* about what pushJsonbValue's tree takes */
+} OnnxJsonbSize;
+extern void OnnxJsonbSizeAdd(OnnxJsonbSize *s, const ox_value *v);
+extern void OnnxJsonbSizeCheck(const OnnxJsonbSize *s, const char *model);
 extern void OnnxValueToJsonb(JsonbParseState **state, const ox_value *v, bool is_elem,
 							 const char *model, const char *output);
 extern bool OnnxUtf8Valid(const char *s, size_t len);
