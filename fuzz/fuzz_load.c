@@ -13,8 +13,12 @@
 
 #include "runtime/onnx_engine.h"
 
-/* a model bigger than this is refused by the loader (onnx.max_model_size) */
+/*
+ * a model bigger than this is refused by the loader (onnx.max_model_size),
+ * and one that would unpack into more than the second (onnx.max_load_memory)
+ */
 #define FUZZ_MAX_MODEL_BYTES (1 << 20)
+#define FUZZ_MAX_UNPACK_BYTES (64 << 20)
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -29,6 +33,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	memset(&lopts, 0, sizeof(lopts));
 	lopts.max_model_bytes = FUZZ_MAX_MODEL_BYTES;
+	lopts.max_unpack_bytes = FUZZ_MAX_UNPACK_BYTES;
 	ox_status_clear(&st);
 	m = ox_model_load(data, size, &lopts, &st);
 	if (m == NULL)

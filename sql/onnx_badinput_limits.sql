@@ -10,8 +10,10 @@ SELECT pg_postmaster_start_time() AS start_time \gset
 SELECT onnx_load_model_file('base', :'bad' || 'ok_base.onnx');
 
 SELECT name, setting, unit, context, vartype, min_val, max_val, boot_val
-  FROM pg_settings WHERE name IN ('onnx.max_model_size', 'onnx.max_run_memory') ORDER BY name;
+  FROM pg_settings WHERE name IN ('onnx.max_model_size', 'onnx.max_load_memory', 'onnx.max_run_memory')
+  ORDER BY name;
 SHOW onnx.max_model_size;
+SHOW onnx.max_load_memory;
 SHOW onnx.max_run_memory;
 
 -- bad values: 0 (and what rounds to it), below -1, not a size
@@ -22,6 +24,8 @@ SET onnx.max_model_size = '100kB';
 SET onnx.max_run_memory = -2;
 :sqlstate
 SET onnx.max_run_memory = 'lots';
+:sqlstate
+SET onnx.max_load_memory = 0;
 :sqlstate
 
 -- ---- onnx.max_model_size ----
@@ -53,6 +57,28 @@ SELECT onnx_load_model('big', :'big'::bytea, replace => true);
 :sqlstate
 RESET onnx.max_model_size;
 SELECT name, size_bytes FROM onnx_models ORDER BY name;
+
+-- ---- onnx.max_load_memory ----
+-- What a model unpacks into, estimated from its bytes before any of it is
+-- unpacked: protobuf-c records every field it reads, so an empty node, 2
+-- bytes of file, takes about 200 in memory.  100,000 of them, 200 kB,
+-- would take about 21 MB (the same bytes at 1 GB of file, under
+-- onnx.max_model_size's default, would take the server out of memory).
+SELECT pg_read_binary_file(:'bad' || 'ok_base.onnx') || '\x3ac09a0c'::bytea ||
+       decode(repeat('0a00', 100000), 'hex') AS empty_nodes \gset
+SELECT length(:'empty_nodes'::bytea) AS empty_nodes_bytes;
+SET onnx.max_load_memory = '16MB';
+SELECT onnx_model_info(:'empty_nodes'::bytea);
+:sqlstate
+SELECT onnx_load_model('empty_nodes', :'empty_nodes'::bytea);
+:sqlstate
+-- a stored model is not checked again (limits apply to what arrives)
+SET onnx.max_load_memory = 1;
+SELECT ir_version, graph_name FROM onnx_model_info('base');
+-- under the default, unpacked and then refused for what it is
+RESET onnx.max_load_memory;
+SELECT onnx_model_info(:'empty_nodes'::bytea);
+:sqlstate
 
 -- ---- onnx.max_run_memory ----
 -- 70,000 samples of 4 floats: 1.1 MB of input

@@ -227,18 +227,21 @@ RESET onnx.session_cache_size;
 SHOW onnx.max_model_size;
 
 -- example 47
-SHOW onnx.max_run_memory;
+SHOW onnx.max_load_memory;
 
 -- example 48
-SHOW onnx.auto_batch;
+SHOW onnx.max_run_memory;
 
 -- example 49
-SHOW onnx.batch_size;
+SHOW onnx.auto_batch;
 
 -- example 50
+SHOW onnx.batch_size;
+
+-- example 51
 SHOW onnx.track_stats;
 
--- example 52
+-- example 53
 SET onnx.progress_interval = 0;
 \set VERBOSITY terse
 SELECT onnx_load_model('scratch', onnx_export_model('iris_rf'));
@@ -246,7 +249,7 @@ SELECT onnx_load_model('scratch', onnx_export_model('iris_rf'));
 RESET onnx.progress_interval;
 SELECT onnx_drop_model('scratch');
 
--- example 53
+-- example 54
 \set VERBOSITY terse
 SELECT onnx_predict('no_such_model', '{1,2,3,4}');
 SELECT onnx_predict('iris_rf', '{1,2}');

@@ -529,7 +529,8 @@ ox_model_load(const void *bytes, size_t len, const ox_load_options *opts, ox_sta
 				len, opts->max_model_bytes);
 		return NULL;
 	}
-	if (ox_proto_check_wire(bytes, len, &onnx__model_proto__descriptor, OX_MAX_PROTO_DEPTH, st) != OX_OK)
+	if (ox_proto_check_wire(bytes, len, &onnx__model_proto__descriptor, OX_MAX_PROTO_DEPTH,
+							opts ? opts->max_unpack_bytes : 0, st) != OX_OK)
 		return NULL;
 	mp = onnx__model_proto__unpack(&ox_proto_allocator, len, bytes);
 	if (!mp)

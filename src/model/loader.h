@@ -25,11 +25,12 @@
 
 /*
  * Walk the protobuf wire format without recursion and check that it is well
- * formed and nests messages at most max_depth deep.  Run before unpacking.
+ * formed, nests messages at most max_depth deep and unpacks into at most
+ * max_unpacked bytes (0: no limit).  Run before unpacking.
  */
 ox_code		ox_proto_check_wire(const uint8_t *buf, size_t len,
 								const ProtobufCMessageDescriptor *desc, int max_depth,
-								ox_status *st);
+								size_t max_unpacked, ox_status *st);
 
 /* TensorProto -> dense tensor (owned data).  what names it in messages. */
 ox_code		ox_tensor_from_proto(ox_tensor *t, const Onnx__TensorProto *tp,

@@ -88,13 +88,98 @@ typedef struct wire_frame
 	const ProtobufCMessageDescriptor *desc;
 } wire_frame;
 
+/*
+ * What unpacking takes, field by field, as protobuf-c (1.4) allocates it.
+ * Every occurrence of a field in a message is first recorded as a scanned
+ * member (32 bytes, in slabs that double: up to 64 a field), so a field of
+ * two bytes on the wire, such as an empty NodeProto, costs some 200 bytes
+ * once its struct and pointer are counted: a 10 MB file of five million
+ * empty nodes took 1.5 GB to load, and a 1 GB one would take the server's
+ * memory.  A repeated field holds one element of its C type per value
+ * (a packed run of one-byte varints becomes 8 bytes each); strings and
+ * bytes are copied; fields not in the schema are kept with a 24-byte
+ * header.  16 bytes more for each allocation (malloc's own).
+ */
+#define WIRE_SCANNED_COST	64
+#define WIRE_ALLOC_COST		16
+
+static size_t
+wire_elem_size(ProtobufCType type)
+{
+	switch (type)
+	{
+		case PROTOBUF_C_TYPE_INT64:
+		case PROTOBUF_C_TYPE_SINT64:
+		case PROTOBUF_C_TYPE_SFIXED64:
+		case PROTOBUF_C_TYPE_UINT64:
+		case PROTOBUF_C_TYPE_FIXED64:
+		case PROTOBUF_C_TYPE_DOUBLE:
+		case PROTOBUF_C_TYPE_STRING:
+		case PROTOBUF_C_TYPE_MESSAGE:
+			return 8;
+		case PROTOBUF_C_TYPE_BYTES:
+			return sizeof(ProtobufCBinaryData);
+		default:
+			return 4;			/* 32-bit types, enums, protobuf_c_boolean */
+	}
+}
+
+/* the values in a packed run of n bytes at p */
+static uint64_t
+packed_count(const ProtobufCFieldDescriptor *fd, const uint8_t *p, uint64_t n)
+{
+	uint64_t	count = 0;
+
+	switch (fd->type)
+	{
+		case PROTOBUF_C_TYPE_SFIXED64:
+		case PROTOBUF_C_TYPE_FIXED64:
+		case PROTOBUF_C_TYPE_DOUBLE:
+			return n / 8;
+		case PROTOBUF_C_TYPE_SFIXED32:
+		case PROTOBUF_C_TYPE_FIXED32:
+		case PROTOBUF_C_TYPE_FLOAT:
+			return n / 4;
+		default:
+			/* varints: one ends at each byte below 0x80 */
+			for (uint64_t i = 0; i < n; i++)
+				count += p[i] < 0x80;
+			return count;
+	}
+}
+
+/* what one occurrence of a field, n payload bytes at p, adds to the unpacked message */
+static uint64_t
+wire_field_cost(const ProtobufCFieldDescriptor *fd, int wire_type, const uint8_t *p, uint64_t n)
+{
+	bool		repeated;
+
+	if (!fd)
+		return WIRE_SCANNED_COST + 24 + WIRE_ALLOC_COST + (wire_type == 2 ? n : 8);
+	repeated = fd->label == PROTOBUF_C_LABEL_REPEATED;
+	switch (fd->type)
+	{
+		case PROTOBUF_C_TYPE_MESSAGE:
+			return WIRE_SCANNED_COST + ((const ProtobufCMessageDescriptor *) fd->descriptor)->sizeof_message +
+				WIRE_ALLOC_COST + (repeated ? 8 : 0);
+		case PROTOBUF_C_TYPE_STRING:
+		case PROTOBUF_C_TYPE_BYTES:
+			return WIRE_SCANNED_COST + n + 1 + WIRE_ALLOC_COST + (repeated ? wire_elem_size(fd->type) : 0);
+		default:
+			if (wire_type == 2)
+				return WIRE_SCANNED_COST + packed_count(fd, p, n) * wire_elem_size(fd->type);
+			return WIRE_SCANNED_COST + (repeated ? wire_elem_size(fd->type) : 0);
+	}
+}
+
 ox_code
 ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescriptor *desc,
-					int max_depth, ox_status *st)
+					int max_depth, size_t max_unpacked, ox_status *st)
 {
 	wire_frame	stack[OX_MAX_PROTO_DEPTH + 1];
 	int			depth = 0;
 	const uint8_t *p = buf;
+	uint64_t	unpacked = desc->sizeof_message;
 
 	if (max_depth > OX_MAX_PROTO_DEPTH)
 		max_depth = OX_MAX_PROTO_DEPTH;
@@ -103,9 +188,10 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 	for (;;)
 	{
 		uint64_t	key;
-		uint64_t	n;
+		uint64_t	n = 0;
 		uint32_t	field;
 		const ProtobufCFieldDescriptor *fd;
+		const uint8_t *payload;
 
 		while (depth > 0 && p == stack[depth].end)
 			depth--;
@@ -116,6 +202,9 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 		field = (uint32_t) (key >> 3);
 		if (field == 0)
 			goto malformed;
+		fd = stack[depth].desc ?
+			protobuf_c_message_descriptor_get_field(stack[depth].desc, field) : NULL;
+		payload = p;
 		switch (key & 7)
 		{
 			case 0:
@@ -137,25 +226,33 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 					goto malformed;
 				if (n > (uint64_t) (stack[depth].end - p))
 					goto malformed;
-				fd = stack[depth].desc ?
-					protobuf_c_message_descriptor_get_field(stack[depth].desc, field) : NULL;
+				payload = p;
 				if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE && n > 0)
 				{
 					if (depth + 1 > max_depth)
 						return ox_fail(st, OX_LIMIT_EXCEEDED,
 									   "the model nests messages more than %d levels deep",
 									   max_depth);
+					unpacked += wire_field_cost(fd, 2, payload, n);
 					depth++;
 					stack[depth].end = p + n;
 					stack[depth].desc = fd->descriptor;
+					goto counted;
 				}
-				else
-					p += n;
+				p += n;
 				break;
 			default:
 				/* groups (3, 4) are not used by ONNX; 6 and 7 do not exist */
 				goto malformed;
 		}
+		unpacked += wire_field_cost(fd, (int) (key & 7), payload, n);
+counted:
+		if (max_unpacked && unpacked > max_unpacked)
+			return ox_fail(st, OX_LIMIT_EXCEEDED,
+						   "unpacking the model would take more than the limit of %zu MB of memory, "
+						   "counted over its first %zu bytes of %zu (a field of a few bytes in the file "
+						   "takes tens to hundreds in memory)",
+						   max_unpacked >> 20, (size_t) (p - buf), len);
 	}
 	return OX_OK;
 

@@ -35,6 +35,7 @@ OnnxParseModel(const void *bytes, size_t len, const char *name, size_t max_bytes
 
 	memset(&lopts, 0, sizeof(lopts));
 	lopts.max_model_bytes = max_bytes;
+	lopts.max_unpack_bytes = max_bytes ? OnnxMaxLoadBytes() : 0;
 	ox_status_clear(&st);
 	if (len == 0)
 	{
@@ -46,6 +47,15 @@ OnnxParseModel(const void *bytes, size_t len, const char *name, size_t max_bytes
 	{
 		if (st.code == OX_OK)
 			ox_fail(&st, OX_INTERNAL, "the loader returned no model and no error");
+		/* the one load limit a setting here gives (loader_tensor.c's message) */
+		if (st.code == OX_LIMIT_EXCEEDED && strncmp(st.msg, "unpacking the model", 19) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 name ? errmsg("could not load model \"%s\"", name) : errmsg("could not load model"),
+					 errdetail("Unpacking the model would take more memory than onnx.max_load_memory allows (%d MB).",
+							   onnx_max_load_memory),
+					 errhint("A superuser may raise onnx.max_load_memory; tree ensembles take about 30 times "
+							 "their file size.")));
 		OnnxReportStatus(&st, ONNX_PHASE_LOAD, name);
 	}
 	if (ox_model_check_kernels(m, &st) != OX_OK)

@@ -15,8 +15,9 @@
  * and the assign hooks here bump the cache epoch so that remembered sessions
  * are rechecked.  Provider lists and the CUDA fallback are in providers.c.
  *
- * The two limits, onnx.max_model_size and onnx.max_run_memory, protect the
- * server rather than tune a query, so only superusers may change them
+ * The limits, onnx.max_model_size, onnx.max_load_memory and
+ * onnx.max_run_memory, protect the server rather than tune a query, so
+ * only superusers may change them
  * (PGC_SUSET; a superuser may still set them per role or database).
  * onnx.cuda_memory_limit is such a limit too: the GPU is shared by every
  * backend that uses it.
@@ -36,6 +37,7 @@ int			onnx_intra_op_threads = ONNX_THREADS_DEFAULT;
 int			onnx_graph_optimization_level = OX_OPT_ALL;
 int			onnx_session_cache_size = ONNX_CACHE_SIZE_DEFAULT;
 int			onnx_max_model_size = ONNX_MAX_MODEL_SIZE_DEFAULT;
+int			onnx_max_load_memory = ONNX_MAX_LOAD_MEMORY_DEFAULT;
 int			onnx_max_run_memory = ONNX_MAX_RUN_MEMORY_DEFAULT;
 int			onnx_cuda_device_id = 0;
 int			onnx_cuda_memory_limit = ONNX_CUDA_MEMORY_DEFAULT;
@@ -108,6 +110,12 @@ Size
 OnnxMaxModelBytes(void)
 {
 	return onnx_max_model_size <= 0 ? 0 : (Size) onnx_max_model_size * 1024 * 1024;
+}
+
+Size
+OnnxMaxLoadBytes(void)
+{
+	return onnx_max_load_memory <= 0 ? 0 : (Size) onnx_max_load_memory * 1024 * 1024;
 }
 
 Size
@@ -252,6 +260,22 @@ OnnxGucInit(void)
 							"functions given raw bytes; -1 means no limit.",
 							&onnx_max_model_size,
 							ONNX_MAX_MODEL_SIZE_DEFAULT, ONNX_LIMIT_NONE, ONNX_MAX_MODEL_SIZE_MAX,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							check_limit, NULL, NULL);
+
+	/*
+	 * protobuf-c records every field it reads before it copies them out: an
+	 * empty node, 2 bytes of file, takes about 200 in memory, a value of a
+	 * tree ensemble's attribute lists about 30, so the file's size alone
+	 * bounds a load's memory only at hundreds of times itself
+	 */
+	DefineCustomIntVariable("onnx.max_load_memory",
+							"Most memory unpacking one ONNX model may take.",
+							"Estimated from the file before it is unpacked; applies where "
+							"onnx.max_model_size does; -1 means no limit.",
+							&onnx_max_load_memory,
+							ONNX_MAX_LOAD_MEMORY_DEFAULT, ONNX_LIMIT_NONE, ONNX_MAX_LOAD_MEMORY_MAX,
 							PGC_SUSET,
 							GUC_UNIT_MB,
 							check_limit, NULL, NULL);

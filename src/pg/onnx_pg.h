@@ -56,6 +56,8 @@
 #define ONNX_LIMIT_NONE (-1)
 #define ONNX_MAX_MODEL_SIZE_DEFAULT 1024
 #define ONNX_MAX_MODEL_SIZE_MAX (INT_MAX / 2)
+#define ONNX_MAX_LOAD_MEMORY_DEFAULT 2048
+#define ONNX_MAX_LOAD_MEMORY_MAX (INT_MAX / 2)
 #define ONNX_MAX_RUN_MEMORY_DEFAULT 1024
 #define ONNX_MAX_RUN_MEMORY_MAX (INT_MAX / 2)
 /* CUDA provider: device ordinal, and the per-session device memory bound in MB */
@@ -76,6 +78,7 @@ extern int	onnx_intra_op_threads;
 extern int	onnx_graph_optimization_level;
 extern int	onnx_session_cache_size;
 extern int	onnx_max_model_size;
+extern int	onnx_max_load_memory;
 extern int	onnx_max_run_memory;
 extern int	onnx_cuda_device_id;
 extern int	onnx_cuda_memory_limit;
@@ -84,6 +87,7 @@ extern int	onnx_provider_fallback;
 
 /* the limits in bytes (0 = none, as the engine takes them) */
 extern Size OnnxMaxModelBytes(void);
+extern Size OnnxMaxLoadBytes(void);
 extern Size OnnxMaxRunBytes(void);
 extern Size OnnxCudaMemoryBytes(void);
 /* ERROR (54000) when a model of len bytes exceeds onnx.max_model_size */
@@ -402,6 +406,7 @@ extern char *OnnxProducerString(const ox_model *m);
  * Parse and validate model bytes; never returns NULL (ERROR instead).
  * max_bytes: the engine's load limit (0 = none); models arriving from
  * outside pass OnnxMaxModelBytes(), stored ones (accepted already) 0.
+ * Where it is given, onnx.max_load_memory bounds the unpacking too.
  */
 extern ox_model *OnnxParseModel(const void *bytes, size_t len, const char *name,
 								size_t max_bytes);

@@ -41,6 +41,12 @@ typedef enum ox_opt_level
 typedef struct ox_load_options
 {
 	size_t		max_model_bytes;	/* 0 = no limit */
+	/*
+	 * what unpacking the protobuf may take, estimated from the wire format
+	 * before it starts (0 = no limit): a few bytes of file can cost
+	 * hundreds in memory (src/model/loader_tensor.c)
+	 */
+	size_t		max_unpack_bytes;
 } ox_load_options;
 
 typedef struct ox_session_options
