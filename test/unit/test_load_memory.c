@@ -9,6 +9,7 @@
  */
 #include "runtime/onnx_engine.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +18,22 @@
 static int	failures;
 static int	checks;
 
-#define CHECK(cond, ...) \
-	do { \
-		checks++; \
-		if (!(cond)) \
-		{ \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__); \
-			printf("\n"); \
-			failures++; \
-		} \
-	} while (0)
+/* one check: a failure says what, printf-style */
+static void
+check(int ok, const char *fmt,...)
+{
+	va_list		ap;
+
+	checks++;
+	if (ok)
+		return;
+	failures++;
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
 
 #define MB ((size_t) 1 << 20)
 
@@ -149,15 +155,15 @@ check_empty_nodes(void)
 	ox_status	st;
 	ox_code		rc;
 
-	CHECK(refused_for_memory(&big, 16 * MB), "100,000 empty nodes under 16 MB");
-	CHECK(refused_for_memory(&big, 1 * MB), "100,000 empty nodes under 1 MB");
-	CHECK(refused_for_memory(&small, 1 * MB), "10,000 empty nodes under 1 MB");
-	CHECK(!refused_for_memory(&small, 4 * MB), "10,000 empty nodes under 4 MB");
+	check(refused_for_memory(&big, 16 * MB), "100,000 empty nodes under 16 MB");
+	check(refused_for_memory(&big, 1 * MB), "100,000 empty nodes under 1 MB");
+	check(refused_for_memory(&small, 1 * MB), "10,000 empty nodes under 1 MB");
+	check(!refused_for_memory(&small, 4 * MB), "10,000 empty nodes under 4 MB");
 	/* no limit, or one above the estimate: unpacked, then refused for what it is */
 	rc = load(&big, 0, &st);
-	CHECK(rc == OX_INVALID_MODEL, "100,000 empty nodes without a limit: %s (%s)", ox_code_name(rc), st.msg);
+	check(rc == OX_INVALID_MODEL, "100,000 empty nodes without a limit: %s (%s)", ox_code_name(rc), st.msg);
 	rc = load(&big, 64 * MB, &st);
-	CHECK(rc == OX_INVALID_MODEL, "100,000 empty nodes under 64 MB: %s (%s)", ox_code_name(rc), st.msg);
+	check(rc == OX_INVALID_MODEL, "100,000 empty nodes under 64 MB: %s (%s)", ox_code_name(rc), st.msg);
 	free(small.data);
 	free(big.data);
 }
@@ -169,9 +175,9 @@ check_packed_run(void)
 	ox_status	st;
 	ox_code		rc;
 
-	CHECK(refused_for_memory(&b, 4 * MB), "1,000,000 packed one-byte int64s under 4 MB");
+	check(refused_for_memory(&b, 4 * MB), "1,000,000 packed one-byte int64s under 4 MB");
 	rc = load(&b, 32 * MB, &st);
-	CHECK(rc != OX_LIMIT_EXCEEDED, "1,000,000 packed one-byte int64s under 32 MB: %s (%s)",
+	check(rc != OX_LIMIT_EXCEEDED, "1,000,000 packed one-byte int64s under 32 MB: %s (%s)",
 		  ox_code_name(rc), st.msg);
 	free(b.data);
 }
