@@ -338,6 +338,10 @@ def main():
     emit("ok_string", "valid: Identity of a string tensor X [N]", m)
     m = model([h.make_node("Add", ["A", "B"], ["Y"])], [vi("A", F, [2, 3]), vi("B", F, [2, 3])], [vi("Y", F, None)])
     emit("ok_two_inputs", "valid: Add of A float [2, 3] and B float [2, 3]", m)
+    t = T(); t.name = "W"; t.data_type = F; t.dims.extend([1 << 32, 89, 0])
+    m = model([h.make_node("Identity", ["W"], ["Y"])], [vi("X", F, ["N", 4])], [vi("Y", F, None)], [t])
+    emit("ok_empty_huge_output", "valid: output Y an empty initializer of shape [2^32, 89, 0] (no elements, "
+         "but as JSON 382 billion nested arrays)", m)
 
     with open(os.path.join(OUT, "README.md"), "w") as f:
         f.write("# Hostile and broken ONNX files\n\n"
