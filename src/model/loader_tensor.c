@@ -86,19 +86,26 @@ typedef struct wire_frame
 {
 	const uint8_t *end;
 	const ProtobufCMessageDescriptor *desc;
+	uint64_t	fields;			/* field occurrences of this message */
+	uint64_t	deepest;		/* the most a chain of its submessages records at once */
 } wire_frame;
 
 /*
- * What unpacking takes, field by field, as protobuf-c (1.4) allocates it.
- * Every occurrence of a field in a message is first recorded as a scanned
- * member (32 bytes, in slabs that double: up to 64 a field), so a field of
- * two bytes on the wire, such as an empty NodeProto, costs some 200 bytes
- * once its struct and pointer are counted: a 10 MB file of five million
- * empty nodes took 1.5 GB to load, and a 1 GB one would take the server's
- * memory.  A repeated field holds one element of its C type per value
- * (a packed run of one-byte varints becomes 8 bytes each); strings and
- * bytes are copied; fields not in the schema are kept with a 24-byte
- * header.  16 bytes more for each allocation (malloc's own).
+ * What unpacking takes, as protobuf-c (1.4) allocates it.  What it keeps:
+ * each message's struct, a repeated field's array of one element of its
+ * C type per value (a packed run of one-byte varints becomes 8 bytes
+ * each), copies of strings and bytes, fields not in the schema with a
+ * 24-byte header, and 16 bytes of malloc's own for each allocation.  What
+ * it holds for a while: every field occurrence of a message, recorded as a
+ * scanned member (32 bytes, in slabs that double: up to 64) in a first pass
+ * over the message, kept while the second pass unpacks its submessages one
+ * after the other.  So the records of a message and of its open ancestors
+ * are alive at once, and the peak is the chain of nested messages with the
+ * most fields between them.  An empty NodeProto, 2 bytes of file, costs
+ * some 200 bytes kept and recorded: a 10 MB file of five million in one
+ * graph took 1.5 GB to load, and a 1 GB one would take the server's memory.
+ * A tree ensemble's attribute lists, a field per value, are records only
+ * one attribute at a time: a 10 MB scikit-learn forest took 54 MB.
  */
 #define WIRE_SCANNED_COST	64
 #define WIRE_ALLOC_COST		16
@@ -148,27 +155,27 @@ packed_count(const ProtobufCFieldDescriptor *fd, const uint8_t *p, uint64_t n)
 	}
 }
 
-/* what one occurrence of a field, n payload bytes at p, adds to the unpacked message */
+/* what one occurrence of a field, n payload bytes at p, leaves in the unpacked message */
 static uint64_t
-wire_field_cost(const ProtobufCFieldDescriptor *fd, int wire_type, const uint8_t *p, uint64_t n)
+wire_field_kept(const ProtobufCFieldDescriptor *fd, int wire_type, const uint8_t *p, uint64_t n)
 {
 	bool		repeated;
 
 	if (!fd)
-		return WIRE_SCANNED_COST + 24 + WIRE_ALLOC_COST + (wire_type == 2 ? n : 8);
+		return 24 + WIRE_ALLOC_COST + (wire_type == 2 ? n : 8);
 	repeated = fd->label == PROTOBUF_C_LABEL_REPEATED;
 	switch (fd->type)
 	{
 		case PROTOBUF_C_TYPE_MESSAGE:
-			return WIRE_SCANNED_COST + ((const ProtobufCMessageDescriptor *) fd->descriptor)->sizeof_message +
-				WIRE_ALLOC_COST + (repeated ? 8 : 0);
+			return ((const ProtobufCMessageDescriptor *) fd->descriptor)->sizeof_message + WIRE_ALLOC_COST +
+				(repeated ? 8 : 0);
 		case PROTOBUF_C_TYPE_STRING:
 		case PROTOBUF_C_TYPE_BYTES:
-			return WIRE_SCANNED_COST + n + 1 + WIRE_ALLOC_COST + (repeated ? wire_elem_size(fd->type) : 0);
+			return n + 1 + WIRE_ALLOC_COST + (repeated ? wire_elem_size(fd->type) : 0);
 		default:
 			if (wire_type == 2)
-				return WIRE_SCANNED_COST + packed_count(fd, p, n) * wire_elem_size(fd->type);
-			return WIRE_SCANNED_COST + (repeated ? wire_elem_size(fd->type) : 0);
+				return packed_count(fd, p, n) * wire_elem_size(fd->type);
+			return repeated ? wire_elem_size(fd->type) : 0;
 	}
 }
 
@@ -179,12 +186,15 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 	wire_frame	stack[OX_MAX_PROTO_DEPTH + 1];
 	int			depth = 0;
 	const uint8_t *p = buf;
-	uint64_t	unpacked = desc->sizeof_message;
+	uint64_t	kept = desc->sizeof_message;
+	uint64_t	open_fields = 0;	/* the fields of the open messages */
+	uint64_t	records = 0;	/* the most scanned members alive at once, so far */
 
 	if (max_depth > OX_MAX_PROTO_DEPTH)
 		max_depth = OX_MAX_PROTO_DEPTH;
 	stack[0].end = buf + len;
 	stack[0].desc = desc;
+	stack[0].fields = stack[0].deepest = 0;
 	for (;;)
 	{
 		uint64_t	key;
@@ -194,7 +204,14 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 		const uint8_t *payload;
 
 		while (depth > 0 && p == stack[depth].end)
+		{
+			uint64_t	chain = stack[depth].fields + stack[depth].deepest;
+
+			open_fields -= stack[depth].fields;
 			depth--;
+			if (chain > stack[depth].deepest)
+				stack[depth].deepest = chain;
+		}
 		if (p == stack[depth].end)
 			break;
 		if (!read_varint(&p, stack[depth].end, &key))
@@ -204,6 +221,8 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 			goto malformed;
 		fd = stack[depth].desc ?
 			protobuf_c_message_descriptor_get_field(stack[depth].desc, field) : NULL;
+		stack[depth].fields++;
+		open_fields++;
 		payload = p;
 		switch (key & 7)
 		{
@@ -233,10 +252,11 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 						return ox_fail(st, OX_LIMIT_EXCEEDED,
 									   "the model nests messages more than %d levels deep",
 									   max_depth);
-					unpacked += wire_field_cost(fd, 2, payload, n);
+					kept += wire_field_kept(fd, 2, payload, n);
 					depth++;
 					stack[depth].end = p + n;
 					stack[depth].desc = fd->descriptor;
+					stack[depth].fields = stack[depth].deepest = 0;
 					goto counted;
 				}
 				p += n;
@@ -245,9 +265,12 @@ ox_proto_check_wire(const uint8_t *buf, size_t len, const ProtobufCMessageDescri
 				/* groups (3, 4) are not used by ONNX; 6 and 7 do not exist */
 				goto malformed;
 		}
-		unpacked += wire_field_cost(fd, (int) (key & 7), payload, n);
+		kept += wire_field_kept(fd, (int) (key & 7), payload, n);
 counted:
-		if (max_unpacked && unpacked > max_unpacked)
+		/* both only grow (the records of the open messages, and of the deepest chain closed below them) */
+		if (open_fields + stack[depth].deepest > records)
+			records = open_fields + stack[depth].deepest;
+		if (max_unpacked && kept + records * WIRE_SCANNED_COST > max_unpacked)
 			return ox_fail(st, OX_LIMIT_EXCEEDED,
 						   "unpacking the model would take more than the limit of %zu MB of memory, "
 						   "counted over its first %zu bytes of %zu (a field of a few bytes in the file "

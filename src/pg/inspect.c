@@ -54,8 +54,7 @@ OnnxParseModel(const void *bytes, size_t len, const char *name, size_t max_bytes
 					 name ? errmsg("could not load model \"%s\"", name) : errmsg("could not load model"),
 					 errdetail("Unpacking the model would take more memory than onnx.max_load_memory allows (%d MB).",
 							   onnx_max_load_memory),
-					 errhint("A superuser may raise onnx.max_load_memory; tree ensembles take about 30 times "
-							 "their file size.")));
+					 errhint("A superuser may raise onnx.max_load_memory.")));
 		OnnxReportStatus(&st, ONNX_PHASE_LOAD, name);
 	}
 	if (ox_model_check_kernels(m, &st) != OX_OK)

@@ -265,10 +265,10 @@ OnnxGucInit(void)
 							check_limit, NULL, NULL);
 
 	/*
-	 * protobuf-c records every field it reads before it copies them out: an
-	 * empty node, 2 bytes of file, takes about 200 in memory, a value of a
-	 * tree ensemble's attribute lists about 30, so the file's size alone
-	 * bounds a load's memory only at hundreds of times itself
+	 * protobuf-c records every field of a message before it copies them
+	 * out, and allocates every message: an empty node, 2 bytes of file,
+	 * takes about 200 in memory, so the file's size alone bounds a load's
+	 * memory only at a hundred times itself (src/model/loader_tensor.c)
 	 */
 	DefineCustomIntVariable("onnx.max_load_memory",
 							"Most memory unpacking one ONNX model may take.",
