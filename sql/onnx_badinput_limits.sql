@@ -79,6 +79,17 @@ SELECT ir_version, graph_name FROM onnx_model_info('base');
 RESET onnx.max_load_memory;
 SELECT onnx_model_info(:'empty_nodes'::bytea);
 :sqlstate
+-- The same limit bounds the JSON of a node's attributes, checked before it
+-- is built (about 72 bytes a number): a Constant of 20,000 value_floats
+-- takes about 1.4 MB to show, more than 1 MB allows.
+SELECT onnx_load_model_file('long_attribute', :'bad' || 'ok_long_attribute.onnx');
+SELECT op_type, jsonb_array_length(attributes -> 'value_floats') AS values
+  FROM onnx_model_nodes('long_attribute');
+SET onnx.max_load_memory = 1;
+SELECT op_type FROM onnx_model_nodes('long_attribute');
+:sqlstate
+RESET onnx.max_load_memory;
+SELECT onnx_drop_model('long_attribute');
 
 -- ---- onnx.max_run_memory ----
 -- 70,000 samples of 4 floats: 1.1 MB of input

@@ -698,6 +698,23 @@ OnnxJsonbSizeAdd(OnnxJsonbSize *s, const ox_value *v)
 	}
 }
 
+/* a flat list of n elements (numbers, or others with payload bytes between them) */
+void
+OnnxJsonbSizeAddList(OnnxJsonbSize *s, uint64 n, uint64 payload, bool numbers)
+{
+	s->min_bytes = cost_add(s->min_bytes, cost_add(8, cost_add(cost_mul(n, 4), payload)));
+	s->build_bytes = cost_add(s->build_bytes,
+							  cost_add(JSON_ARRAY_COST,
+									   cost_add(cost_mul(n, numbers ? JSON_NUMBER_COST : JSON_OTHER_COST),
+												payload)));
+}
+
+bool
+OnnxJsonbSizeFits(const OnnxJsonbSize *s)
+{
+	return s->min_bytes <= JENTRY_OFFLENMASK;
+}
+
 void
 OnnxJsonbSizeCheck(const OnnxJsonbSize *s, const char *model)
 {
@@ -713,8 +730,8 @@ OnnxJsonbSizeCheck(const OnnxJsonbSize *s, const char *model)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("result of model \"%s\" is too large to return as JSON", model),
-				 errdetail("Building its JSON would take about " UINT64_FORMAT " MB; onnx.max_run_memory allows %d MB.",
-						   s->build_bytes >> 20, onnx_max_run_memory),
+				 errdetail("Building its JSON would take about %.1f MB; onnx.max_run_memory allows %d MB.",
+						   (double) s->build_bytes / (1024.0 * 1024.0), onnx_max_run_memory),
 				 errhint("onnx_predict and onnx_predict_batch return real[], at a small part of that cost; "
 						 "a superuser may raise onnx.max_run_memory.")));
 }

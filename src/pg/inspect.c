@@ -457,6 +457,59 @@ jb_graph_summary(JsonbParseState **state, const ox_graph *g)
 	pushJsonbValue(state, WJB_END_OBJECT, NULL);
 }
 
+/*
+ * What a node's attributes cost as JSON, checked before they are built: a
+ * tree ensemble holds a list of a value per tree node in each of a dozen
+ * attributes, and pushJsonbValue's tree takes about 72 bytes a number (a
+ * 10 MB random forest's node: 180 MB), so a forest that loads within
+ * onnx.max_load_memory could take a backend out of memory here.  The same
+ * limit bounds it (inspecting a model is part of reading it).
+ */
+static void
+check_attributes_size(const ox_node *n, int ordinal)
+{
+	OnnxJsonbSize size = {0, 0};
+	Size		limit = OnnxMaxLoadBytes();
+
+	for (int i = 0; i < n->n_attrs; i++)
+	{
+		const ox_attr *a = &n->attrs[i];
+		uint64		chars = 0;
+
+		switch (a->type)
+		{
+			case OX_ATTR_FLOATS:
+			case OX_ATTR_INTS:
+				OnnxJsonbSizeAddList(&size, (uint64) Max(a->n, 0), 0, true);
+				break;
+			case OX_ATTR_STRINGS:
+				for (int j = 0; j < a->n; j++)
+					chars += a->string_lens ? a->string_lens[j] : strlen(a->strings[j] ? a->strings[j] : "");
+				/* (hex for bytes that are not UTF-8: twice the length) */
+				OnnxJsonbSizeAddList(&size, (uint64) Max(a->n, 0), 2 * chars, false);
+				break;
+			case OX_ATTR_TENSORS:
+			case OX_ATTR_GRAPHS:
+				/* a summary each: an object of a few small members */
+				OnnxJsonbSizeAddList(&size, 8 * (uint64) Max(a->n, 0), 0, true);
+				break;
+			default:
+				OnnxJsonbSizeAddList(&size, 1, a->type == OX_ATTR_STRING ? 2 * a->s_len : 0, false);
+				break;
+		}
+	}
+	if (!OnnxJsonbSizeFits(&size) || (limit != 0 && size.build_bytes > limit))
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the attributes of node %d (%s) are too large to return as JSON",
+						ordinal, n->op_type ? n->op_type : "?"),
+				 !OnnxJsonbSizeFits(&size) ?
+				 errdetail("They need more than the %d bytes a jsonb value holds.", JENTRY_OFFLENMASK) :
+				 errdetail("Building their JSON would take about %.1f MB; onnx.max_load_memory allows %d MB.",
+						   (double) size.build_bytes / (1024.0 * 1024.0), onnx_max_load_memory),
+				 errhint("onnx_model_info and onnx_model_dot describe the model without them.")));
+}
+
 static Jsonb *
 node_attributes(const ox_node *n)
 {
@@ -558,10 +611,14 @@ model_nodes(FunctionCallInfo fcinfo, bool by_name)
 	ox_model   *m;
 	ox_graph   *g;
 	int			ordinal = 0;
+	MemoryContext row_context,
+				old;
 
 	InitMaterializedSRF(fcinfo, 0);
 	m = model_from_args(fcinfo, by_name, &guard);
 	g = m->graph;
+	/* a row's JSON tree, freed once the row is in the tuplestore (which copies it) */
+	row_context = AllocSetContextCreate(CurrentMemoryContext, "onnx_model_nodes row", ALLOCSET_DEFAULT_SIZES);
 	for (int i = 0; i < g->n_nodes; i++)
 	{
 		const ox_node *n = &g->nodes[i];
@@ -570,6 +627,8 @@ model_nodes(FunctionCallInfo fcinfo, bool by_name)
 
 		if (n->dead)
 			continue;
+		check_attributes_size(n, ordinal + 1);
+		old = MemoryContextSwitchTo(row_context);
 		values[0] = Int32GetDatum(++ordinal);
 		values[1] = text_or_null(n->name, &nulls[1]);
 		values[2] = text_or_null(n->op_type, &nulls[2]);
@@ -577,8 +636,11 @@ model_nodes(FunctionCallInfo fcinfo, bool by_name)
 		values[4] = value_names(g, n->inputs, n->n_inputs);
 		values[5] = value_names(g, n->outputs, n->n_outputs);
 		values[6] = JsonbPGetDatum(node_attributes(n));
+		MemoryContextSwitchTo(old);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		MemoryContextReset(row_context);
 	}
+	MemoryContextDelete(row_context);
 	OnnxGuardRelease(guard);
 	return (Datum) 0;
 }

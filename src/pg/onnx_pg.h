@@ -340,6 +340,9 @@ typedef struct OnnxJsonbSize
 	uint64		build_bytes;	/* about what pushJsonbValue's tree takes */
 } OnnxJsonbSize;
 extern void OnnxJsonbSizeAdd(OnnxJsonbSize *s, const ox_value *v);
+extern void OnnxJsonbSizeAddList(OnnxJsonbSize *s, uint64 n, uint64 payload, bool numbers);
+/* whether any jsonb could hold it */
+extern bool OnnxJsonbSizeFits(const OnnxJsonbSize *s);
 extern void OnnxJsonbSizeCheck(const OnnxJsonbSize *s, const char *model);
 extern void OnnxValueToJsonb(JsonbParseState **state, const ox_value *v, bool is_elem,
 							 const char *model, const char *output);

@@ -342,6 +342,9 @@ def main():
     m = model([h.make_node("Identity", ["W"], ["Y"])], [vi("X", F, ["N", 4])], [vi("Y", F, None)], [t])
     emit("ok_empty_huge_output", "valid: output Y an empty initializer of shape [2^32, 89, 0] (no elements, "
          "but as JSON 382 billion nested arrays)", m)
+    m = model([h.make_node("Constant", [], ["Y"], value_floats=[float(i % 7) for i in range(20000)])],
+              [vi("X", F, ["N", 4])], [vi("Y", F, None)])
+    emit("ok_long_attribute", "valid: a Constant of 20,000 value_floats (about 1.4 MB as JSON)", m)
 
     with open(os.path.join(OUT, "README.md"), "w") as f:
         f.write("# Hostile and broken ONNX files\n\n"
